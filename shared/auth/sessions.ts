@@ -1,0 +1,131 @@
+/**
+ * Sessions (CONTRACT.md): opaque random tokens, stored hashed, 12 hours sliding expiry.
+ *
+ * - The token is 32 random bytes, base64url; only its SHA-256 hex is stored, at pk
+ *   `SESSION#<hash>` in the identity table. The hash is the session's id (AuthContext.sessionId).
+ * - `expiresAt` (epoch seconds) is also the table's TTL attribute; an item past it is treated
+ *   as absent even before DynamoDB removes it.
+ * - Sliding expiry without a write per request: the expiry is pushed forward only when more than
+ *   SLIDE_INTERVAL_SECONDS have passed since the last extension (`extendedAt`).
+ * - The user's role, e-mail and name are read from the user item on each verification, so a role
+ *   change or a deleted user takes effect at once.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.js';
+import { db, tableName } from '../data/client.js';
+import { getUser } from '../data/identity.js';
+import { logger } from '../logger.js';
+import type { AuthContext, Role } from '../http/types.js';
+import { scopesForRole } from './scopes.js';
+
+export const SESSION_COOKIE = 'session';
+
+/** How long a session may go without its expiry being pushed forward. */
+export const SLIDE_INTERVAL_SECONDS = 5 * 60;
+
+/** The shape a token must have (43 base64url characters for 32 bytes); anything else is refused unread. */
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+export interface SessionUser {
+  id: string;
+  tenantId: string;
+  email: string;
+  name?: string;
+  role: Role;
+}
+
+export interface SessionItem {
+  pk: string;
+  sk: 'SESSION';
+  userId: string;
+  tenantId: string;
+  createdAt: string;
+  /** Epoch seconds of the last creation or extension. */
+  extendedAt: number;
+  /** Epoch seconds; the TTL attribute. */
+  expiresAt: number;
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export function sessionKey(hash: string): { pk: string; sk: 'SESSION' } {
+  return { pk: `SESSION#${hash}`, sk: 'SESSION' };
+}
+
+function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+/** Whether a session last extended at `extendedAt` should be extended at `now`. */
+export function needsExtension(extendedAt: number, now: number): boolean {
+  return now - extendedAt > SLIDE_INTERVAL_SECONDS;
+}
+
+export async function createSession(user: SessionUser): Promise<{ token: string; hash: string; expiresAt: number }> {
+  const token = randomBytes(32).toString('base64url');
+  const hash = hashToken(token);
+  const now = nowSeconds();
+  const expiresAt = now + config().sessionTtlSeconds;
+  const item: SessionItem = {
+    ...sessionKey(hash),
+    userId: user.id,
+    tenantId: user.tenantId,
+    createdAt: new Date(now * 1000).toISOString(),
+    extendedAt: now,
+    expiresAt,
+  };
+  await db().send(new PutCommand({ TableName: tableName('identity'), Item: item }));
+  return { token, hash, expiresAt };
+}
+
+/** The caller behind a session token, or undefined when the token is unknown, expired or its user is gone. */
+export async function verifySession(token: string): Promise<AuthContext | undefined> {
+  if (!TOKEN_PATTERN.test(token)) return undefined;
+  const hash = hashToken(token);
+  const { Item } = await db().send(new GetCommand({ TableName: tableName('identity'), Key: sessionKey(hash), ConsistentRead: true }));
+  const session = Item as SessionItem | undefined;
+  const now = nowSeconds();
+  if (!session || session.expiresAt <= now) return undefined;
+  const user = await getUser(session.userId);
+  if (!user || user.tenantId !== session.tenantId) return undefined;
+  if (needsExtension(session.extendedAt ?? 0, now)) {
+    // Best effort: a failed extension must not fail the request.
+    await db()
+      .send(
+        new UpdateCommand({
+          TableName: tableName('identity'),
+          Key: sessionKey(hash),
+          UpdateExpression: 'SET expiresAt = :exp, extendedAt = :now',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':exp': now + config().sessionTtlSeconds, ':now': now },
+        }),
+      )
+      .catch((error: unknown) => logger.warn('session extension failed', { error: (error as Error).name }));
+  }
+  return {
+    type: 'session',
+    user: { id: user.id, email: user.email, name: user.name, role: user.role },
+    tenantId: user.tenantId,
+    scopes: scopesForRole(user.role),
+    sessionId: hash,
+  };
+}
+
+export async function revokeSession(hash: string): Promise<void> {
+  await db().send(new DeleteCommand({ TableName: tableName('identity'), Key: sessionKey(hash) }));
+}
+
+function cookieAttributes(maxAgeSeconds: number): string {
+  return `HttpOnly; SameSite=Lax; Path=/; Max-Age=${maxAgeSeconds}${config().secureCookies ? '; Secure' : ''}`;
+}
+
+export function sessionCookie(token: string, maxAgeSeconds = config().sessionTtlSeconds): string {
+  return `${SESSION_COOKIE}=${token}; ${cookieAttributes(maxAgeSeconds)}`;
+}
+
+export function clearedSessionCookie(): string {
+  return `${SESSION_COOKIE}=; ${cookieAttributes(0)}`;
+}

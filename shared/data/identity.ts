@@ -1,0 +1,311 @@
+/**
+ * Repository for tenants and users in the identity table (layout in docs/TEAM-NOTES.md):
+ *
+ * - Tenant: pk `TENANT#<id>`, sk `TENANT`
+ * - User:   pk `USER#<id>`, sk `USER`; gsi1pk `TENANT#<tenantId>#USERS`, gsi1sk `<createdAt>#<id>`
+ * - E-mail: pk `EMAIL#<lower-case e-mail>`, sk `EMAIL` → {userId} (uniqueness across all tenants)
+ *
+ * Key builders are pure; the I/O functions are thin wrappers around `db()`. `publicUser` is the
+ * only way a user leaves this module towards a response: it drops passwordHash and key attributes.
+ */
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type QueryCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
+import { ConflictError, NotFoundError } from '../errors.js';
+import type { Role } from '../http/types.js';
+import { newId } from '../ids.js';
+import { db, tableName } from './client.js';
+
+export const DEFAULT_TENANT_ID = 'ten_default';
+
+export interface Tenant {
+  id: string;
+  name: string;
+  settings: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface User {
+  id: string;
+  tenantId: string;
+  email: string;
+  name: string;
+  role: Role;
+  passwordHash: string;
+  preferences: Record<string, unknown>;
+  /** True for the platform operator (the bootstrap admin): may create tenants. */
+  operator?: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type PublicUser = Omit<User, 'passwordHash' | 'operator'>;
+
+// ---------- pure key builders ----------
+
+export function tenantKey(tenantId: string): { pk: string; sk: 'TENANT' } {
+  return { pk: `TENANT#${tenantId}`, sk: 'TENANT' };
+}
+
+export function userKey(userId: string): { pk: string; sk: 'USER' } {
+  return { pk: `USER#${userId}`, sk: 'USER' };
+}
+
+export function emailKey(email: string): { pk: string; sk: 'EMAIL' } {
+  return { pk: `EMAIL#${normalizeEmail(email)}`, sk: 'EMAIL' };
+}
+
+export function tenantUsersIndexKey(tenantId: string): string {
+  return `TENANT#${tenantId}#USERS`;
+}
+
+export function userIndexSortKey(user: Pick<User, 'createdAt' | 'id'>): string {
+  return `${user.createdAt}#${user.id}`;
+}
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'expiresAt'] as const;
+
+function stripKeys<T>(item: Record<string, unknown>): T {
+  const copy: Record<string, unknown> = { ...item };
+  for (const name of KEY_ATTRIBUTES) delete copy[name];
+  return copy as T;
+}
+
+/** The user as a response may show it: never passwordHash (nor any password), never the operator flag. */
+export function publicUser(user: User | PublicUser): PublicUser {
+  const { passwordHash: _hash, operator: _operator, ...rest } = user as User & { password?: unknown };
+  delete (rest as { password?: unknown }).password;
+  return rest;
+}
+
+export function publicTenant(tenant: Tenant): Pick<Tenant, 'id' | 'name' | 'settings'> & Partial<Tenant> {
+  return { id: tenant.id, name: tenant.name, settings: tenant.settings ?? {}, createdAt: tenant.createdAt, updatedAt: tenant.updatedAt };
+}
+
+function isConditionFailure(error: unknown): boolean {
+  const name = (error as { name?: string })?.name;
+  return name === 'ConditionalCheckFailedException' || name === 'TransactionCanceledException';
+}
+
+// ---------- tenants ----------
+
+export async function createTenant(input: { id?: string; name: string; settings?: Record<string, unknown> }): Promise<Tenant> {
+  const now = new Date().toISOString();
+  const tenant: Tenant = { id: input.id ?? newId('ten'), name: input.name, settings: input.settings ?? {}, createdAt: now, updatedAt: now };
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: tableName('identity'),
+        Item: { ...tenantKey(tenant.id), ...tenant },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  } catch (error) {
+    if (isConditionFailure(error)) throw new ConflictError(`Tenant ${tenant.id} already exists`);
+    throw error;
+  }
+  return tenant;
+}
+
+export async function getTenant(tenantId: string): Promise<Tenant | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName('identity'), Key: tenantKey(tenantId), ConsistentRead: true }));
+  return Item ? stripKeys<Tenant>(Item) : undefined;
+}
+
+export async function updateTenant(tenantId: string, changes: { name?: string; settings?: Record<string, unknown> }): Promise<Tenant> {
+  const { expression, names, values } = updateExpression({ ...changes, updatedAt: new Date().toISOString() });
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName('identity'),
+        Key: tenantKey(tenantId),
+        UpdateExpression: expression,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return stripKeys<Tenant>(Attributes!);
+  } catch (error) {
+    if (isConditionFailure(error)) throw new NotFoundError('Tenant not found');
+    throw error;
+  }
+}
+
+// ---------- users ----------
+
+export interface NewUser {
+  id?: string;
+  tenantId: string;
+  email: string;
+  name: string;
+  role: Role;
+  passwordHash: string;
+  preferences?: Record<string, unknown>;
+  operator?: boolean;
+}
+
+export class DuplicateEmailError extends ConflictError {
+  constructor() {
+    super('A user with this email already exists', 'CONFLICT', { email: 'is already registered' });
+  }
+}
+
+/** Writes the user and its e-mail uniqueness item together; a taken e-mail → 409 EMAIL_TAKEN. */
+export async function createUser(input: NewUser): Promise<User> {
+  const now = new Date().toISOString();
+  const user: User = {
+    id: input.id ?? newId('usr'),
+    tenantId: input.tenantId,
+    email: normalizeEmail(input.email),
+    name: input.name,
+    role: input.role,
+    passwordHash: input.passwordHash,
+    preferences: input.preferences ?? {},
+    ...(input.operator ? { operator: true } : {}),
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName('identity'),
+              Item: { ...emailKey(user.email), userId: user.id },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: tableName('identity'),
+              Item: { ...userKey(user.id), gsi1pk: tenantUsersIndexKey(user.tenantId), gsi1sk: userIndexSortKey(user), ...user },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (isConditionFailure(error)) throw new DuplicateEmailError();
+    throw error;
+  }
+  return user;
+}
+
+export async function getUser(userId: string): Promise<User | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName('identity'), Key: userKey(userId), ConsistentRead: true }));
+  return Item ? stripKeys<User>(Item) : undefined;
+}
+
+export async function getUserByEmail(email: string): Promise<User | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName('identity'), Key: emailKey(email), ConsistentRead: true }));
+  if (!Item || typeof Item.userId !== 'string') return undefined;
+  return getUser(Item.userId);
+}
+
+/** A tenant's users, oldest first (the GSI is eventually consistent). */
+export async function listTenantUsers(tenantId: string): Promise<User[]> {
+  const users: User[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page: QueryCommandOutput = await db().send(
+      new QueryCommand({
+        TableName: tableName('identity'),
+        IndexName: 'byParent',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': tenantUsersIndexKey(tenantId) },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) users.push(stripKeys<User>(item));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return users;
+}
+
+export interface UserChanges {
+  name?: string;
+  role?: Role;
+  passwordHash?: string;
+  preferences?: Record<string, unknown>;
+}
+
+export async function updateUser(userId: string, changes: UserChanges): Promise<User> {
+  const { expression, names, values } = updateExpression({ ...changes, updatedAt: new Date().toISOString() });
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName('identity'),
+        Key: userKey(userId),
+        UpdateExpression: expression,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return stripKeys<User>(Attributes!);
+  } catch (error) {
+    if (isConditionFailure(error)) throw new NotFoundError('User not found');
+    throw error;
+  }
+}
+
+/** Deletes the user and its e-mail item together. Sessions of the user stop working at once (verifySession reads the user). */
+export async function deleteUser(user: Pick<User, 'id' | 'email'>): Promise<void> {
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Delete: { TableName: tableName('identity'), Key: userKey(user.id) } },
+        {
+          Delete: {
+            TableName: tableName('identity'),
+            Key: emailKey(user.email),
+            ConditionExpression: 'attribute_not_exists(pk) OR userId = :id',
+            ExpressionAttributeValues: { ':id': user.id },
+          },
+        },
+      ],
+    }),
+  );
+}
+
+/** Removes an item by key; for cleanup of half-created state. */
+export async function deleteTenant(tenantId: string): Promise<void> {
+  await db().send(new DeleteCommand({ TableName: tableName('identity'), Key: tenantKey(tenantId) }));
+}
+
+// ---------- helpers ----------
+
+/** `SET #a = :a, ...` for every defined value. */
+export function updateExpression(changes: Record<string, unknown>): {
+  expression: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+} {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  Object.entries(changes)
+    .filter(([, value]) => value !== undefined)
+    .forEach(([name, value], i) => {
+      names[`#f${i}`] = name;
+      values[`:v${i}`] = value;
+      sets.push(`#f${i} = :v${i}`);
+    });
+  return { expression: `SET ${sets.join(', ')}`, names, values };
+}
