@@ -1,0 +1,173 @@
+/**
+ * The local stand-in for API Gateway: turns each HTTP request into a REST (v1) proxy event,
+ * invokes the family's handler, and writes its result back — with API Gateway's limits
+ * (6 MB request → 413, 29 s integration timeout → 504, except for streamed responses) and its
+ * error responses in the product's envelope.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { ApiError, NotFoundError, PayloadTooLargeError } from '../../shared/errors.js';
+import { familyOfPath, matchPath } from '../../shared/routes.js';
+import { isStreaming, lambdaContext, loadHandler, ResponseStream, type LambdaHandler, type StreamPrelude } from './lambda-runtime.js';
+
+export type HandlerLoader = (family: string) => Promise<LambdaHandler>;
+
+export const MAX_REQUEST_BYTES = 6 * 1024 * 1024;
+export const INTEGRATION_TIMEOUT_MS = 29_000;
+const TEXT_TYPES = /^(application\/([\w.+-]+\+)?json|application\/x-www-form-urlencoded|text\/)/i;
+
+class TooLarge extends Error {}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > MAX_REQUEST_BYTES) throw new TooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_REQUEST_BYTES) throw new TooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function toProxyEvent(req: IncomingMessage, url: URL, body: Buffer, resource: string, params: Record<string, string>): APIGatewayProxyEvent {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i];
+    const value = req.rawHeaders[i + 1];
+    headers[name] = value;
+    (multiValueHeaders[name] ??= []).push(value);
+  }
+  const query: Record<string, string> = {};
+  const multiQuery: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    query[name] = value;
+    (multiQuery[name] ??= []).push(value);
+  }
+  const hasQuery = url.searchParams.size > 0;
+  const contentType = req.headers['content-type'] ?? '';
+  const binary = body.length > 0 && !TEXT_TYPES.test(contentType);
+  const requestId = randomUUID();
+  return {
+    resource,
+    path: url.pathname,
+    httpMethod: req.method ?? 'GET',
+    headers,
+    multiValueHeaders,
+    queryStringParameters: hasQuery ? query : null,
+    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    pathParameters: Object.keys(params).length ? params : null,
+    stageVariables: null,
+    body: body.length ? body.toString(binary ? 'base64' : 'utf8') : null,
+    isBase64Encoded: binary,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer: null,
+      protocol: `HTTP/${req.httpVersion}`,
+      httpMethod: req.method ?? 'GET',
+      identity: { sourceIp: req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1', userAgent: req.headers['user-agent'] ?? null } as never,
+      path: url.pathname,
+      stage: 'local',
+      requestId,
+      requestTimeEpoch: Date.now(),
+      resourceId: 'local',
+      resourcePath: resource,
+    },
+  };
+}
+
+function sendError(res: ServerResponse, error: ApiError, requestId: string): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(error.status, { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-ID': requestId, ...error.headers });
+  res.end(JSON.stringify(error.toJSON()));
+}
+
+function sendResult(res: ServerResponse, result: APIGatewayProxyResult): void {
+  const headers: Record<string, string | string[]> = { ...(result.headers as Record<string, string>) };
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
+  const body = result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+  if (result.statusCode !== 304) headers['Content-Length'] = String(body.length);
+  res.writeHead(result.statusCode, headers);
+  res.end(body);
+}
+
+class HttpResponseStream extends ResponseStream {
+  private prelude: StreamPrelude = {};
+  constructor(private readonly res: ServerResponse) {
+    super();
+    res.on('close', () => {
+      if (!res.writableFinished) this.destroy();
+    });
+  }
+  setPrelude(prelude: StreamPrelude): void {
+    this.prelude = prelude;
+  }
+  private head(): void {
+    if (this.res.headersSent) return;
+    const headers: Record<string, string | string[]> = { ...(this.prelude.headers ?? {}) };
+    for (const [name, values] of Object.entries(this.prelude.multiValueHeaders ?? {})) headers[name] = values;
+    this.res.writeHead(this.prelude.statusCode ?? 200, headers);
+    this.res.flushHeaders();
+  }
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.head();
+    this.res.write(chunk, callback);
+  }
+  override _final(callback: (error?: Error | null) => void): void {
+    this.head();
+    this.res.end(callback);
+  }
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, load: HandlerLoader): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://local');
+  const requestId = (req.headers['x-request-id'] as string | undefined) ?? randomUUID();
+  let body: Buffer;
+  try {
+    body = await readBody(req);
+  } catch (error) {
+    if (error instanceof TooLarge) {
+      res.setHeader('Connection', 'close');
+      return sendError(res, new PayloadTooLargeError(`The request is larger than ${MAX_REQUEST_BYTES} bytes`), requestId);
+    }
+    throw error;
+  }
+  const match = matchPath(req.method ?? 'GET', url.pathname);
+  if (!match) return sendError(res, new NotFoundError(`No route for ${url.pathname}`), requestId);
+  // A known path with an unknown method still reaches the family (API Gateway's ANY method),
+  // whose stack answers 405.
+  const family = match.route?.family ?? familyOfPath(match.path)!;
+  const event = toProxyEvent(req, url, body, match.path, match.params);
+  const handler = await load(family);
+  const context = lambdaContext(`local-${family}`, INTEGRATION_TIMEOUT_MS);
+
+  if (isStreaming(handler)) {
+    await handler(event, new HttpResponseStream(res), context);
+    return;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ApiError(504, 'GATEWAY_TIMEOUT', 'The request took longer than 29 seconds')), INTEGRATION_TIMEOUT_MS + 100);
+  });
+  try {
+    const result = (await Promise.race([handler(event, context), timeout])) as APIGatewayProxyResult;
+    sendResult(res, result);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** `load` defaults to the families' own handler modules; tests may pass their own. */
+export function createGateway(load: HandlerLoader = loadHandler): Server {
+  return createServer((req, res) => {
+    handle(req, res, load).catch((error: unknown) => {
+      const apiError = error instanceof ApiError ? error : new ApiError(502, 'BAD_GATEWAY', 'The function failed');
+      if (!(error instanceof ApiError)) console.error('local gateway: handler failed', error);
+      sendError(res, apiError, randomUUID());
+    });
+  });
+}

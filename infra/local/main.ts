@@ -1,0 +1,43 @@
+/**
+ * `npm start`: the API on http://HOST:PORT backed by DynamoDB Local persisted in DATA_DIR.
+ * Stops cleanly on SIGINT/SIGTERM; a missing Java or a taken port ends with one line.
+ */
+import { LocalRuntimeError } from './dynamodb-local.js';
+import { startLocalStack } from './server.js';
+
+async function main(): Promise<void> {
+  const host = process.env.HOST || '127.0.0.1';
+  const port = Number(process.env.PORT ?? 3000);
+  const stack = await startLocalStack({
+    host,
+    port,
+    dataDir: process.env.DATA_DIR || '.data',
+    dynamoEndpoint: process.env.DYNAMODB_ENDPOINT || process.env.AWS_ENDPOINT_URL_DYNAMODB || undefined,
+    admin: { email: process.env.ADMIN_EMAIL, password: process.env.ADMIN_PASSWORD },
+  });
+  if (stack.generatedAdmin) {
+    console.log(`Created admin ${stack.generatedAdmin.email} with password ${stack.generatedAdmin.password} (shown once; set ADMIN_PASSWORD to choose it)`);
+  }
+  console.log(`Entity Record API listening on ${stack.url} (DynamoDB at ${stack.dynamoEndpoint})`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: stopping`);
+    stack.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  const e = error as NodeJS.ErrnoException;
+  if (error instanceof LocalRuntimeError) console.error(error.message);
+  else if (e.code === 'EADDRINUSE') console.error(`Port ${process.env.PORT ?? 3000} is already in use: stop what uses it or set PORT to another port.`);
+  else if (e.code === 'EACCES') console.error(`Not allowed to listen on port ${process.env.PORT ?? 3000}: set PORT to a port above 1024.`);
+  else console.error(`Could not start: ${e.message}`);
+  process.exit(1);
+});

@@ -1,0 +1,66 @@
+/**
+ * The whole local stack behind `npm start` (and the test harness): DynamoDB Local (unless
+ * DYNAMODB_ENDPOINT names another engine), the tables, the bootstrap admin, the gateway.
+ */
+import type { AddressInfo } from 'node:net';
+import { config, resetConfig } from '../../shared/config.js';
+import { createDynamoClient } from '../../shared/data/client.js';
+import { ensureBootstrapAdmin } from '../../shared/auth/bootstrap.js';
+import { startDynamoLocal, type DynamoLocal } from './dynamodb-local.js';
+import { createGateway } from './gateway.js';
+import { ensureTables } from './tables.js';
+
+export interface LocalStackOptions {
+  host: string;
+  port: number;
+  /** Where DynamoDB Local persists; undefined keeps data in memory. */
+  dataDir?: string;
+  /** An engine that is already running; DynamoDB Local is not started then. */
+  dynamoEndpoint?: string;
+  admin?: { email?: string; password?: string };
+}
+
+export interface LocalStack {
+  url: string;
+  dynamoEndpoint: string;
+  /** Set when the bootstrap admin was created with a generated password (printed once). */
+  generatedAdmin?: { email: string; password: string };
+  stop(): Promise<void>;
+}
+
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  let engine: DynamoLocal | undefined;
+  const dynamoEndpoint = options.dynamoEndpoint ?? (engine = await startDynamoLocal({ dataDir: options.dataDir })).endpoint;
+  // Handlers read the endpoint through config(), exactly as they read it on Lambda.
+  process.env.DYNAMODB_ENDPOINT = dynamoEndpoint;
+  resetConfig();
+  try {
+    const client = createDynamoClient();
+    await ensureTables(client);
+    client.destroy();
+    const generatedAdmin = await ensureBootstrapAdmin({ email: options.admin?.email, password: options.admin?.password });
+    const server = createGateway();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, () => resolve());
+    });
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://${options.host}:${port}`,
+      dynamoEndpoint,
+      generatedAdmin,
+      stop: async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await engine?.stop();
+      },
+    };
+  } catch (error) {
+    await engine?.stop();
+    throw error;
+  }
+}
+
+export { config };

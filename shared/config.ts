@@ -1,0 +1,100 @@
+/**
+ * Deployment configuration, read from the environment once per cold start.
+ * Every variable is listed in the README; defaults are the contract's values.
+ */
+import pkg from '../package.json' with { type: 'json' };
+
+function int(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got '${raw}'`);
+  return value;
+}
+
+function json<T>(name: string, fallback: T): T {
+  const raw = process.env[name];
+  if (!raw) return fallback;
+  try {
+    return JSON.parse(raw) as T;
+  } catch {
+    throw new Error(`${name} must be valid JSON`);
+  }
+}
+
+function list(name: string): string[] {
+  return (process.env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+export interface DeprecationConfig {
+  /** HTTP date of the sunset. */
+  sunset?: string;
+  /** Path of the migration guide, sent as Link rel=deprecation. */
+  link?: string;
+  /** Optional text put into the body's warning field. */
+  warning?: string;
+}
+
+export interface Config {
+  version: string;
+  apiVersions: string[];
+  deprecations: Record<string, DeprecationConfig>;
+  tables: { records: string; events: string; identity: string; limits: string };
+  dynamoEndpoint?: string;
+  region: string;
+  allowedOrigins: string[];
+  sessionTtlSeconds: number;
+  rateLimits: {
+    apiKeyPerHour: number;
+    sessionPerHour: number;
+    anonymousPerHour: number;
+    aiPerHour: number;
+    /** Length of a fixed rate-limit window; the limits above apply per window (3600 by default). */
+    windowSeconds: number;
+  };
+  /** How long a container may serve API key data from its cache. */
+  apiKeyCacheSeconds: number;
+  metadataDefaults: Record<string, unknown>;
+  secureCookies: boolean;
+}
+
+function load(): Config {
+  return {
+    version: pkg.version,
+    apiVersions: ['v1'],
+    // e.g. {"v1": {"sunset": "Sat, 01 May 2027 00:00:00 GMT", "link": "/docs/migrate-v2"}}
+    deprecations: json<Record<string, DeprecationConfig>>('API_DEPRECATIONS', {}),
+    tables: {
+      records: process.env.TABLE_RECORDS ?? 'Records',
+      events: process.env.TABLE_EVENTS ?? 'Events',
+      identity: process.env.TABLE_IDENTITY ?? 'Identity',
+      limits: process.env.TABLE_LIMITS ?? 'Limits',
+    },
+    dynamoEndpoint: process.env.DYNAMODB_ENDPOINT || process.env.AWS_ENDPOINT_URL_DYNAMODB || undefined,
+    region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+    allowedOrigins: list('ALLOWED_ORIGINS'),
+    sessionTtlSeconds: int('SESSION_TTL_SECONDS', 12 * 3600),
+    rateLimits: {
+      apiKeyPerHour: int('RATE_LIMIT_API_KEY_PER_HOUR', 1000),
+      sessionPerHour: int('RATE_LIMIT_SESSION_PER_HOUR', 100),
+      anonymousPerHour: int('RATE_LIMIT_ANONYMOUS_PER_HOUR', 300),
+      aiPerHour: int('RATE_LIMIT_AI_PER_HOUR', 20),
+      windowSeconds: Math.max(1, int('RATE_LIMIT_WINDOW_SECONDS', 3600)),
+    },
+    apiKeyCacheSeconds: int('API_KEY_CACHE_SECONDS', 300),
+    metadataDefaults: json<Record<string, unknown>>('METADATA_DEFAULTS', {}),
+    secureCookies: process.env.SECURE_COOKIES === '1',
+  };
+}
+
+let cached: Config | undefined;
+
+export function config(): Config {
+  cached ??= load();
+  return cached;
+}
+
+/** For tests that change the environment in-process. */
+export function resetConfig(): void {
+  cached = undefined;
+}

@@ -1,0 +1,40 @@
+/**
+ * Authentication, in SPEC.md's order: the session cookie first, then the API key
+ * (Authorization: Bearer or X-API-Key); neither valid → 401. The route's auth mode decides
+ * what is needed: public routes ignore credentials, optional routes allow anonymous callers,
+ * session routes refuse a key alone with 403.
+ */
+import type middy from '@middy/core';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import { SESSION_COOKIE, verifySession } from '../auth/sessions.js';
+import { extractApiKey, verifyApiKey } from '../auth/api-keys.js';
+import type { ApiEvent, ApiLambdaContext, ApiRequest, AuthContext } from './types.js';
+
+export async function resolveAuth(req: ApiRequest): Promise<AuthContext | undefined> {
+  const token = req.cookies[SESSION_COOKIE];
+  const session = token ? await verifySession(token) : undefined;
+  if (session) return session;
+  const key = extractApiKey(req.headers);
+  if (key !== undefined) return verifyApiKey(key, req);
+  if (token) throw new UnauthorizedError('The session is expired or invalid', 'INVALID_SESSION');
+  return undefined;
+}
+
+export function authenticate(): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext> {
+  return {
+    before: async function authenticateCaller(request) {
+      const req = request.context.api!;
+      const mode = req.route.auth;
+      if (mode === 'public') return;
+      req.auth ??= await resolveAuth(req);
+      if (!req.auth) {
+        if (mode === 'optional') return;
+        throw new UnauthorizedError();
+      }
+      if (mode === 'session' && req.auth.type !== 'session') {
+        throw new ForbiddenError('This endpoint needs a session; an API key cannot use it');
+      }
+    },
+  };
+}

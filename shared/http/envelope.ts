@@ -1,0 +1,84 @@
+/**
+ * The success and error envelopes of SPEC.md, in one place. Registered first, so its `after`
+ * and `onError` run last: every response, and every error however thrown, leaves through here.
+ */
+import type middy from '@middy/core';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { createHash, randomUUID } from 'node:crypto';
+import { ApiError, toApiError } from '../errors.js';
+import { logger } from '../logger.js';
+import type { ApiEvent, ApiLambdaContext, ApiRequest, Reply } from './types.js';
+
+/** A proxy result whose body may also be a stream (Lambda response streaming). */
+type Result = Omit<APIGatewayProxyResult, 'body'> & { body: unknown };
+
+function baseHeaders(req: ApiRequest | undefined, event: ApiEvent): Record<string, string> {
+  const requestId = req?.requestId ?? event.headers?.['X-Request-ID'] ?? event.headers?.['x-request-id'] ?? event.requestContext?.requestId ?? randomUUID();
+  return { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-ID': requestId, ...(req?.responseHeaders ?? {}) };
+}
+
+function withCookies(result: Result, req: ApiRequest | undefined): Result {
+  if (req?.responseCookies.length) result.multiValueHeaders = { 'Set-Cookie': req.responseCookies };
+  return result;
+}
+
+export function etagOf(body: string): string {
+  return `W/"${createHash('sha1').update(body).digest('base64url')}"`;
+}
+
+function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((t) => {
+    const tag = t.trim();
+    return tag === '*' || tag === etag || tag.replace(/^W\//, '') === etag.replace(/^W\//, '');
+  });
+}
+
+export function successBody(reply: Reply): unknown {
+  if (reply.raw !== undefined) return reply.raw;
+  return {
+    success: true,
+    ...(reply.data !== undefined ? { data: reply.data } : {}),
+    ...(reply.pagination ? { pagination: reply.pagination } : {}),
+    ...(reply.message !== undefined ? { message: reply.message } : {}),
+    ...(reply.warning !== undefined ? { warning: reply.warning } : {}),
+  };
+}
+
+export function replyToResult(reply: Reply, req: ApiRequest | undefined, event: ApiEvent): Result {
+  const status = reply.status ?? (event.httpMethod === 'POST' ? 201 : 200);
+  const headers = { ...baseHeaders(req, event), ...(reply.headers ?? {}) };
+  if (reply.stream) return withCookies({ statusCode: status, headers, body: reply.stream }, req);
+  const body = JSON.stringify(successBody(reply));
+  if (event.httpMethod === 'GET' && status === 200) {
+    const etag = etagOf(body);
+    headers.ETag = etag;
+    if (ifNoneMatchHits(req?.headers['if-none-match'], etag)) {
+      delete headers['Content-Type'];
+      return withCookies({ statusCode: 304, headers, body: '' }, req);
+    }
+  }
+  return withCookies({ statusCode: status, headers, body }, req);
+}
+
+export function errorToResult(error: unknown, req: ApiRequest | undefined, event: ApiEvent): Result {
+  const apiError: ApiError = toApiError(error);
+  if (!(error instanceof ApiError)) {
+    // The cause goes to the log (with the request id), never to the client.
+    logger.error('unhandled error', { requestId: req?.requestId, path: event.path, error: error as Error, mappedTo: apiError.code });
+  }
+  const headers = { ...baseHeaders(req, event), ...apiError.headers };
+  return withCookies({ statusCode: apiError.status, headers, body: JSON.stringify(apiError.toJSON()) }, req);
+}
+
+export function envelope(): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext> {
+  return {
+    after: function wrapSuccess(request) {
+      const reply = request.response as unknown as Reply;
+      request.response = replyToResult(reply ?? {}, request.context.api, request.event) as APIGatewayProxyResult;
+    },
+    onError: function wrapError(request) {
+      request.response = errorToResult(request.error, request.context.api, request.event) as APIGatewayProxyResult;
+    },
+  };
+}

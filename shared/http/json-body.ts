@@ -1,0 +1,39 @@
+/**
+ * JSON bodies: a body on POST/PATCH/PUT/DELETE must be application/json and a JSON object
+ * (arrays and scalars are refused); malformed JSON, a wrong Content-Type or a non-object body
+ * all answer 400 INVALID_REQUEST. Routes that take other media (uploads, inbound webhooks) set
+ * `rawBody` on their route and read req.rawBody themselves.
+ */
+import type middy from '@middy/core';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { BadRequestError } from '../errors.js';
+import type { ApiEvent, ApiLambdaContext } from './types.js';
+
+const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
+
+export function parseJsonObject(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new BadRequestError('The request body is not valid JSON', { body: 'malformed JSON' });
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new BadRequestError('The request body must be a JSON object', { body: 'must be a JSON object' });
+  }
+  return value as Record<string, unknown>;
+}
+
+export function jsonBody(): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext> {
+  return {
+    before: function parseJsonBody(request) {
+      const req = request.context.api!;
+      if (req.route.rawBody || !req.rawBody || req.method === 'GET' || req.method === 'OPTIONS') return;
+      const contentType = req.headers['content-type'] ?? '';
+      if (!JSON_TYPE.test(contentType)) {
+        throw new BadRequestError('Content-Type must be application/json', { 'Content-Type': 'must be application/json' });
+      }
+      req.body = parseJsonObject(req.rawBody.toString('utf8'));
+    },
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * First middleware: turns the API Gateway proxy event into the ApiRequest every later
+ * middleware and the operation use, and fixes the request id (X-Request-ID echoed, else
+ * API Gateway's own).
+ */
+import type middy from '@middy/core';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import { findRoute } from '../routes.js';
+import { MethodNotAllowedError } from '../errors.js';
+import type { ApiEvent, ApiLambdaContext, ApiRequest } from './types.js';
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function lowerCaseHeaders(event: ApiEvent): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(event.headers ?? {})) {
+    if (value !== undefined && value !== null) headers[name.toLowerCase()] = value;
+  }
+  for (const [name, values] of Object.entries(event.multiValueHeaders ?? {})) {
+    if (values?.length && headers[name.toLowerCase()] === undefined) headers[name.toLowerCase()] = values.join(', ');
+  }
+  return headers;
+}
+
+export function parseCookies(header: string | undefined): Record<string, string> {
+  const cookies: Record<string, string> = {};
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) continue;
+    const name = part.slice(0, eq).trim();
+    if (!(name in cookies)) cookies[name] = part.slice(eq + 1).trim();
+  }
+  return cookies;
+}
+
+function queryOf(event: ApiEvent): { query: Record<string, string>; multiQuery: Record<string, string[]> } {
+  const multiQuery: Record<string, string[]> = {};
+  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
+    if (values) multiQuery[name] = values;
+  }
+  for (const [name, value] of Object.entries(event.queryStringParameters ?? {})) {
+    if (value !== undefined && !(name in multiQuery)) multiQuery[name] = [value];
+  }
+  const query: Record<string, string> = {};
+  for (const [name, values] of Object.entries(multiQuery)) query[name] = values[values.length - 1];
+  return { query, multiQuery };
+}
+
+export function buildApiRequest(event: ApiEvent): ApiRequest {
+  const headers = lowerCaseHeaders(event);
+  const supplied = headers['x-request-id'];
+  const requestId = supplied && REQUEST_ID_PATTERN.test(supplied) ? supplied : event.requestContext?.requestId || randomUUID();
+  const { query, multiQuery } = queryOf(event);
+  const rawBody =
+    event.body === null || event.body === undefined || event.body === ''
+      ? undefined
+      : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+  const route = findRoute(event.httpMethod, event.resource);
+  // A path reached with a method it does not have (API Gateway's ANY method, the local gateway).
+  if (!route) throw new MethodNotAllowedError(`${event.httpMethod} is not allowed on ${event.path}`);
+  return {
+    method: event.httpMethod,
+    path: event.path,
+    route,
+    params: Object.fromEntries(Object.entries(event.pathParameters ?? {}).map(([k, v]) => [k, v ?? ''])),
+    query,
+    multiQuery,
+    headers,
+    cookies: parseCookies(headers.cookie),
+    body: undefined,
+    rawBody,
+    requestId,
+    ip: event.requestContext?.identity?.sourceIp ?? '0.0.0.0',
+    userAgent: headers['user-agent'] ?? '',
+    responseHeaders: {},
+    responseCookies: [],
+  };
+}
+
+export function requestContext(): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext> {
+  return {
+    before: function buildRequestContext(request) {
+      request.context.api = buildApiRequest(request.event);
+    },
+  };
+}

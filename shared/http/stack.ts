@@ -1,0 +1,45 @@
+/**
+ * The middleware stack, composed once. Every family's Lambda is `createApiHandler(operations)`:
+ * operations are keyed by route ("GET /api/v1/users/me") and receive the ApiRequest.
+ *
+ * Order of `before`: request context → CORS (preflights end here) → version → authenticate →
+ * CSRF → scopes → JSON body; the envelope's after/onError run last.
+ */
+import middy from '@middy/core';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { MethodNotAllowedError } from '../errors.js';
+import { routeKey } from '../routes.js';
+import { apiVersion } from './api-version.js';
+import { authenticate } from './authenticate.js';
+import { authorize, type AuthorizeOptions } from './authorize.js';
+import { cors } from './cors.js';
+import { csrf } from './csrf.js';
+import { envelope } from './envelope.js';
+import { jsonBody } from './json-body.js';
+import { requestContext } from './request-context.js';
+import type { ApiEvent, ApiLambdaContext, Operation, Reply } from './types.js';
+
+export type Operations = Record<string, Operation>;
+
+export interface StackOptions extends AuthorizeOptions {
+  /** Lambda response streaming (the SSE stream). */
+  streaming?: boolean;
+}
+
+export function createApiHandler(operations: Operations, options: StackOptions = {}) {
+  async function dispatch(_event: ApiEvent, context: ApiLambdaContext): Promise<Reply> {
+    const req = context.api!;
+    const operation = operations[routeKey(req.route.method, req.route.path)];
+    if (!operation) throw new MethodNotAllowedError(`${req.method} is not allowed on ${req.path}`);
+    return operation(req);
+  }
+  return middy<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext>(dispatch as never, { streamifyResponse: options.streaming ?? false })
+    .use(envelope())
+    .use(requestContext())
+    .use(cors())
+    .use(apiVersion())
+    .use(authenticate())
+    .use(csrf())
+    .use(authorize(options))
+    .use(jsonBody());
+}

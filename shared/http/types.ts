@@ -1,0 +1,86 @@
+/**
+ * The values the middleware stack hands to an operation, and what an operation returns.
+ */
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import type { Route } from '../routes.js';
+
+export type Role = 'admin' | 'user';
+
+export interface AuthUser {
+  id: string;
+  email: string;
+  name?: string;
+  role: Role;
+}
+
+/** The authentication result of SPEC.md (type, user, scopes), plus the tenant. */
+export interface AuthContext {
+  type: 'api_key' | 'session';
+  user: AuthUser;
+  tenantId: string;
+  scopes: string[];
+  /** The key's id, for api_key. */
+  keyId?: string;
+  /** The session's token hash, for session. */
+  sessionId?: string;
+}
+
+export interface ApiRequest {
+  method: string;
+  /** The concrete path, e.g. /api/v1/tasks/tsk_1. */
+  path: string;
+  route: Route;
+  params: Record<string, string>;
+  /** Last value of each query parameter. */
+  query: Record<string, string>;
+  /** Every value of each query parameter. */
+  multiQuery: Record<string, string[]>;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  cookies: Record<string, string>;
+  /** The parsed JSON body (undefined when there is none). */
+  body: unknown;
+  /** The body's bytes, for signatures and multipart. */
+  rawBody?: Buffer;
+  requestId: string;
+  ip: string;
+  userAgent: string;
+  /** Set by the authenticate middleware; undefined for anonymous callers. */
+  auth?: AuthContext;
+  /** Headers every response to this request carries (rate limit, deprecation, ...). */
+  responseHeaders: Record<string, string>;
+  /** Set-Cookie values to send. */
+  responseCookies: string[];
+}
+
+export interface Pagination {
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+  hasNext: boolean;
+  hasPrev: boolean;
+  nextCursor?: string | null;
+}
+
+/** What an operation returns; the envelope middleware turns it into the HTTP response. */
+export interface Reply {
+  status?: number;
+  data?: unknown;
+  pagination?: Pagination;
+  message?: string;
+  warning?: string;
+  headers?: Record<string, string>;
+  /** A body sent as is, outside the envelope (health, inbound webhook receipts). */
+  raw?: unknown;
+  /** A streamed body (text/event-stream); only for streaming handlers. */
+  stream?: NodeJS.ReadableStream;
+}
+
+export type Operation = (req: ApiRequest) => Promise<Reply>;
+
+export interface ApiLambdaContext extends Context {
+  api?: ApiRequest;
+}
+
+export type ApiEvent = APIGatewayProxyEvent;

@@ -1,0 +1,162 @@
+/**
+ * THE route table: method + path template → operation family (one Lambda each).
+ * infra/aws builds API Gateway resources from it; infra/local routes with it; the middleware
+ * stack reads auth mode, scope and rate limit from it. Never a second list of routes.
+ *
+ * Path templates use API Gateway's {param} syntax. Static segments win over parameters, so the
+ * core paths (users, api-keys, keys, auth, ...) resolve before {entity}, as SPEC.md orders them.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS';
+
+/**
+ * public   – no credentials needed (credentials are ignored); limited per client IP.
+ * optional – credentials used when present; the operation decides (public entities).
+ * required – a session or an API key.
+ * session  – a session only; an API key alone gets 403.
+ */
+export type AuthMode = 'public' | 'optional' | 'required' | 'session';
+
+export type Family = 'health' | 'auth' | 'keys' | 'entities';
+
+export interface RouteRateLimit {
+  /** Names the counter, so that routes can share one. */
+  name: string;
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface Route {
+  method: HttpMethod;
+  path: string;
+  family: Family;
+  auth: AuthMode;
+  /** Scope the caller needs; `{entity}` is replaced by the path's entity parameter. */
+  scope?: string;
+  /** A limit of the route's own, counted besides the caller's general limit. */
+  rateLimit?: RouteRateLimit;
+  /** The operation reads req.rawBody itself (multipart, signed webhooks): no JSON parsing. */
+  rawBody?: boolean;
+}
+
+const V1 = '/api/v1';
+
+export const routes: readonly Route[] = [
+  { method: 'GET', path: '/api/health', family: 'health', auth: 'public' },
+
+  { method: 'POST', path: `${V1}/auth/login`, family: 'auth', auth: 'public' },
+  { method: 'POST', path: `${V1}/auth/logout`, family: 'auth', auth: 'session' },
+  { method: 'POST', path: `${V1}/auth/refresh`, family: 'auth', auth: 'session' },
+  { method: 'POST', path: `${V1}/auth`, family: 'auth', auth: 'session' },
+  { method: 'GET', path: `${V1}/users/me`, family: 'auth', auth: 'required' },
+  { method: 'PATCH', path: `${V1}/users/me`, family: 'auth', auth: 'required' },
+  { method: 'GET', path: `${V1}/users`, family: 'auth', auth: 'required' },
+  { method: 'POST', path: `${V1}/users`, family: 'auth', auth: 'required' },
+  { method: 'GET', path: `${V1}/users/{id}`, family: 'auth', auth: 'required' },
+  { method: 'PATCH', path: `${V1}/users/{id}`, family: 'auth', auth: 'required' },
+  { method: 'DELETE', path: `${V1}/users/{id}`, family: 'auth', auth: 'required' },
+  { method: 'GET', path: `${V1}/tenants/me`, family: 'auth', auth: 'required' },
+  { method: 'PATCH', path: `${V1}/tenants/me`, family: 'auth', auth: 'required' },
+  { method: 'POST', path: `${V1}/tenants`, family: 'auth', auth: 'session' },
+];
+
+export const families: readonly Family[] = [...new Set(routes.map((r) => r.family))];
+
+export function routeKey(method: string, path: string): string {
+  return `${method} ${path}`;
+}
+
+const byKey = new Map(routes.map((r) => [routeKey(r.method, r.path), r]));
+
+/** The route behind an API Gateway event's httpMethod + resource. */
+export function findRoute(method: string, resource: string): Route | undefined {
+  return byKey.get(routeKey(method, resource)) ?? (method === 'OPTIONS' ? preflightRoute(resource) : undefined);
+}
+
+/** Every path template, each with its methods: what API Gateway needs as resources. */
+export function pathTemplates(): Map<string, Route[]> {
+  const paths = new Map<string, Route[]>();
+  for (const route of routes) {
+    const list = paths.get(route.path) ?? [];
+    list.push(route);
+    paths.set(route.path, list);
+  }
+  return paths;
+}
+
+/** The family serving a path template (its first route's): where other methods on it go. */
+export function familyOfPath(path: string): Family | undefined {
+  return routes.find((r) => r.path === path)?.family;
+}
+
+/**
+ * Paths without an OPTIONS route still answer CORS preflights: the request goes to the family of
+ * the path's first route, and the cors middleware answers it before authentication.
+ */
+function preflightRoute(path: string): Route | undefined {
+  const first = routes.find((r) => r.path === path);
+  return first && { method: 'OPTIONS', path, family: first.family, auth: 'public' };
+}
+
+export function preflightRoutes(): Route[] {
+  const withOptions = new Set(routes.filter((r) => r.method === 'OPTIONS').map((r) => r.path));
+  return [...pathTemplates().keys()].filter((p) => !withOptions.has(p)).map((p) => preflightRoute(p)!);
+}
+
+export interface RouteMatch {
+  route: Route;
+  params: Record<string, string>;
+}
+
+interface CompiledPath {
+  path: string;
+  segments: string[];
+}
+
+const compiled: CompiledPath[] = [...pathTemplates().keys()].map((path) => ({ path, segments: path.split('/').slice(1) }));
+
+function matchSegments(template: string[], actual: string[]): Record<string, string> | undefined {
+  if (template.length !== actual.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < template.length; i++) {
+    const t = template[i];
+    if (t.startsWith('{') && t.endsWith('}')) {
+      if (!actual[i]) return undefined;
+      params[t.slice(1, -1)] = actual[i];
+    } else if (t !== actual[i]) {
+      return undefined;
+    }
+  }
+  return params;
+}
+
+/** Segment by segment, a static segment beats a parameter (API Gateway's precedence). */
+function specificity(a: CompiledPath, b: CompiledPath): number {
+  for (let i = 0; i < a.segments.length; i++) {
+    const aParam = a.segments[i].startsWith('{');
+    const bParam = b.segments[i].startsWith('{');
+    if (aParam !== bParam) return aParam ? 1 : -1;
+  }
+  return 0;
+}
+
+/**
+ * Resolves a concrete path as API Gateway would: the most specific template that matches the
+ * path, then the method on it. `undefined` when no template matches; `route: undefined` when the
+ * template exists but not with this method.
+ */
+export function matchPath(method: string, rawPath: string): { path: string; params: Record<string, string>; route?: Route } | undefined {
+  const actual = rawPath.split('/').slice(1).map((s) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  });
+  const candidates = compiled
+    .map((c) => ({ c, params: matchSegments(c.segments, actual) }))
+    .filter((m): m is { c: CompiledPath; params: Record<string, string> } => m.params !== undefined)
+    .sort((x, y) => specificity(x.c, y.c));
+  const best = candidates[0];
+  if (!best) return undefined;
+  return { path: best.c.path, params: best.params, route: findRoute(method, best.c.path) };
+}

@@ -1,0 +1,62 @@
+/**
+ * THE table definitions. infra/aws creates them with CDK, infra/local creates them on
+ * DynamoDB Local; table names come from the environment (shared/config.ts) in both.
+ *
+ * Every table has a string partition key `pk` and sort key `sk`; what lives where is described
+ * in README.md ("Data model").
+ */
+import type { Config } from './config.js';
+
+export interface IndexDefinition {
+  name: string;
+  partitionKey: string;
+  sortKey: string;
+}
+
+export interface TableDefinition {
+  /** Key into config().tables, and the construct id in CDK. */
+  id: keyof Config['tables'];
+  partitionKey: 'pk';
+  sortKey: 'sk';
+  /** Attribute holding an expiry in epoch seconds. */
+  ttlAttribute?: string;
+  /** Change stream of new images (feeds webhooks and the SSE stream). */
+  stream?: boolean;
+  globalIndexes: IndexDefinition[];
+}
+
+export const tables: readonly TableDefinition[] = [
+  {
+    // Records, their listing index items (full copies, one per listing partition) and counters.
+    id: 'records',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    globalIndexes: [],
+  },
+  {
+    // One item per change, written in the record's transaction; kept 24 hours.
+    id: 'events',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    ttlAttribute: 'expiresAt',
+    stream: true,
+    globalIndexes: [],
+  },
+  {
+    // Tenants, users, e-mail uniqueness, sessions, API keys, audit entries.
+    id: 'identity',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    ttlAttribute: 'expiresAt',
+    // Listings by parent: a tenant's users, a user's keys. gsi1pk names the parent.
+    globalIndexes: [{ name: 'byParent', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' }],
+  },
+  {
+    // Rate-limit windows and idempotency records, each expiring on its own.
+    id: 'limits',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    ttlAttribute: 'expiresAt',
+    globalIndexes: [],
+  },
+];

@@ -1,0 +1,77 @@
+import middy from '@middy/core';
+import { Readable } from 'node:stream';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { createGateway, MAX_REQUEST_BYTES } from '../../../infra/local/gateway.js';
+import type { LambdaHandler } from '../../../infra/local/lambda-runtime.js';
+
+// The gateway is exercised with handlers of the test's own: one echoes the proxy event it got,
+// one streams its response as Lambda response streaming does.
+const echo: LambdaHandler = async (event) => ({ statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(event) });
+
+const streaming = middy({ streamifyResponse: true }).handler(async () => ({
+  statusCode: 200,
+  headers: { 'Content-Type': 'text/event-stream' },
+  body: Readable.from(['data: {"type":"connected"}\n\n', 'data: {"n":1}\n\n']),
+})) as unknown as LambdaHandler;
+
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  server = createGateway(async (family) => (family === 'health' ? streaming : echo));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+describe('local gateway', () => {
+  it('turns a request into a REST proxy event with path parameters and multi-value query strings', async () => {
+    const res = await fetch(`${base}/api/v1/users/usr_1?tag=a&tag=b&x=1`, { headers: { 'X-Custom': 'v' } });
+    const event = (await res.json()) as APIGatewayProxyEvent;
+
+    expect(event.resource).toBe('/api/v1/users/{id}');
+    expect(event.path).toBe('/api/v1/users/usr_1');
+    expect(event.httpMethod).toBe('GET');
+    expect(event.pathParameters).toEqual({ id: 'usr_1' });
+    expect(event.multiValueQueryStringParameters).toEqual({ tag: ['a', 'b'], x: ['1'] });
+    expect(event.queryStringParameters).toEqual({ tag: 'b', x: '1' });
+    expect(event.headers['X-Custom']).toBe('v');
+    expect(event.requestContext.requestId).toMatch(/.+/);
+  });
+
+  it('passes a binary body base64-encoded and a JSON body as text', async () => {
+    const bytes = Buffer.from([0, 1, 2, 250, 255]);
+    const binary = (await (await fetch(`${base}/api/v1/users`, { method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: bytes })).json()) as APIGatewayProxyEvent;
+    const text = (await (await fetch(`${base}/api/v1/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"a":"é"}' })).json()) as APIGatewayProxyEvent;
+
+    expect(binary.isBase64Encoded).toBe(true);
+    expect(Buffer.from(binary.body!, 'base64')).toEqual(bytes);
+    expect(text.isBase64Encoded).toBe(false);
+    expect(text.body).toBe('{"a":"é"}');
+  });
+
+  it('streams the response of a streaming handler', async () => {
+    const res = await fetch(`${base}/api/health`);
+
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    expect(await res.text()).toBe('data: {"type":"connected"}\n\ndata: {"n":1}\n\n');
+  });
+
+  it('answers an unknown path with 404 NOT_FOUND in the envelope', async () => {
+    const res = await fetch(`${base}/api/v1/a/b/c/d/e`);
+
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ success: false, code: 'NOT_FOUND' });
+  });
+
+  it('answers a request over 6 MB with 413 PAYLOAD_TOO_LARGE in the envelope', async () => {
+    const res = await fetch(`${base}/api/v1/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: Buffer.alloc(MAX_REQUEST_BYTES + 1, 32) });
+
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ success: false, code: 'PAYLOAD_TOO_LARGE' });
+  });
+});

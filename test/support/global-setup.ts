@@ -1,0 +1,26 @@
+/**
+ * One DynamoDB Local (in memory) and one local API server for the whole run; test files reach
+ * them through inject('baseUrl') and inject('dynamoEndpoint'). Each test file makes its own
+ * tenant, so files do not share records.
+ */
+import type { TestProject } from 'vitest/node';
+import { startDynamoLocal } from '../../infra/local/dynamodb-local.js';
+import { startServer } from './server.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    baseUrl: string;
+    dynamoEndpoint: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const engine = await startDynamoLocal();
+  const server = await startServer({ dynamoEndpoint: engine.endpoint });
+  project.provide('baseUrl', server.url);
+  project.provide('dynamoEndpoint', engine.endpoint);
+  return async () => {
+    await server.stop();
+    await engine.stop();
+  };
+}
