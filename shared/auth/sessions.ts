@@ -7,11 +7,13 @@
  *   as absent even before DynamoDB removes it.
  * - Sliding expiry without a write per request: the expiry is pushed forward only when more than
  *   SLIDE_INTERVAL_SECONDS have passed since the last extension (`extendedAt`).
+ * - Each session is also listed under its user (gsi1pk `USER#<userId>#SESSIONS`), so that a
+ *   password change or a deleted user can end every session of that user.
  * - The user's role, e-mail and name are read from the user item on each verification, so a role
  *   change or a deleted user takes effect at once.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
 import { db, tableName } from '../data/client.js';
 import { getUser } from '../data/identity.js';
@@ -38,6 +40,8 @@ export interface SessionUser {
 export interface SessionItem {
   pk: string;
   sk: 'SESSION';
+  gsi1pk: string;
+  gsi1sk: string;
   userId: string;
   tenantId: string;
   createdAt: string;
@@ -49,6 +53,10 @@ export interface SessionItem {
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
+}
+
+export function userSessionsIndexKey(userId: string): string {
+  return `USER#${userId}#SESSIONS`;
 }
 
 export function sessionKey(hash: string): { pk: string; sk: 'SESSION' } {
@@ -69,11 +77,14 @@ export async function createSession(user: SessionUser): Promise<{ token: string;
   const hash = hashToken(token);
   const now = nowSeconds();
   const expiresAt = now + config().sessionTtlSeconds;
+  const createdAt = new Date(now * 1000).toISOString();
   const item: SessionItem = {
     ...sessionKey(hash),
+    gsi1pk: userSessionsIndexKey(user.id),
+    gsi1sk: `${createdAt}#${hash}`,
     userId: user.id,
     tenantId: user.tenantId,
-    createdAt: new Date(now * 1000).toISOString(),
+    createdAt,
     extendedAt: now,
     expiresAt,
   };
@@ -116,6 +127,38 @@ export async function verifySession(token: string): Promise<AuthContext | undefi
 
 export async function revokeSession(hash: string): Promise<void> {
   await db().send(new DeleteCommand({ TableName: tableName('identity'), Key: sessionKey(hash) }));
+}
+
+/** Ends every session of a user, except `exceptHash` (the caller's own, on a password change). */
+export async function revokeUserSessions(userId: string, exceptHash?: string): Promise<number> {
+  const hashes: string[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page: QueryCommandOutput = await db().send(
+      new QueryCommand({
+        TableName: tableName('identity'),
+        IndexName: 'byParent',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': userSessionsIndexKey(userId) },
+        ProjectionExpression: 'pk',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const hash = String(item.pk).slice('SESSION#'.length);
+      if (hash !== exceptHash) hashes.push(hash);
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  for (let i = 0; i < hashes.length; i += 25) {
+    const chunk = hashes.slice(i, i + 25);
+    let requests: Record<string, unknown>[] | undefined = chunk.map((hash) => ({ DeleteRequest: { Key: sessionKey(hash) } }));
+    for (let attempt = 0; requests?.length && attempt < 5; attempt++) {
+      const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName('identity')]: requests as never } }));
+      requests = result.UnprocessedItems?.[tableName('identity')] as Record<string, unknown>[] | undefined;
+    }
+  }
+  return hashes.length;
 }
 
 function cookieAttributes(maxAgeSeconds: number): string {

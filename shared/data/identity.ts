@@ -9,7 +9,6 @@
  * only way a user leaves this module towards a response: it drops passwordHash and key attributes.
  */
 import {
-  DeleteCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
@@ -28,6 +27,8 @@ export interface Tenant {
   id: string;
   name: string;
   settings: Record<string, unknown>;
+  /** Set on the default tenant only: the platform operator's user id (the bootstrap admin). Never returned. */
+  operatorUserId?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -40,13 +41,11 @@ export interface User {
   role: Role;
   passwordHash: string;
   preferences: Record<string, unknown>;
-  /** True for the platform operator (the bootstrap admin): may create tenants. */
-  operator?: boolean;
   createdAt: string;
   updatedAt: string;
 }
 
-export type PublicUser = Omit<User, 'passwordHash' | 'operator'>;
+export type PublicUser = Omit<User, 'passwordHash'>;
 
 // ---------- pure key builders ----------
 
@@ -82,14 +81,23 @@ function stripKeys<T>(item: Record<string, unknown>): T {
   return copy as T;
 }
 
-/** The user as a response may show it: never passwordHash (nor any password), never the operator flag. */
+/** The user as a response may show it: listed fields only, so never passwordHash (nor any password). */
 export function publicUser(user: User | PublicUser): PublicUser {
-  const { passwordHash: _hash, operator: _operator, ...rest } = user as User & { password?: unknown };
-  delete (rest as { password?: unknown }).password;
-  return rest;
+  return {
+    id: user.id,
+    tenantId: user.tenantId,
+    email: user.email,
+    name: user.name,
+    role: user.role,
+    preferences: user.preferences ?? {},
+    createdAt: user.createdAt,
+    updatedAt: user.updatedAt,
+  };
 }
 
-export function publicTenant(tenant: Tenant): Pick<Tenant, 'id' | 'name' | 'settings'> & Partial<Tenant> {
+export type PublicTenant = Omit<Tenant, 'operatorUserId'>;
+
+export function publicTenant(tenant: Tenant): PublicTenant {
   return { id: tenant.id, name: tenant.name, settings: tenant.settings ?? {}, createdAt: tenant.createdAt, updatedAt: tenant.updatedAt };
 }
 
@@ -123,7 +131,10 @@ export async function getTenant(tenantId: string): Promise<Tenant | undefined> {
   return Item ? stripKeys<Tenant>(Item) : undefined;
 }
 
-export async function updateTenant(tenantId: string, changes: { name?: string; settings?: Record<string, unknown> }): Promise<Tenant> {
+export async function updateTenant(
+  tenantId: string,
+  changes: { name?: string; settings?: Record<string, unknown>; operatorUserId?: string },
+): Promise<Tenant> {
   const { expression, names, values } = updateExpression({ ...changes, updatedAt: new Date().toISOString() });
   try {
     const { Attributes } = await db().send(
@@ -154,19 +165,16 @@ export interface NewUser {
   role: Role;
   passwordHash: string;
   preferences?: Record<string, unknown>;
-  operator?: boolean;
 }
 
 export class DuplicateEmailError extends ConflictError {
-  constructor() {
-    super('A user with this email already exists', 'CONFLICT', { email: 'is already registered' });
+  constructor(field = 'email') {
+    super('A user with this email already exists', 'CONFLICT', { [field]: 'is already registered' });
   }
 }
 
-/** Writes the user and its e-mail uniqueness item together; a taken e-mail → 409 EMAIL_TAKEN. */
-export async function createUser(input: NewUser): Promise<User> {
-  const now = new Date().toISOString();
-  const user: User = {
+function buildUser(input: NewUser, now: string): User {
+  return {
     id: input.id ?? newId('usr'),
     tenantId: input.tenantId,
     email: normalizeEmail(input.email),
@@ -174,10 +182,51 @@ export async function createUser(input: NewUser): Promise<User> {
     role: input.role,
     passwordHash: input.passwordHash,
     preferences: input.preferences ?? {},
-    ...(input.operator ? { operator: true } : {}),
     createdAt: now,
     updatedAt: now,
   };
+}
+
+/** The two puts that create a user: its e-mail uniqueness item and the user item. */
+function userPuts(user: User) {
+  return [
+    {
+      Put: {
+        TableName: tableName('identity'),
+        Item: { ...emailKey(user.email), userId: user.id },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Put: {
+        TableName: tableName('identity'),
+        Item: { ...userKey(user.id), gsi1pk: tenantUsersIndexKey(user.tenantId), gsi1sk: userIndexSortKey(user), ...user },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
+}
+
+/** Writes the user and its e-mail uniqueness item together; a taken e-mail → 409 CONFLICT. */
+export async function createUser(input: NewUser): Promise<User> {
+  const user = buildUser(input, new Date().toISOString());
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: userPuts(user) }));
+  } catch (error) {
+    if (isConditionFailure(error)) throw new DuplicateEmailError();
+    throw error;
+  }
+  return user;
+}
+
+/** A new tenant and its first admin, in one transaction: either both exist afterwards or neither. */
+export async function createTenantWithAdmin(
+  tenantInput: { name: string; settings?: Record<string, unknown> },
+  adminInput: Omit<NewUser, 'tenantId' | 'role'>,
+): Promise<{ tenant: Tenant; admin: User }> {
+  const now = new Date().toISOString();
+  const tenant: Tenant = { id: newId('ten'), name: tenantInput.name, settings: tenantInput.settings ?? {}, createdAt: now, updatedAt: now };
+  const admin = buildUser({ ...adminInput, tenantId: tenant.id, role: 'admin' }, now);
   try {
     await db().send(
       new TransactWriteCommand({
@@ -185,25 +234,19 @@ export async function createUser(input: NewUser): Promise<User> {
           {
             Put: {
               TableName: tableName('identity'),
-              Item: { ...emailKey(user.email), userId: user.id },
+              Item: { ...tenantKey(tenant.id), ...tenant },
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
-          {
-            Put: {
-              TableName: tableName('identity'),
-              Item: { ...userKey(user.id), gsi1pk: tenantUsersIndexKey(user.tenantId), gsi1sk: userIndexSortKey(user), ...user },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
+          ...userPuts(admin),
         ],
       }),
     );
   } catch (error) {
-    if (isConditionFailure(error)) throw new DuplicateEmailError();
+    if (isConditionFailure(error)) throw new DuplicateEmailError('admin.email');
     throw error;
   }
-  return user;
+  return { tenant, admin };
 }
 
 export async function getUser(userId: string): Promise<User | undefined> {
@@ -282,11 +325,6 @@ export async function deleteUser(user: Pick<User, 'id' | 'email'>): Promise<void
       ],
     }),
   );
-}
-
-/** Removes an item by key; for cleanup of half-created state. */
-export async function deleteTenant(tenantId: string): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: tableName('identity'), Key: tenantKey(tenantId) }));
 }
 
 // ---------- helpers ----------

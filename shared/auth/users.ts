@@ -1,0 +1,374 @@
+/**
+ * The auth family's business logic: login, the caller's own user, a tenant's users, the
+ * caller's tenant and tenant creation by the operator. Handlers stay thin; everything that
+ * decides something lives here. Nothing returned from here contains a password or its hash.
+ *
+ * Rules (also in the README's reference section):
+ * - E-mails are unique across all tenants and stored lower-case.
+ * - Passwords: at least 8 characters (at most 1024).
+ * - User administration (POST/GET /users, GET/PATCH/DELETE /users/{id}) is for admins: a session
+ *   of an admin, or an admin's API key holding `*`; anybody else gets 403 FORBIDDEN. Another
+ *   tenant's user id answers 404.
+ * - An admin cannot delete themself nor change their own role; the operator can be neither
+ *   deleted nor demoted through the API.
+ * - Changing a password needs a session (not an API key); the own password needs currentPassword
+ *   (wrong → 422 with details.currentPassword). A password change ends the user's other sessions;
+ *   an admin's reset ends all of them.
+ * - `preferences` (user) and `settings` (tenant) are JSON objects merged shallowly on PATCH; a
+ *   key set to null is removed; each is limited to 10 000 bytes of JSON.
+ */
+import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../errors.js';
+import type { AuthContext } from '../http/types.js';
+import {
+  createTenantWithAdmin,
+  createUser,
+  deleteUser,
+  getTenant,
+  getUser,
+  getUserByEmail,
+  listTenantUsers,
+  normalizeEmail,
+  publicTenant,
+  publicUser,
+  updateTenant,
+  updateUser,
+  type PublicTenant,
+  type PublicUser,
+  type User,
+  type UserChanges,
+} from '../data/identity.js';
+import { isOperator } from './bootstrap.js';
+import { DUMMY_PASSWORD_HASH, MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from './passwords.js';
+import { createSession, hashToken, revokeSession, revokeUserSessions } from './sessions.js';
+import { compile } from './validate.js';
+
+/** A failed login takes at least this long, whatever failed. */
+export const LOGIN_FAILURE_FLOOR_MS = 100;
+export const MAX_OBJECT_BYTES = 10_000;
+
+// ---------- schemas (compiled once, at module load) ----------
+
+const email = { type: 'string', format: 'email', maxLength: 254 } as const;
+const name = { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' } as const;
+const password = { type: 'string', minLength: MIN_PASSWORD_LENGTH, maxLength: 1024 } as const;
+const role = { type: 'string', enum: ['admin', 'user'] } as const;
+const object = { type: 'object' } as const;
+
+interface LoginInput {
+  email: string;
+  password: string;
+}
+const validateLogin = compile<LoginInput>({
+  type: 'object',
+  required: ['email', 'password'],
+  properties: {
+    email: { type: 'string', minLength: 1, maxLength: 254 },
+    password: { type: 'string', minLength: 1, maxLength: 1024 },
+  },
+});
+
+interface UpdateMeInput {
+  name?: string;
+  password?: string;
+  currentPassword?: string;
+  preferences?: Record<string, unknown>;
+}
+const validateUpdateMe = compile<UpdateMeInput>({
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { name, password, currentPassword: { type: 'string', maxLength: 1024 }, preferences: object },
+  dependentRequired: { password: ['currentPassword'], currentPassword: ['password'] },
+});
+
+interface CreateUserInput {
+  email: string;
+  name: string;
+  password: string;
+  role?: 'admin' | 'user';
+}
+const validateCreateUser = compile<CreateUserInput>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['email', 'name', 'password'],
+  properties: { email, name, password, role },
+});
+
+interface UpdateUserInput {
+  name?: string;
+  role?: 'admin' | 'user';
+  password?: string;
+}
+const validateUpdateUser = compile<UpdateUserInput>({
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { name, role, password },
+});
+
+interface UpdateTenantInput {
+  name?: string;
+  settings?: Record<string, unknown>;
+}
+const validateUpdateTenant = compile<UpdateTenantInput>({
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { name, settings: object },
+});
+
+interface CreateTenantInput {
+  name: string;
+  settings?: Record<string, unknown>;
+  admin: { email: string; name: string; password: string };
+}
+const validateCreateTenant = compile<CreateTenantInput>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'admin'],
+  properties: {
+    name,
+    settings: object,
+    admin: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['email', 'name', 'password'],
+      properties: { email, name, password },
+    },
+  },
+});
+
+// ---------- helpers ----------
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Waits until at least `floorMs` have passed since `startedAt` (performance.now()). */
+export async function padTo(startedAt: number, floorMs: number): Promise<void> {
+  const remaining = floorMs - (performance.now() - startedAt);
+  if (remaining > 0) await sleep(Math.ceil(remaining));
+}
+
+/** Shallow merge; a key set to null is removed. Throws 422 when the result is too large. */
+export function mergeObject(current: Record<string, unknown> | undefined, changes: Record<string, unknown>, field: string): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...(current ?? {}) };
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  if (Buffer.byteLength(JSON.stringify(merged)) > MAX_OBJECT_BYTES) {
+    throw new ValidationError({ [field]: `must be at most ${MAX_OBJECT_BYTES} bytes of JSON` });
+  }
+  return merged;
+}
+
+export interface SessionUserView {
+  id: string;
+  email: string;
+  name: string;
+  role: 'admin' | 'user';
+  tenantId: string;
+}
+
+function sessionUserView(user: User): SessionUserView {
+  return { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId };
+}
+
+function requireAuth(auth: AuthContext | undefined): AuthContext {
+  if (!auth) throw new UnauthorizedError();
+  return auth;
+}
+
+/** Admins only: a session of an admin, or an admin's key holding `*`. */
+export function requireAdmin(auth: AuthContext | undefined): AuthContext {
+  const caller = requireAuth(auth);
+  const admin = caller.user.role === 'admin' && (caller.type === 'session' || caller.scopes.includes('*'));
+  if (!admin) throw new ForbiddenError('This operation is for administrators only');
+  return caller;
+}
+
+async function currentUser(auth: AuthContext): Promise<User> {
+  const user = await getUser(auth.user.id);
+  if (!user || user.tenantId !== auth.tenantId) throw new UnauthorizedError('The user no longer exists');
+  return user;
+}
+
+/** A user of the caller's tenant; another tenant's (or no) user is 404. */
+async function tenantUser(auth: AuthContext, userId: string): Promise<User> {
+  const user = await getUser(userId);
+  if (!user || user.tenantId !== auth.tenantId) throw new NotFoundError('User not found');
+  return user;
+}
+
+// ---------- login, logout, refresh ----------
+
+export interface LoginResult {
+  user: SessionUserView;
+  token: string;
+  expiresAt: number;
+}
+
+/**
+ * Checks e-mail and password. A wrong e-mail and a wrong password fail alike: the same 401 body,
+ * an scrypt run either way (against a dummy hash for an unknown e-mail), and at least
+ * LOGIN_FAILURE_FLOOR_MS from the start of the attempt.
+ */
+export async function login(body: unknown, previousToken?: string): Promise<LoginResult> {
+  const startedAt = performance.now();
+  const input = validateLogin(body);
+  try {
+    const user = await getUserByEmail(normalizeEmail(input.email));
+    const matches = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+    if (!user || !matches) throw new UnauthorizedError('Invalid email or password', 'AUTHENTICATION_FAILED');
+    const session = await createSession(user);
+    // The session the browser had before (if any) ends: no session fixation, no stale sessions.
+    if (previousToken) await revokeSession(hashToken(previousToken)).catch(() => undefined);
+    return { user: sessionUserView(user), token: session.token, expiresAt: session.expiresAt };
+  } catch (error) {
+    await padTo(startedAt, LOGIN_FAILURE_FLOOR_MS);
+    throw error;
+  }
+}
+
+export async function logout(auth: AuthContext | undefined): Promise<void> {
+  const caller = requireAuth(auth);
+  if (caller.sessionId) await revokeSession(caller.sessionId);
+}
+
+/** A new session for the caller; the old one ends. */
+export async function refresh(auth: AuthContext | undefined): Promise<LoginResult> {
+  const caller = requireAuth(auth);
+  if (caller.type !== 'session' || !caller.sessionId) throw new ForbiddenError('Only a session can be refreshed');
+  const user = await currentUser(caller);
+  const session = await createSession(user);
+  await revokeSession(caller.sessionId);
+  return { user: sessionUserView(user), token: session.token, expiresAt: session.expiresAt };
+}
+
+// ---------- the caller ----------
+
+export async function getMe(auth: AuthContext | undefined): Promise<PublicUser> {
+  return publicUser(await currentUser(requireAuth(auth)));
+}
+
+export async function updateMe(auth: AuthContext | undefined, body: unknown): Promise<PublicUser> {
+  const caller = requireAuth(auth);
+  const input = validateUpdateMe(body);
+  const user = await currentUser(caller);
+  const changes: UserChanges = {};
+  if (input.name !== undefined) changes.name = input.name.trim();
+  if (input.preferences !== undefined) changes.preferences = mergeObject(user.preferences, input.preferences, 'preferences');
+  if (input.password !== undefined) {
+    if (caller.type !== 'session') throw new ForbiddenError('Changing the password needs a session; an API key cannot do it');
+    if (!(await verifyPassword(input.currentPassword!, user.passwordHash))) {
+      throw new ValidationError({ currentPassword: 'is incorrect' });
+    }
+    changes.passwordHash = await hashPassword(input.password);
+  }
+  const updated = await updateUser(user.id, changes);
+  if (changes.passwordHash) await revokeUserSessions(user.id, caller.sessionId);
+  return publicUser(updated);
+}
+
+// ---------- a tenant's users (admins) ----------
+
+export async function createTenantUserAsAdmin(auth: AuthContext | undefined, body: unknown): Promise<PublicUser> {
+  const caller = requireAdmin(auth);
+  const input = validateCreateUser(body);
+  const user = await createUser({
+    tenantId: caller.tenantId,
+    email: normalizeEmail(input.email),
+    name: input.name.trim(),
+    role: input.role ?? 'user',
+    passwordHash: await hashPassword(input.password),
+  });
+  return publicUser(user);
+}
+
+export async function listUsersAsAdmin(auth: AuthContext | undefined): Promise<PublicUser[]> {
+  const caller = requireAdmin(auth);
+  return (await listTenantUsers(caller.tenantId)).map(publicUser);
+}
+
+export async function getUserAsAdmin(auth: AuthContext | undefined, userId: string): Promise<PublicUser> {
+  const caller = requireAdmin(auth);
+  return publicUser(await tenantUser(caller, userId));
+}
+
+export async function updateUserAsAdmin(auth: AuthContext | undefined, userId: string, body: unknown): Promise<PublicUser> {
+  const caller = requireAdmin(auth);
+  const input = validateUpdateUser(body);
+  const user = await tenantUser(caller, userId);
+  const self = user.id === caller.user.id;
+  if (input.role !== undefined && input.role !== user.role) {
+    if (self) throw new ForbiddenError('An admin cannot change their own role');
+    if (await isOperator(user, user.tenantId)) throw new ForbiddenError('The platform operator cannot be demoted');
+  }
+  if (input.password !== undefined) {
+    if (self) throw new ValidationError({ password: 'change your own password with PATCH /api/v1/users/me and currentPassword' });
+    if (caller.type !== 'session') throw new ForbiddenError('Resetting a password needs a session; an API key cannot do it');
+  }
+  const changes: UserChanges = {
+    ...(input.name !== undefined ? { name: input.name.trim() } : {}),
+    ...(input.role !== undefined ? { role: input.role } : {}),
+    ...(input.password !== undefined ? { passwordHash: await hashPassword(input.password) } : {}),
+  };
+  const updated = await updateUser(user.id, changes);
+  if (changes.passwordHash) await revokeUserSessions(user.id);
+  return publicUser(updated);
+}
+
+export async function deleteUserAsAdmin(auth: AuthContext | undefined, userId: string): Promise<{ id: string }> {
+  const caller = requireAdmin(auth);
+  const user = await tenantUser(caller, userId);
+  if (user.id === caller.user.id) throw new ForbiddenError('An admin cannot delete themself');
+  if (await isOperator(user, user.tenantId)) throw new ForbiddenError('The platform operator cannot be deleted');
+  await deleteUser(user);
+  await revokeUserSessions(user.id);
+  return { id: user.id };
+}
+
+// ---------- tenants ----------
+
+export async function getMyTenant(auth: AuthContext | undefined): Promise<Pick<PublicTenant, 'id' | 'name' | 'settings'>> {
+  const caller = requireAuth(auth);
+  const tenant = await getTenant(caller.tenantId);
+  if (!tenant) throw new NotFoundError('Tenant not found');
+  const { id, name: tenantName, settings } = publicTenant(tenant);
+  return { id, name: tenantName, settings };
+}
+
+export async function updateMyTenant(auth: AuthContext | undefined, body: unknown): Promise<Pick<PublicTenant, 'id' | 'name' | 'settings'>> {
+  const caller = requireAdmin(auth);
+  const input = validateUpdateTenant(body);
+  const tenant = await getTenant(caller.tenantId);
+  if (!tenant) throw new NotFoundError('Tenant not found');
+  const updated = await updateTenant(caller.tenantId, {
+    ...(input.name !== undefined ? { name: input.name.trim() } : {}),
+    ...(input.settings !== undefined ? { settings: mergeObject(tenant.settings, input.settings, 'settings') } : {}),
+  });
+  return { id: updated.id, name: updated.name, settings: updated.settings ?? {} };
+}
+
+export interface CreatedTenant {
+  id: string;
+  name: string;
+  settings: Record<string, unknown>;
+  admin: SessionUserView;
+}
+
+/** The operator only (the bootstrap admin's session): a new tenant and its first admin. */
+export async function createTenantAsOperator(auth: AuthContext | undefined, body: unknown): Promise<CreatedTenant> {
+  const caller = requireAuth(auth);
+  if (caller.type !== 'session' || !(await isOperator(caller.user, caller.tenantId))) {
+    throw new ForbiddenError('Only the platform operator can create tenants');
+  }
+  const input = validateCreateTenant(body);
+  if (input.settings) mergeObject({}, input.settings, 'settings');
+  const { tenant, admin } = await createTenantWithAdmin(
+    { name: input.name.trim(), settings: input.settings },
+    { email: normalizeEmail(input.admin.email), name: input.admin.name.trim(), passwordHash: await hashPassword(input.admin.password) },
+  );
+  return { id: tenant.id, name: tenant.name, settings: tenant.settings, admin: sessionUserView(admin) };
+}

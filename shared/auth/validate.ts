@@ -1,0 +1,71 @@
+/**
+ * JSON-schema validation for the auth family's request bodies (ajv, every error at once).
+ * Schemas are compiled once, at module load, by `compile`. A failing body throws
+ * ValidationError (422 VALIDATION_FAILED) with details keyed by field ("admin.email" for
+ * nested fields), one message per field.
+ */
+import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { ValidationError } from '../errors.js';
+
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+addFormats.default(ajv, ['email']);
+
+export type Validator<T> = (body: unknown) => T;
+
+function fieldOf(error: ErrorObject): string {
+  const path = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required' || error.keyword === 'dependentRequired') path.push(String(params.missingProperty));
+  if (error.keyword === 'additionalProperties') path.push(String(params.additionalProperty));
+  return path.join('.') || 'body';
+}
+
+function messageOf(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return 'is required';
+    case 'dependentRequired':
+      return `is required with ${String(params.property)}`;
+    case 'additionalProperties':
+      return 'is not an allowed field';
+    case 'type':
+      return `must be ${params.type === 'object' ? 'an object' : `a ${String(params.type)}`}`;
+    case 'minLength':
+      return `must be at least ${String(params.limit)} characters`;
+    case 'maxLength':
+      return `must be at most ${String(params.limit)} characters`;
+    case 'format':
+      return params.format === 'email' ? 'must be a valid email address' : `must be a valid ${String(params.format)}`;
+    case 'enum':
+      return `must be one of: ${(params.allowedValues as unknown[]).join(', ')}`;
+    case 'minProperties':
+      return 'at least one field is required';
+    case 'maxProperties':
+      return `at most ${String(params.limit)} fields are allowed`;
+    case 'pattern':
+      return params.pattern === '\\S' ? 'must not be blank' : 'has an invalid format';
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+/** Details keyed by field, the first message for each field. */
+export function detailsOf(errors: readonly ErrorObject[]): Record<string, string> {
+  const details: Record<string, string> = {};
+  for (const error of errors) {
+    const field = fieldOf(error);
+    details[field] ??= messageOf(error);
+  }
+  return details;
+}
+
+export function compile<T>(schema: JSONSchemaType<T> | Record<string, unknown>): Validator<T> {
+  const validate = ajv.compile(schema) as ValidateFunction<T>;
+  return (body: unknown): T => {
+    const value = body ?? {};
+    if (!validate(value)) throw new ValidationError(detailsOf(validate.errors ?? []));
+    return value;
+  };
+}
