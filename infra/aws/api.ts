@@ -1,0 +1,171 @@
+/**
+ * The REST API, built from THE route table (shared/routes.ts): a resource per path segment, a
+ * method per route, each a Lambda proxy integration of its family's function, plus an ANY method
+ * on every routed path so a wrong method (405) and CORS preflights (OPTIONS) reach the handler.
+ * API Gateway's own errors keep the error envelope through Gateway Responses.
+ */
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type { Construct } from 'constructs';
+import type { Route } from '../../shared/routes.js';
+
+export interface ApiPath {
+  path: string;
+  routes: Route[];
+  /** Family that receives every other method on the path (405s and preflights): the first route's. */
+  anyFamily: string;
+}
+
+function isParameter(segment: string): boolean {
+  return segment.startsWith('{') && segment.endsWith('}');
+}
+
+function segmentsOf(path: string): string[] {
+  if (!path.startsWith('/')) throw new Error(`Route path '${path}' must start with '/'`);
+  const segments = path.split('/').slice(1);
+  if (segments.some((s) => s === '')) throw new Error(`Route path '${path}' has an empty segment`);
+  return segments;
+}
+
+/**
+ * API Gateway allows one path variable per level under a resource: `/users/{id}` and
+ * `/users/{userId}/keys` cannot both exist. Throws naming both paths when the table breaks this.
+ */
+export function checkPathParameters(paths: Iterable<string>): void {
+  const seen = new Map<string, { name: string; path: string }>();
+  for (const path of paths) {
+    const segments = segmentsOf(path);
+    segments.forEach((segment, i) => {
+      if (!isParameter(segment)) return;
+      const parent = '/' + segments.slice(0, i).join('/');
+      const before = seen.get(parent);
+      if (!before) {
+        seen.set(parent, { name: segment, path });
+      } else if (before.name !== segment) {
+        throw new Error(
+          `shared/routes.ts: API Gateway allows one path variable per level, but under '${parent}' ` +
+            `'${before.path}' uses ${before.name} and '${path}' uses ${segment}. Use one name for both.`,
+        );
+      }
+    });
+  }
+}
+
+/** The routed paths in table order, each with its routes; checks the table as API Gateway would. */
+export function apiPaths(routes: readonly Route[]): ApiPath[] {
+  const byPath = new Map<string, Route[]>();
+  const keys = new Set<string>();
+  for (const route of routes) {
+    const key = `${route.method} ${route.path}`;
+    if (keys.has(key)) throw new Error(`shared/routes.ts lists '${key}' twice`);
+    if ((route.method as string) === 'ANY') throw new Error(`shared/routes.ts: '${key}': ANY is reserved for the catch-all method`);
+    keys.add(key);
+    byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
+  }
+  checkPathParameters(byPath.keys());
+  return [...byPath].map(([path, list]) => ({ path, routes: list, anyFamily: list[0].family }));
+}
+
+export interface GatewayErrorResponse {
+  type: apigateway.ResponseType;
+  /** Status sent; undefined keeps API Gateway's own (the DEFAULT_* types cover several). */
+  statusCode?: string;
+  code: string;
+  /** The envelope's `error`: a fixed text, or `fromGateway` for API Gateway's own message. */
+  error: string | typeof fromGateway;
+  headers?: Record<string, string>;
+}
+
+/** API Gateway's message for the error (JSON-quoted by API Gateway). */
+export const fromGateway = Symbol('$context.error.messageString');
+
+/** The response body template: `{"success":false,"error":"...","code":"..."}`. */
+export function envelopeTemplate(response: GatewayErrorResponse): string {
+  const error = response.error === fromGateway ? '$context.error.messageString' : JSON.stringify(response.error);
+  return `{"success":false,"error":${error},"code":${JSON.stringify(response.code)}}`;
+}
+
+/** API Gateway's own errors, answered in the error envelope of SPEC.md. */
+export const GATEWAY_RESPONSES: readonly GatewayErrorResponse[] = [
+  // A path or method with no resource: an unknown route, not an authentication problem.
+  { type: apigateway.ResponseType.MISSING_AUTHENTICATION_TOKEN, statusCode: '404', code: 'NOT_FOUND', error: 'Route not found' },
+  { type: apigateway.ResponseType.RESOURCE_NOT_FOUND, statusCode: '404', code: 'NOT_FOUND', error: 'Route not found' },
+  {
+    type: apigateway.ResponseType.REQUEST_TOO_LARGE,
+    statusCode: '413',
+    code: 'PAYLOAD_TOO_LARGE',
+    error: 'The request exceeds the 6 MB limit; upload large files with POST /api/v1/upload/presign',
+  },
+  { type: apigateway.ResponseType.THROTTLED, statusCode: '429', code: 'RATE_LIMIT_EXCEEDED', error: 'Too many requests', headers: { 'Retry-After': "'1'" } },
+  { type: apigateway.ResponseType.QUOTA_EXCEEDED, statusCode: '429', code: 'RATE_LIMIT_EXCEEDED', error: 'Too many requests', headers: { 'Retry-After': "'60'" } },
+  { type: apigateway.ResponseType.INTEGRATION_TIMEOUT, statusCode: '504', code: 'GATEWAY_TIMEOUT', error: 'The request took longer than 29 seconds' },
+  // 500, 502, 503...: the status stays, the text never leaks internals.
+  { type: apigateway.ResponseType.DEFAULT_5XX, code: 'INTERNAL_ERROR', error: 'Internal server error' },
+  // API Gateway's message is safe and says what is wrong ("Invalid request body", ...).
+  { type: apigateway.ResponseType.DEFAULT_4XX, code: 'INVALID_REQUEST', error: fromGateway },
+];
+
+export function addGatewayResponses(api: apigateway.RestApi): void {
+  for (const response of GATEWAY_RESPONSES) {
+    api.addGatewayResponse(response.type.responseType, {
+      type: response.type,
+      statusCode: response.statusCode,
+      responseHeaders: {
+        'Content-Type': "'application/json'",
+        'X-Request-ID': 'context.requestId',
+        ...response.headers,
+      },
+      templates: { 'application/json': envelopeTemplate(response) },
+    });
+  }
+}
+
+export interface EntityRestApiProps {
+  routes: readonly Route[];
+  functionFor: (family: string) => lambda.IFunction;
+  stageName?: string;
+  throttling?: { rateLimit: number; burstLimit: number };
+}
+
+export function createRestApi(scope: Construct, id: string, props: EntityRestApiProps): apigateway.RestApi {
+  const paths = apiPaths(props.routes);
+  const throttling = props.throttling ?? { rateLimit: 500, burstLimit: 1000 };
+  const api = new apigateway.RestApi(scope, id, {
+    restApiName: 'entity-record-api',
+    description: 'Entity Record API',
+    endpointTypes: [apigateway.EndpointType.REGIONAL],
+    binaryMediaTypes: ['multipart/form-data', 'application/octet-stream'],
+    cloudWatchRole: false,
+    deployOptions: {
+      stageName: props.stageName ?? 'prod',
+      tracingEnabled: true,
+      metricsEnabled: true,
+      throttlingRateLimit: throttling.rateLimit,
+      throttlingBurstLimit: throttling.burstLimit,
+    },
+  });
+
+  // One integration per family, whose single resource-policy statement covers every method of
+  // the API: per-method permissions would outgrow Lambda's 20 KB policy limit on big families.
+  const integrations = new Map<string, apigateway.LambdaIntegration>();
+  const integrationFor = (family: string): apigateway.LambdaIntegration => {
+    let integration = integrations.get(family);
+    if (!integration) {
+      integration = new apigateway.LambdaIntegration(props.functionFor(family), { proxy: true, scopePermissionToMethod: false });
+      integrations.set(family, integration);
+    }
+    return integration;
+  };
+
+  for (const { path, routes, anyFamily } of paths) {
+    let resource: apigateway.IResource = api.root;
+    for (const segment of segmentsOf(path)) resource = resource.getResource(segment) ?? resource.addResource(segment);
+    for (const route of routes) resource.addMethod(route.method, integrationFor(route.family));
+    resource.addMethod('ANY', integrationFor(anyFamily));
+  }
+
+  addGatewayResponses(api);
+  // The stack outputs the URL once, as ApiUrl; drop RestApi's own unnamed duplicate.
+  api.node.tryRemoveChild('Endpoint');
+  return api;
+}

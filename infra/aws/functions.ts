@@ -1,0 +1,104 @@
+/**
+ * One Lambda function per operation family: functions/<family>/handler.ts, export `handler`,
+ * bundled locally by esbuild (no Docker) into one ESM file.
+ */
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { grantTableAccess } from './permissions.js';
+import { pascal, tableEnvName, type TableId, type Tables } from './tables.js';
+
+/** The repository root: where package.json, package-lock.json and functions/ are. */
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export const SERVICE_NAME = 'entity-record-api';
+
+/** Lets an ESM bundle load CommonJS dependencies that call `require`. */
+export const REQUIRE_SHIM = "import { createRequire } from 'module';const require = createRequire(import.meta.url);";
+
+export function handlerEntry(family: string): string {
+  return path.join(PROJECT_ROOT, 'functions', family, 'handler.ts');
+}
+
+export interface FamilyFunctionsProps {
+  families: readonly string[];
+  tables: Tables;
+  /** Extra environment for every function (ALLOWED_ORIGINS, rate limits, ...). */
+  environment?: Record<string, string>;
+  /**
+   * Code for every function instead of bundling functions/<family>/handler.ts. Only for tests
+   * that must not depend on which handler files exist yet.
+   */
+  code?: lambda.Code;
+}
+
+export class FamilyFunctions extends Construct {
+  readonly byFamily = new Map<string, lambda.Function>();
+
+  constructor(scope: Construct, id: string, props: FamilyFunctionsProps) {
+    super(scope, id);
+    const environment: Record<string, string> = {
+      NODE_OPTIONS: '--enable-source-maps',
+      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+      POWERTOOLS_METRICS_NAMESPACE: 'EntityRecordApi',
+      // API Gateway serves HTTPS only, so session cookies are always Secure.
+      SECURE_COOKIES: '1',
+      ...props.environment,
+    };
+    for (const [tableId, table] of Object.entries(props.tables) as [TableId, Tables[TableId]][]) {
+      if (table) environment[tableEnvName(tableId)] = table.tableName;
+    }
+
+    for (const family of props.families) {
+      const name = pascal(family);
+      const entry = handlerEntry(family);
+      if (!props.code && !existsSync(entry)) {
+        throw new Error(
+          `Family '${family}' has routes in shared/routes.ts but no handler: ${path.relative(PROJECT_ROOT, entry)} does not exist (it must export 'handler')`,
+        );
+      }
+      const logGroup = new logs.LogGroup(this, `${name}Logs`, {
+        retention: logs.RetentionDays.ONE_MONTH,
+        removalPolicy: RemovalPolicy.DESTROY,
+      });
+      const fn = new NodejsFunction(this, name, {
+        description: `Entity Record API: ${family} operations`,
+        ...(props.code ? { code: props.code, handler: 'index.handler' } : { entry, handler: 'handler' }),
+        runtime: lambda.Runtime.NODEJS_22_X,
+        architecture: lambda.Architecture.ARM_64,
+        memorySize: 512,
+        timeout: Duration.seconds(29),
+        tracing: lambda.Tracing.ACTIVE,
+        logGroup,
+        environment,
+        projectRoot: PROJECT_ROOT,
+        depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+        bundling: {
+          format: OutputFormat.ESM,
+          banner: REQUIRE_SHIM,
+          target: 'node22',
+          mainFields: ['module', 'main'],
+          minify: true,
+          sourceMap: true,
+          // Bundle the AWS SDK too: the versions in package-lock.json, not whatever the runtime carries.
+          externalModules: [],
+          forceDockerBundling: false,
+          tsconfig: path.join(PROJECT_ROOT, 'tsconfig.json'),
+        },
+      });
+      grantTableAccess(fn, family, props.tables);
+      this.byFamily.set(family, fn);
+    }
+  }
+
+  get(family: string): lambda.Function {
+    const fn = this.byFamily.get(family);
+    if (!fn) throw new Error(`No function for family '${family}'`);
+    return fn;
+  }
+}
