@@ -78,7 +78,7 @@ const validateUpdateMe = compile<UpdateMeInput>({
   additionalProperties: false,
   minProperties: 1,
   properties: { name, password, currentPassword: { type: 'string', maxLength: 1024 }, preferences: object },
-  dependentRequired: { password: ['currentPassword'], currentPassword: ['password'] },
+  dependencies: { password: ['currentPassword'], currentPassword: ['password'] },
 });
 
 interface CreateUserInput {

@@ -16,7 +16,7 @@ export type Validator<T> = (body: unknown) => T;
 function fieldOf(error: ErrorObject): string {
   const path = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   const params = error.params as Record<string, unknown>;
-  if (error.keyword === 'required' || error.keyword === 'dependentRequired') path.push(String(params.missingProperty));
+  if (error.keyword === 'required' || error.keyword === 'dependencies') path.push(String(params.missingProperty));
   if (error.keyword === 'additionalProperties') path.push(String(params.additionalProperty));
   return path.join('.') || 'body';
 }
@@ -26,12 +26,12 @@ function messageOf(error: ErrorObject): string {
   switch (error.keyword) {
     case 'required':
       return 'is required';
-    case 'dependentRequired':
+    case 'dependencies':
       return `is required with ${String(params.property)}`;
     case 'additionalProperties':
       return 'is not an allowed field';
     case 'type':
-      return `must be ${params.type === 'object' ? 'an object' : `a ${String(params.type)}`}`;
+      return `must be ${/^[aeiou]/.test(String(params.type)) ? 'an' : 'a'} ${String(params.type)}`;
     case 'minLength':
       return `must be at least ${String(params.limit)} characters`;
     case 'maxLength':

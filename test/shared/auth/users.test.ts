@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_OBJECT_BYTES, mergeObject, padTo, requireAdmin } from '../../../shared/auth/users.js';
+import { ApiError } from '../../../shared/errors.js';
+import type { AuthContext } from '../../../shared/http/types.js';
+
+function caller(overrides: Partial<AuthContext> & { role?: 'admin' | 'user' } = {}): AuthContext {
+  const { role = 'admin', ...rest } = overrides;
+  return { type: 'session', user: { id: 'usr_1', email: 'a@b.c', role }, tenantId: 'ten_1', scopes: role === 'admin' ? ['*'] : ['read'], ...rest };
+}
+
+describe('mergeObject', () => {
+  it('merges shallowly and removes keys set to null', () => {
+    expect(mergeObject({ a: 1, b: { x: 1 }, c: 3 }, { b: { y: 2 }, c: null, d: 4 }, 'preferences')).toEqual({ a: 1, b: { y: 2 }, d: 4 });
+  });
+
+  it('refuses a result larger than the limit with a 422 on the field', () => {
+    const call = () => mergeObject({}, { big: 'x'.repeat(MAX_OBJECT_BYTES) }, 'settings');
+
+    expect(call).toThrowError(ApiError);
+    try {
+      call();
+    } catch (error) {
+      expect((error as ApiError).status).toBe(422);
+      expect((error as ApiError).details).toHaveProperty('settings');
+    }
+  });
+});
+
+describe('requireAdmin', () => {
+  it('lets an admin session through', () => {
+    expect(requireAdmin(caller()).user.id).toBe('usr_1');
+  });
+
+  it('lets an admin key with * through, but not an admin key without it', () => {
+    expect(() => requireAdmin(caller({ type: 'api_key', scopes: ['*'] }))).not.toThrow();
+    expect(() => requireAdmin(caller({ type: 'api_key', scopes: ['tasks:read'] }))).toThrowError(/administrators/);
+  });
+
+  it('refuses a user with 403 FORBIDDEN', () => {
+    try {
+      requireAdmin(caller({ role: 'user' }));
+      throw new Error('expected a refusal');
+    } catch (error) {
+      expect((error as ApiError).status).toBe(403);
+      expect((error as ApiError).code).toBe('FORBIDDEN');
+    }
+  });
+});
+
+describe('padTo', () => {
+  it('waits until the floor has passed since the start', async () => {
+    const started = performance.now();
+
+    await padTo(started, 50);
+
+    expect(performance.now() - started).toBeGreaterThanOrEqual(49);
+  });
+
+  it('does not wait when the floor has already passed', async () => {
+    const before = performance.now();
+
+    await padTo(before - 1000, 50);
+
+    expect(performance.now() - before).toBeLessThan(20);
+  });
+});
