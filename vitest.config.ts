@@ -8,7 +8,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Integration tests talk to one local server; keep their output readable.
-    reporters: process.env.CI ? ['default'] : ['default'],
+    // In-process tests log nothing; the server under test logs at its own level (test/support/server.ts).
+    env: { LOG_LEVEL: 'SILENT', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },
 });

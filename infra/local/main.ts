@@ -5,6 +5,9 @@
 import { LocalRuntimeError } from './dynamodb-local.js';
 import { startLocalStack } from './server.js';
 
+// Lambda runs Node 22; locally on Node 20 the SDK's notice about its future minimum is noise.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 async function main(): Promise<void> {
   const host = process.env.HOST || '127.0.0.1';
   const port = Number(process.env.PORT ?? 3000);
