@@ -57,6 +57,30 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: `${V1}/tenants/me`, family: 'auth', auth: 'required' },
   { method: 'PATCH', path: `${V1}/tenants/me`, family: 'auth', auth: 'required' },
   { method: 'POST', path: `${V1}/tenants`, family: 'auth', auth: 'session' },
+
+  // API key management (issue 3): session only; a key alone gets 403.
+  { method: 'GET', path: `${V1}/keys`, family: 'keys', auth: 'session' },
+  { method: 'POST', path: `${V1}/keys`, family: 'keys', auth: 'session' },
+  { method: 'DELETE', path: `${V1}/keys/{keyId}`, family: 'keys', auth: 'session' },
+  { method: 'GET', path: `${V1}/api-keys`, family: 'keys', auth: 'session' },
+  { method: 'POST', path: `${V1}/api-keys`, family: 'keys', auth: 'session' },
+  { method: 'GET', path: `${V1}/api-keys/{id}`, family: 'keys', auth: 'session' },
+  { method: 'PATCH', path: `${V1}/api-keys/{id}`, family: 'keys', auth: 'session' },
+  { method: 'DELETE', path: `${V1}/api-keys/{id}`, family: 'keys', auth: 'session' },
+  { method: 'GET', path: `${V1}/api-keys/{id}/audit`, family: 'keys', auth: 'session' },
+
+  // Registered entities (issue 4): after every static path above, as SPEC.md orders them.
+  // Reads are 'optional' so that public entities answer anonymous callers (the entities family
+  // decides: functions/entities/handler.ts passes isPublicRead / scopeApplies); writes need a caller.
+  { method: 'GET', path: `${V1}/{entity}`, family: 'entities', auth: 'optional', scope: '{entity}:read' },
+  { method: 'POST', path: `${V1}/{entity}`, family: 'entities', auth: 'required', scope: '{entity}:write' },
+  { method: 'OPTIONS', path: `${V1}/{entity}`, family: 'entities', auth: 'optional' },
+  { method: 'GET', path: `${V1}/{entity}/{id}`, family: 'entities', auth: 'optional', scope: '{entity}:read' },
+  { method: 'PATCH', path: `${V1}/{entity}/{id}`, family: 'entities', auth: 'required', scope: '{entity}:write' },
+  { method: 'DELETE', path: `${V1}/{entity}/{id}`, family: 'entities', auth: 'required', scope: '{entity}:delete' },
+  // Child collections: the parent needs read; the child's own scopes are checked by the family.
+  { method: 'GET', path: `${V1}/{entity}/{id}/{child}`, family: 'entities', auth: 'optional', scope: '{entity}:read' },
+  { method: 'POST', path: `${V1}/{entity}/{id}/{child}`, family: 'entities', auth: 'required', scope: '{entity}:read' },
 ];
 
 export const families: readonly Family[] = [...new Set(routes.map((r) => r.family))];

@@ -368,21 +368,25 @@ export function recordApiKeyUse(keyId: string, now = Date.now()): void {
   const count = state.pending;
   state.pending = 0;
   state.lastWriteAt = now;
-  void db()
-    .send(
+  void writeUsage(keyId, state.hash, now, count);
+}
+
+async function writeUsage(keyId: string, hash: string, now: number, count: number): Promise<void> {
+  try {
+    await db().send(
       new UpdateCommand({
         TableName: tableName('identity'),
-        Key: apiKeyItemKey(state.hash),
+        Key: apiKeyItemKey(hash),
         UpdateExpression: 'SET lastUsedAt = :t ADD totalRequests :n',
         // Never resurrect a revoked key.
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':t': new Date(now).toISOString(), ':n': count },
       }),
-    )
-    .catch((error: unknown) => {
-      if ((error as Error).name === 'ConditionalCheckFailedException') return;
-      logger.warn('key usage write failed', { keyId, error: (error as Error).name });
-    });
+    );
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return;
+    logger.warn('key usage write failed', { keyId, error: (error as Error).name });
+  }
 }
 
 /** What this container has counted for a key but not yet written (added to reads of the key). */

@@ -5,6 +5,7 @@
  */
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { apiKeyScopeDenied } from '../auth/api-keys.js';
 import { hasScope } from '../auth/scopes.js';
 import { InsufficientPermissionsError, UnauthorizedError } from '../errors.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest } from './types.js';
@@ -22,7 +23,7 @@ export function requiredScope(req: ApiRequest): string | undefined {
 
 export function authorize(options: AuthorizeOptions = {}): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext> {
   return {
-    before: function checkScopes(request) {
+    before: async function checkScopes(request) {
       const req = request.context.api!;
       if (req.route.auth === 'public') return;
       if (!req.auth) {
@@ -31,7 +32,11 @@ export function authorize(options: AuthorizeOptions = {}): middy.MiddlewareObj<A
       }
       const scope = requiredScope(req);
       if (!scope || options.scopeApplies?.(req) === false) return;
-      if (!hasScope(req.auth.scopes, scope)) throw new InsufficientPermissionsError(scope);
+      if (!hasScope(req.auth.scopes, scope)) {
+        // A key's denial is audited and padded like every failed key validation.
+        if (req.auth.type === 'api_key') await apiKeyScopeDenied(req, scope);
+        throw new InsufficientPermissionsError(scope);
+      }
     },
   };
 }

@@ -3,7 +3,7 @@
  * operations are keyed by route ("GET /api/v1/users/me") and receive the ApiRequest.
  *
  * Order of `before`: request context → CORS (preflights end here) → version → authenticate →
- * CSRF → scopes → JSON body; the envelope's after/onError run last.
+ * CSRF → scopes → rate limit → JSON body; the envelope's after/onError run last.
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
@@ -16,6 +16,7 @@ import { cors } from './cors.js';
 import { csrf } from './csrf.js';
 import { envelope } from './envelope.js';
 import { jsonBody } from './json-body.js';
+import { rateLimit } from './rate-limit.js';
 import { requestContext } from './request-context.js';
 import type { ApiEvent, ApiLambdaContext, Operation, Reply } from './types.js';
 
@@ -41,5 +42,6 @@ export function createApiHandler(operations: Operations, options: StackOptions =
     .use(authenticate())
     .use(csrf())
     .use(authorize(options))
+    .use(rateLimit())
     .use(jsonBody());
 }

@@ -1,0 +1,64 @@
+/**
+ * The keys family: API key management under /api/v1/keys (bare scopes read/write/delete) and
+ * /api/v1/api-keys (entity:action, entity:*, `*` for admins), session only (routes' auth
+ * 'session'). Thin: every decision is in shared/auth/key-management.ts.
+ */
+import { createKey, getKey, listAudit, listKeys, revokeKey, updateKey, KEY_WARNING } from '../../shared/auth/key-management.js';
+import type { ScopeFamily } from '../../shared/auth/scope-catalog.js';
+import { BadRequestError } from '../../shared/errors.js';
+import type { ApiRequest, Operation, Reply } from '../../shared/http/types.js';
+import { createApiHandler } from '../../shared/http/stack.js';
+import { routeKey } from '../../shared/routes.js';
+
+const V1 = '/api/v1';
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
+function flag(value: string | undefined, name: string): boolean {
+  if (value === undefined || value === 'false' || value === '0') return false;
+  if (value === 'true' || value === '1' || value === '') return true;
+  throw new BadRequestError(`${name} must be true or false`, { [name]: 'must be true or false' });
+}
+
+function limitOf(value: string | undefined): number {
+  if (value === undefined) return 100;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new BadRequestError('limit must be a positive integer', { limit: 'must be a positive integer' });
+  return Math.min(n, 100);
+}
+
+const list: Operation = async (req) => ({
+  headers: NO_STORE,
+  data: await listKeys(req.auth!, { all: flag(req.query.all, 'all'), userId: req.query.userId }),
+});
+
+function create(family: ScopeFamily): Operation {
+  return async (req: ApiRequest): Promise<Reply> => {
+    const { key, record } = await createKey({ ...req, auth: req.auth! }, req.body, family);
+    return { status: 201, headers: NO_STORE, data: { ...record, key }, warning: KEY_WARNING };
+  };
+}
+
+function revoke(param: string): Operation {
+  return async (req) => {
+    const result = await revokeKey({ ...req, auth: req.auth! }, req.params[param]);
+    return { status: 200, data: result, message: 'API key revoked' };
+  };
+}
+
+export const handler = createApiHandler({
+  [routeKey('GET', `${V1}/keys`)]: list,
+  [routeKey('POST', `${V1}/keys`)]: create('keys'),
+  [routeKey('DELETE', `${V1}/keys/{keyId}`)]: revoke('keyId'),
+
+  [routeKey('GET', `${V1}/api-keys`)]: list,
+  [routeKey('POST', `${V1}/api-keys`)]: create('api-keys'),
+  [routeKey('GET', `${V1}/api-keys/{id}`)]: async (req) => ({ headers: NO_STORE, data: await getKey(req.auth!, req.params.id) }),
+  [routeKey('PATCH', `${V1}/api-keys/{id}`)]: async (req) => ({ data: await updateKey({ ...req, auth: req.auth! }, req.params.id, req.body) }),
+  [routeKey('DELETE', `${V1}/api-keys/{id}`)]: revoke('id'),
+  [routeKey('GET', `${V1}/api-keys/{id}/audit`)]: async (req) => {
+    const { entries, nextCursor } = await listAudit(req.auth!, req.params.id, limitOf(req.query.limit), req.query.cursor);
+    const headers: Record<string, string> = { ...NO_STORE };
+    if (nextCursor) headers.Link = `<${req.path}?cursor=${nextCursor}${req.query.limit ? `&limit=${limitOf(req.query.limit)}` : ''}>; rel="next"`;
+    return { headers, data: entries };
+  },
+});
