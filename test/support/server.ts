@@ -27,6 +27,10 @@ export async function startServer(options: { dynamoEndpoint: string; env?: Recor
       ADMIN_EMAIL: OPERATOR.email,
       ADMIN_PASSWORD: OPERATOR.password,
       LOG_LEVEL: 'WARN',
+      // Every test file logs in from 127.0.0.1 as several users; tests of the limits start their own server.
+      RATE_LIMIT_ANONYMOUS_PER_HOUR: '100000',
+      RATE_LIMIT_SESSION_PER_HOUR: '100000',
+      RATE_LIMIT_API_KEY_PER_HOUR: '100000',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       ...options.env,
     },
