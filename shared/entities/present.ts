@@ -1,0 +1,47 @@
+/**
+ * The record as responses (and change events) show it: id, the entity's fields in definition
+ * order, manyToMany id lists, createdAt, updatedAt, deletedAt when soft-deleted. Never the keys,
+ * tenant, owner or version, and never a protected field (password, passwordHash, apiKeyHash,
+ * secretKey). metadata and metas only when asked for.
+ */
+import type { StoredRecord } from '../data/records-keys.js';
+import { linkKeys } from '../registry/schemas.js';
+import { PROTECTED_FIELDS, type LoadedEntity } from '../registry/types.js';
+
+const PROTECTED = new Set<string>(PROTECTED_FIELDS);
+
+export interface PresentOptions {
+  /** Add the record's metadata. */
+  metadata?: boolean;
+  /** Add metas: every pair ('all') or the named ones. */
+  metas?: 'all' | string[];
+}
+
+export type PublicRecord = Record<string, unknown> & { id: string };
+
+export function present(entity: LoadedEntity, record: StoredRecord, options: PresentOptions = {}): PublicRecord {
+  const out: PublicRecord = { id: record.id };
+  for (const name of Object.keys(entity.fields)) {
+    if (PROTECTED.has(name)) continue;
+    const value = record.data[name];
+    if (value !== undefined) out[name] = value;
+  }
+  for (const key of linkKeys(entity)) out[key] = (record.data[key] as string[] | undefined) ?? [];
+  out.createdAt = record.createdAt;
+  out.updatedAt = record.updatedAt;
+  if (record.deletedAt) out.deletedAt = record.deletedAt;
+  if (options.metadata) out.metadata = record.metadata ?? {};
+  if (options.metas) {
+    const all = record.metas ?? {};
+    out.metas = options.metas === 'all' ? { ...all } : Object.fromEntries(options.metas.filter((k) => k in all).map((k) => [k, all[k]]));
+  }
+  return out;
+}
+
+/** Keeps only the named fields (id always). */
+export function pick(record: Record<string, unknown>, fields: readonly string[] | undefined): Record<string, unknown> {
+  if (!fields) return record;
+  const out: Record<string, unknown> = { id: record.id };
+  for (const f of fields) if (f in record && !PROTECTED.has(f)) out[f] = record[f];
+  return out;
+}

@@ -1,0 +1,70 @@
+/**
+ * Reference checks on write: a field with `references` must name a user of the caller's tenant
+ * ('users') or a record of that entity the caller can see; a manyToMany list (tagIds) must name
+ * records of the target the caller can see. All checked with ONE BatchGetItem (across the
+ * identity and records tables); every failing field is reported at once (422).
+ */
+import { userKey } from '../data/identity.js';
+import { batchGet, batchKey, type BatchRequest } from '../data/records.js';
+import { fromItem, recordKey, type Key } from '../data/records-keys.js';
+import { ValidationError } from '../errors.js';
+import type { AuthContext } from '../http/types.js';
+import { findEntity } from '../registry/index.js';
+import type { LoadedEntity } from '../registry/types.js';
+import { canSee } from './access.js';
+
+interface Check {
+  field: string;
+  target: string;
+  ids: string[];
+}
+
+/** The reference checks a set of values needs (only fields present in `data`, minus `skip`). */
+export function referenceChecks(entity: LoadedEntity, data: Record<string, unknown>, skip: readonly string[] = []): Check[] {
+  const checks: Check[] = [];
+  for (const [name, field] of Object.entries(entity.fields)) {
+    if (!field.references || skip.includes(name)) continue;
+    const value = data[name];
+    if (typeof value === 'string') checks.push({ field: name, target: field.references, ids: [value] });
+  }
+  for (const relation of Object.values(entity.relations)) {
+    if (relation.type !== 'manyToMany' || skip.includes(relation.foreignKey)) continue;
+    const value = data[relation.foreignKey];
+    if (Array.isArray(value) && value.length) checks.push({ field: relation.foreignKey, target: relation.entity, ids: value as string[] });
+  }
+  return checks;
+}
+
+function keyOf(target: string, id: string): { table: 'records' | 'identity'; key: Key } | undefined {
+  if (target === 'users') return { table: 'identity', key: userKey(id) };
+  const entity = findEntity(target);
+  return entity ? { table: 'records', key: recordKey(entity, id) } : undefined;
+}
+
+export async function checkReferences(entity: LoadedEntity, data: Record<string, unknown>, auth: AuthContext, skip: readonly string[] = []): Promise<void> {
+  const checks = referenceChecks(entity, data, skip);
+  if (checks.length === 0) return;
+  const requests: BatchRequest[] = [];
+  for (const check of checks) {
+    for (const id of check.ids) {
+      const k = keyOf(check.target, id);
+      if (k) requests.push({ table: k.table, keys: [k.key] });
+    }
+  }
+  const found = await batchGet(requests);
+  const details: Record<string, string> = {};
+  for (const check of checks) {
+    const missing = check.ids.filter((id) => {
+      const k = keyOf(check.target, id);
+      const item = k && found.get(batchKey(k.table, k.key));
+      if (!item) return true;
+      if (check.target === 'users') return item.tenantId !== auth.tenantId;
+      return !canSee(findEntity(check.target)!, fromItem(item), auth);
+    });
+    if (missing.length === 0) continue;
+    if (check.target === 'users') details[check.field] = `must be the id of a user of your tenant (unknown: ${missing.join(', ')})`;
+    else if (check.ids.length === 1 && !Array.isArray(data[check.field])) details[check.field] = `must be the id of an existing ${check.target} record you can see (unknown: ${missing.join(', ')})`;
+    else details[check.field] = `unknown ${check.target} id(s): ${missing.join(', ')}`;
+  }
+  if (Object.keys(details).length) throw new ValidationError(details);
+}

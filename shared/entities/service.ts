@@ -1,0 +1,331 @@
+/**
+ * The entity operations behind /api/v1/{entity}: list, create, read, update, delete, describe,
+ * and the child collections /api/v1/{entity}/{id}/{child}. Every check (operation enabled,
+ * definition permissions, row-level security, validation, references) happens here or below,
+ * never in a handler. Every write is ONE TransactWriteItems: the record, its listing copies,
+ * their counters and a change event.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  createTransaction,
+  deleteTransaction,
+  eventItem,
+  updateTransaction,
+  type ChangeType,
+  type StoredRecord,
+  type TransactItem,
+} from '../data/records-keys.js';
+import { batchGet, batchKey, getRecord, recordTables, transact, WriteConflict } from '../data/records.js';
+import { fromItem, recordKey } from '../data/records-keys.js';
+import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import type { ApiRequest, AuthContext, Reply } from '../http/types.js';
+import { newId, newUuid } from '../ids.js';
+import { describeEntity } from '../registry/describe.js';
+import { findEntity } from '../registry/index.js';
+import { checkCreate, checkUpdate, unvalidatedReferences, type WriteInput } from '../registry/schemas.js';
+import type { LoadedEntity, RelationDefinition } from '../registry/types.js';
+import { canSee, changeableOr404, requireCaller, requireOperation, requirePermission, viewerOf, visibleOr404 } from './access.js';
+import { executeList, paginationOf, parseListParams, planList } from './list.js';
+import { present, type PublicRecord } from './present.js';
+import { checkReferences } from './references.js';
+import { attachRelations, parseIncludes } from './relations.js';
+
+const WRITE_ATTEMPTS = 3;
+
+function newRecordId(entity: LoadedEntity): string {
+  return entity.idFormat.type === 'uuid' ? newUuid() : newId(entity.idFormat.prefix);
+}
+
+function changeEvent(entity: LoadedEntity, change: ChangeType, record: StoredRecord, now: string): Record<string, unknown> {
+  return eventItem(entity, change, record, present(entity, record), {
+    eventId: newId('evt'),
+    suffix: randomBytes(6).toString('hex'),
+    now,
+  });
+}
+
+/** A time strictly after `previous` (updatedAt always moves forward, even within one millisecond). */
+function after(previous: string, now = new Date()): string {
+  const prev = Date.parse(previous);
+  return new Date(Math.max(now.getTime(), prev + 1)).toISOString();
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Deep merge where a null value removes the key. */
+export function mergeDeep(current: Record<string, unknown> | undefined, patch: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...(current ?? {}) };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else if (isPlainObject(value) && isPlainObject(out[key])) out[key] = mergeDeep(out[key] as Record<string, unknown>, value);
+    else out[key] = value;
+  }
+  return out;
+}
+
+function mergeMetas(current: Record<string, string> | undefined, patch: Record<string, string | null>): Record<string, string> {
+  const out: Record<string, string> = { ...(current ?? {}) };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else out[key] = value;
+  }
+  return out;
+}
+
+function newRecord(entity: LoadedEntity, auth: AuthContext, input: WriteInput, forced: Record<string, unknown> = {}): StoredRecord {
+  const now = new Date().toISOString();
+  const data: Record<string, unknown> = { ...input.data, ...forced };
+  for (const [name, field] of Object.entries(entity.fields)) {
+    if (field.generated === 'caller') data[name] = auth.user.id;
+  }
+  const record: StoredRecord = {
+    entity: entity.slug,
+    id: newRecordId(entity),
+    tenantId: auth.tenantId,
+    ownerId: auth.user.id,
+    createdAt: now,
+    updatedAt: now,
+    version: 1,
+    data,
+  };
+  if (input.metadata) record.metadata = input.metadata;
+  if (input.metas) record.metas = mergeMetas(undefined, input.metas);
+  return record;
+}
+
+function applyUpdate(before: StoredRecord, input: WriteInput, options: { replaceMetadata?: boolean }): StoredRecord {
+  const data = { ...before.data, ...input.data };
+  for (const key of input.unset) delete data[key];
+  const next: StoredRecord = { ...before, data, updatedAt: after(before.updatedAt), version: before.version + 1 };
+  if (input.metadata === null) delete next.metadata;
+  else if (input.metadata) next.metadata = options.replaceMetadata ? input.metadata : mergeDeep(before.metadata, input.metadata);
+  if (input.metas === null) delete next.metas;
+  else if (input.metas) next.metas = mergeMetas(before.metas, input.metas);
+  return next;
+}
+
+/** Reference fields whose value changes (only those are checked on update). */
+function changedReferences(before: StoredRecord, input: WriteInput): Record<string, unknown> {
+  const changed: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input.data)) {
+    if (JSON.stringify(before.data[key]) === JSON.stringify(value)) continue;
+    if (Array.isArray(value) && Array.isArray(before.data[key])) {
+      const known = new Set(before.data[key] as string[]);
+      changed[key] = (value as string[]).filter((v) => !known.has(v));
+    } else changed[key] = value;
+  }
+  return changed;
+}
+
+// ---------- operations ----------
+
+export async function listRecords(entity: LoadedEntity, req: ApiRequest): Promise<Reply> {
+  requireOperation(entity, 'list');
+  requirePermission(entity, 'read', req.auth);
+  const params = parseListParams(req.query);
+  const includes = parseIncludes(entity, req.query);
+  const result = await executeList(planList(entity, viewerOf(req.auth), params));
+  const data = result.records.map((r) => present(entity, r));
+  await attachRelations(entity, result.records, data, includes, req.auth);
+  return { data, pagination: result.pagination };
+}
+
+export async function readRecord(entity: LoadedEntity, id: string, req: ApiRequest): Promise<Reply> {
+  requireOperation(entity, 'read');
+  requirePermission(entity, 'read', req.auth);
+  const includes = parseIncludes(entity, req.query);
+  const record = visibleOr404(entity, await getRecord(entity, id), id, req.auth);
+  const data = present(entity, record);
+  await attachRelations(entity, [record], [data], includes, req.auth);
+  return { data };
+}
+
+export interface CreateOptions {
+  /** Values set by the path (a child's foreign key); they win over the body. */
+  forced?: Record<string, unknown>;
+  /** Reference fields already checked (the parent of a child collection). */
+  checked?: string[];
+  /** More items for the same transaction (linking a new tag to its task). */
+  alongside?: (record: StoredRecord) => TransactItem[];
+}
+
+/**
+ * The schema check; when it fails, the references the schema did not object to are checked too,
+ * so that one 422 names every failing field.
+ */
+async function validated(entity: LoadedEntity, payload: unknown, auth: AuthContext, check: () => WriteInput, skip?: string[]): Promise<WriteInput> {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    const details = { ...(error.details ?? {}) };
+    try {
+      await checkReferences(entity, unvalidatedReferences(entity, payload, details), auth, skip);
+    } catch (more) {
+      if (!(more instanceof ValidationError)) throw more;
+      Object.assign(details, more.details);
+    }
+    throw new ValidationError(details);
+  }
+}
+
+/** Validates and writes a new record: ONE TransactWriteItems. */
+export async function createRecord(entity: LoadedEntity, auth: AuthContext | undefined, payload: unknown, options: CreateOptions = {}): Promise<PublicRecord> {
+  requireOperation(entity, 'create');
+  const caller = requireCaller(auth);
+  requirePermission(entity, 'create', caller);
+  const withForced = options.forced && isPlainObject(payload) ? { ...payload, ...options.forced } : payload;
+  const input = await validated(entity, withForced, caller, () => checkCreate(entity, withForced), options.checked);
+  await checkReferences(entity, input.data, caller, options.checked);
+  const record = newRecord(entity, caller, input, options.forced);
+  const items = [...createTransaction(entity, record, changeEvent(entity, 'created', record, record.createdAt), recordTables()), ...(options.alongside?.(record) ?? [])];
+  await transact(items);
+  return present(entity, record);
+}
+
+/**
+ * Reads, changes and writes one record, retrying when it changed in between (the write is
+ * conditional on the version read). `build` returns the new state (none for a hard delete) and
+ * the transaction.
+ */
+async function rewrite(
+  entity: LoadedEntity,
+  id: string,
+  auth: AuthContext,
+  build: (before: StoredRecord) => Promise<{ after?: StoredRecord; items: TransactItem[] }>,
+): Promise<{ before: StoredRecord; after?: StoredRecord }> {
+  for (let attempt = 1; ; attempt++) {
+    const before = changeableOr404(entity, await getRecord(entity, id), id, auth);
+    const { after: next, items } = await build(before);
+    try {
+      await transact(items);
+      return { before, after: next };
+    } catch (error) {
+      if (!(error instanceof WriteConflict)) throw error;
+      if (attempt >= WRITE_ATTEMPTS) throw new ConflictError(`The ${entity.name} changed while it was being written; retry`);
+    }
+  }
+}
+
+export async function updateRecord(entity: LoadedEntity, id: string, auth: AuthContext | undefined, payload: unknown, options: { replaceMetadata?: boolean } = {}): Promise<PublicRecord> {
+  requireOperation(entity, 'update');
+  const caller = requireCaller(auth);
+  requirePermission(entity, 'update', caller);
+  const input = await validated(entity, payload, caller, () => checkUpdate(entity, payload));
+  const { after: updated } = await rewrite(entity, id, caller, async (before) => {
+    await checkReferences(entity, changedReferences(before, input), caller);
+    const next = applyUpdate(before, input, options);
+    return { after: next, items: updateTransaction(entity, before, next, changeEvent(entity, 'updated', next, next.updatedAt), recordTables()) };
+  });
+  return present(entity, updated!);
+}
+
+export async function deleteRecord(entity: LoadedEntity, id: string, auth: AuthContext | undefined): Promise<Reply> {
+  requireOperation(entity, 'delete');
+  const caller = requireCaller(auth);
+  requirePermission(entity, 'delete', caller);
+  const { after: deleted } = await rewrite(entity, id, caller, async (before) => {
+    if (entity.softDelete) {
+      const now = after(before.updatedAt);
+      const next: StoredRecord = { ...before, deletedAt: now, updatedAt: now, version: before.version + 1 };
+      return { after: next, items: updateTransaction(entity, before, next, changeEvent(entity, 'deleted', next, now), recordTables()) };
+    }
+    return { items: deleteTransaction(entity, before, changeEvent(entity, 'deleted', before, new Date().toISOString()), recordTables()) };
+  });
+  if (deleted) return { data: present(entity, deleted) };
+  return { message: `${entity.name} ${id} deleted` };
+}
+
+export function describe(entity: LoadedEntity, auth: AuthContext | undefined): Reply {
+  return { data: describeEntity(entity, auth) };
+}
+
+// ---------- child collections ----------
+
+/** The relation behind /{entity}/{id}/{child}: by relation name, else by target slug. */
+function childRelation(entity: LoadedEntity, child: string): { name: string; relation: RelationDefinition; target: LoadedEntity } {
+  const entry =
+    Object.entries(entity.relations).find(([name]) => name === child) ?? Object.entries(entity.relations).find(([, r]) => r.entity === child);
+  const target = entry && entry[1].type !== 'belongsTo' ? findEntity(entry[1].entity) : undefined;
+  if (!entry || !target) throw new NotFoundError(`${entity.slug} has no child collection '${child}'`);
+  return { name: entry[0], relation: entry[1], target };
+}
+
+async function visibleParent(entity: LoadedEntity, id: string, auth: AuthContext | undefined): Promise<StoredRecord> {
+  requireOperation(entity, 'read');
+  requirePermission(entity, 'read', auth);
+  return visibleOr404(entity, await getRecord(entity, id), id, auth);
+}
+
+export async function listChildren(entity: LoadedEntity, id: string, child: string, req: ApiRequest): Promise<Reply> {
+  const { relation, target } = childRelation(entity, child);
+  requireOperation(target, 'list');
+  requirePermission(target, 'read', req.auth);
+  const params = parseListParams(req.query);
+  const includes = parseIncludes(target, req.query);
+  const parent = await visibleParent(entity, id, req.auth);
+  if (relation.type === 'hasMany') {
+    if (!target.access.public && !req.auth) return { data: [], pagination: paginationOf(params.page, params.limit, 0, undefined, 0) };
+    const result = await executeList(planList(target, viewerOf(req.auth), params, { field: relation.foreignKey, value: parent.id }));
+    const data = result.records.map((r) => present(target, r));
+    await attachRelations(target, result.records, data, includes, req.auth);
+    return { data, pagination: result.pagination };
+  }
+  // manyToMany: the ids stored on the parent (at most 100): ONE BatchGetItem, then the page.
+  const ids = (parent.data[relation.foreignKey] as string[] | undefined) ?? [];
+  const found = ids.length ? await batchGet([{ table: 'records', keys: ids.map((i) => recordKey(target, i)) }]) : new Map();
+  const visible = ids
+    .map((i) => found.get(batchKey('records', recordKey(target, i))))
+    .filter((item): item is Record<string, unknown> => item !== undefined)
+    .map(fromItem)
+    .filter((r) => canSee(target, r, req.auth));
+  const start = (params.page - 1) * params.limit;
+  const page = visible.slice(start, start + params.limit);
+  const data = page.map((r) => present(target, r));
+  await attachRelations(target, page, data, includes, req.auth);
+  const pagination = paginationOf(params.page, params.limit, visible.length, undefined, page.length);
+  return { data, pagination: { ...pagination, nextCursor: null } };
+}
+
+export async function createChild(entity: LoadedEntity, id: string, child: string, auth: AuthContext | undefined, payload: unknown): Promise<Reply> {
+  const { relation, target } = childRelation(entity, child);
+  const caller = requireCaller(auth);
+  const parent = await visibleParent(entity, id, caller);
+  if (relation.type === 'hasMany') {
+    const data = await createRecord(target, caller, payload, { forced: { [relation.foreignKey]: parent.id }, checked: [relation.foreignKey] });
+    return { status: 201, data };
+  }
+  // manyToMany: a new target record linked to the parent, in the same transaction.
+  requireOperation(entity, 'update');
+  requirePermission(entity, 'update', caller);
+  changeableOr404(entity, parent, id, caller);
+  const links = (parent.data[relation.foreignKey] as string[] | undefined) ?? [];
+  if (links.length >= 100) throw new BadRequestError(`A ${entity.name} links at most 100 ${target.slug}`, { [relation.foreignKey]: 'at most 100 ids' });
+  for (let attempt = 1; ; attempt++) {
+    const current = attempt === 1 ? parent : changeableOr404(entity, await getRecord(entity, id), id, caller);
+    try {
+      const data = await createRecord(target, caller, payload, {
+        alongside: (created) => {
+          const next: StoredRecord = {
+            ...current,
+            data: { ...current.data, [relation.foreignKey]: [...((current.data[relation.foreignKey] as string[] | undefined) ?? []), created.id] },
+            updatedAt: after(current.updatedAt),
+            version: current.version + 1,
+          };
+          return updateTransaction(entity, current, next, changeEvent(entity, 'updated', next, next.updatedAt), recordTables());
+        },
+      });
+      return { status: 201, data };
+    } catch (error) {
+      // The new record's condition is first; a conflict on the parent shows as a cancelled transaction.
+      if (!isParentConflict(error) || attempt >= WRITE_ATTEMPTS) throw error;
+    }
+  }
+}
+
+function isParentConflict(error: unknown): boolean {
+  const e = error as { name?: string; CancellationReasons?: { Code?: string }[] };
+  return e.name === 'TransactionCanceledException' && (e.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed');
+}

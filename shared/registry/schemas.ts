@@ -1,0 +1,284 @@
+/**
+ * JSON schemas derived from an entity's fields, compiled once per entity (ajv, every error at
+ * once) for create and for update. `checkCreate` / `checkUpdate` turn a request body into the
+ * values to write or throw 422 VALIDATION_FAILED with details keyed by field:
+ *
+ * - generated attributes in a body (id, createdAt, updatedAt, deletedAt, owner, tenantId and
+ *   fields marked generated) are ignored;
+ * - any other key that is not a field, a manyToMany foreign key (tagIds), metadata or metas is
+ *   an unknown field (422 naming it);
+ * - create: required fields, then defaults for the fields left out; null counts as left out;
+ * - update: only the keys sent; null clears an optional field; required fields cannot be null;
+ * - datetimes are stored as ISO 8601 UTC; metadata is at most 10,000 characters serialized, its
+ *   keys __proto__ and constructor are dropped at any depth; a record is at most 100 kB.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { ValidationError } from '../errors.js';
+import { SYSTEM_ATTRIBUTES, type FieldDefinition, type LoadedEntity } from './types.js';
+
+export const METADATA_MAX_CHARS = 10_000;
+export const RECORD_MAX_CHARS = 100_000;
+export const MAX_LINKS = 100;
+export const MAX_METAS = 100;
+
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+addFormats.default(ajv, ['date-time', 'uuid']);
+
+type Schema = Record<string, unknown>;
+
+function fieldSchema(field: FieldDefinition, nullable: boolean): Schema {
+  let schema: Schema;
+  switch (field.type) {
+    case 'string': {
+      const maxima = [field.maxLength, field.validation?.max].filter((n): n is number => n !== undefined);
+      // A required string must not be empty unless validation.min says otherwise.
+      const minLength = field.validation?.min ?? (field.required ? 1 : undefined);
+      schema = {
+        type: 'string',
+        ...(maxima.length ? { maxLength: Math.min(...maxima) } : {}),
+        ...(minLength !== undefined ? { minLength } : {}),
+        ...(field.validation?.pattern !== undefined ? { pattern: field.validation.pattern } : {}),
+      };
+      break;
+    }
+    case 'number':
+      schema = {
+        type: 'number',
+        ...(field.validation?.min !== undefined ? { minimum: field.validation.min } : {}),
+        ...(field.validation?.max !== undefined ? { maximum: field.validation.max } : {}),
+      };
+      break;
+    case 'enum':
+      return nullable ? { enum: [...field.values!, null] } : { type: 'string', enum: [...field.values!] };
+    case 'datetime':
+      schema = { type: 'string', format: 'date-time' };
+      break;
+    case 'boolean':
+      schema = { type: 'boolean' };
+      break;
+    case 'uuid':
+      schema = { type: 'string', format: 'uuid' };
+      break;
+  }
+  if (nullable) schema.type = [schema.type as string, 'null'];
+  return schema;
+}
+
+export function writableFields(entity: LoadedEntity): [string, FieldDefinition][] {
+  return Object.entries(entity.fields).filter(([, f]) => !f.generated);
+}
+
+export function linkKeys(entity: LoadedEntity): string[] {
+  return Object.values(entity.relations)
+    .filter((r) => r.type === 'manyToMany')
+    .map((r) => r.foreignKey);
+}
+
+/** The JSON schema of a create (mode 'create') or update body. */
+export function bodySchema(entity: LoadedEntity, mode: 'create' | 'update'): Schema {
+  const properties: Record<string, Schema> = {};
+  const required: string[] = [];
+  for (const [name, field] of writableFields(entity)) {
+    const isRequired = field.required === true;
+    if (mode === 'create' && isRequired) required.push(name);
+    properties[name] = fieldSchema(field, !isRequired);
+  }
+  for (const key of linkKeys(entity)) {
+    properties[key] = { type: 'array', maxItems: MAX_LINKS, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 64 } };
+  }
+  properties.metadata = { type: mode === 'create' ? 'object' : ['object', 'null'] };
+  properties.metas = {
+    type: mode === 'create' ? 'object' : ['object', 'null'],
+    maxProperties: MAX_METAS,
+    propertyNames: { maxLength: 100 },
+    additionalProperties: { type: mode === 'create' ? 'string' : ['string', 'null'], maxLength: 1000 },
+  };
+  return { type: 'object', additionalProperties: false, required, properties };
+}
+
+interface Compiled {
+  create: ValidateFunction;
+  update: ValidateFunction;
+}
+
+const compiled = new WeakMap<LoadedEntity, Compiled>();
+
+/** Compiles both schemas of an entity (once; the registry does it at load). */
+export function compileSchemas(entity: LoadedEntity): Compiled {
+  let c = compiled.get(entity);
+  if (!c) {
+    c = { create: ajv.compile(bodySchema(entity, 'create')), update: ajv.compile(bodySchema(entity, 'update')) };
+    compiled.set(entity, c);
+  }
+  return c;
+}
+
+function describeType(field: FieldDefinition | undefined, fallback: string): string {
+  if (!field) return fallback === 'object' ? 'an object' : fallback === 'array' ? 'an array' : `a ${fallback}`;
+  if (field.type === 'datetime') return 'an ISO 8601 date-time';
+  if (field.type === 'uuid') return 'a UUID';
+  return field.type === 'enum' ? 'a string' : `a ${field.type}`;
+}
+
+function messageOf(error: ErrorObject, entity: LoadedEntity, field: string): string {
+  const params = error.params as Record<string, unknown>;
+  const def = entity.fields[field];
+  switch (error.keyword) {
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return `is not a field of ${entity.slug}`;
+    case 'type': {
+      const expected = String(params.type).split(',').filter((t) => t !== 'null')[0];
+      return `must be ${describeType(def, expected)}`;
+    }
+    case 'maxLength':
+      return error.instancePath.split('/').length > 2 ? `values must be at most ${String(params.limit)} characters` : `must be at most ${String(params.limit)} characters`;
+    case 'minLength':
+      return params.limit === 1 ? 'must not be empty' : `must be at least ${String(params.limit)} characters`;
+    case 'minimum':
+      return `must be greater than or equal to ${String(params.limit)}`;
+    case 'maximum':
+      return `must be less than or equal to ${String(params.limit)}`;
+    case 'pattern':
+      return `must match the pattern ${String(params.pattern)}`;
+    case 'format':
+      return `must be ${params.format === 'uuid' ? 'a UUID' : 'an ISO 8601 date-time'}`;
+    case 'enum': {
+      const values = (params.allowedValues as unknown[]).filter((v) => v !== null);
+      return `must be one of: ${values.join(', ')}`;
+    }
+    case 'maxItems':
+      return `must have at most ${String(params.limit)} items`;
+    case 'maxProperties':
+      return `must have at most ${String(params.limit)} keys`;
+    case 'uniqueItems':
+      return 'must not repeat an item';
+    case 'propertyNames':
+      return 'keys must be at most 100 characters';
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+function detailsOf(errors: readonly ErrorObject[], entity: LoadedEntity): Record<string, string> {
+  const details: Record<string, string> = {};
+  for (const error of errors) {
+    const path = error.instancePath.split('/').slice(1);
+    let field = path[0] ?? '';
+    if (!field && error.keyword === 'required') field = String((error.params as { missingProperty: string }).missingProperty);
+    if (!field && error.keyword === 'additionalProperties') field = String((error.params as { additionalProperty: string }).additionalProperty);
+    if (error.keyword === 'propertyNames') continue;
+    details[field || 'body'] ??= messageOf(error, entity, field);
+  }
+  return details;
+}
+
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** A copy without __proto__ / constructor / prototype keys, at any depth. */
+export function sanitizeObject(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sanitizeObject);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .filter(([k]) => !UNSAFE_KEYS.has(k))
+        .map(([k, v]) => [k, sanitizeObject(v)]),
+    );
+  }
+  return value;
+}
+
+/** Values to write, split by kind. */
+export interface WriteInput {
+  /** Field values (and manyToMany id lists) to set. */
+  data: Record<string, unknown>;
+  /** Fields to remove (update: sent as null). */
+  unset: string[];
+  /** The metadata sent (null on update: remove it). */
+  metadata?: Record<string, unknown> | null;
+  /** The metas sent (a null value on update removes that key; null removes all). */
+  metas?: Record<string, string | null> | null;
+}
+
+function withoutGenerated(entity: LoadedEntity, body: unknown): Record<string, unknown> {
+  if (body === undefined || body === null) return {};
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+    if ((SYSTEM_ATTRIBUTES as readonly string[]).includes(key)) continue;
+    if (entity.fields[key]?.generated) continue;
+    Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return copy;
+}
+
+function normalize(entity: LoadedEntity, name: string, value: unknown): unknown {
+  if (entity.fields[name]?.type === 'datetime' && typeof value === 'string') return new Date(value).toISOString();
+  return value;
+}
+
+function split(entity: LoadedEntity, body: Record<string, unknown>, mode: 'create' | 'update'): WriteInput {
+  const data: Record<string, unknown> = {};
+  const unset: string[] = [];
+  const input: WriteInput = { data, unset };
+  for (const [key, value] of Object.entries(body)) {
+    if (key === 'metadata') input.metadata = value === null ? null : (sanitizeObject(value) as Record<string, unknown>);
+    else if (key === 'metas') input.metas = value as WriteInput['metas'];
+    else if (value === null) {
+      if (mode === 'update') unset.push(key);
+    } else data[key] = normalize(entity, key, value);
+  }
+  if (mode === 'create') {
+    for (const [name, field] of writableFields(entity)) {
+      if (data[name] === undefined && field.default !== undefined) data[name] = field.default;
+    }
+  }
+  return input;
+}
+
+function checkSizes(input: WriteInput): void {
+  const details: Record<string, string> = {};
+  if (input.metadata && JSON.stringify(input.metadata).length > METADATA_MAX_CHARS) {
+    details.metadata = `must be at most ${METADATA_MAX_CHARS} characters of serialized JSON`;
+  }
+  if (JSON.stringify({ data: input.data, metadata: input.metadata, metas: input.metas }).length > RECORD_MAX_CHARS) {
+    details.body = `the record must be at most ${RECORD_MAX_CHARS} characters of serialized JSON`;
+  }
+  if (Object.keys(details).length) throw new ValidationError(details);
+}
+
+function check(entity: LoadedEntity, body: unknown, mode: 'create' | 'update'): WriteInput {
+  const validate = compileSchemas(entity)[mode];
+  const value = withoutGenerated(entity, body);
+  if (!validate(value)) throw new ValidationError(detailsOf(validate.errors ?? [], entity));
+  const input = split(entity, value, mode);
+  checkSizes(input);
+  return input;
+}
+
+/**
+ * The reference values of a body that failed validation, for fields the schema did not object
+ * to: so that unknown ids are reported together with every other failing field.
+ */
+export function unvalidatedReferences(entity: LoadedEntity, body: unknown, failed: Record<string, unknown>): Record<string, unknown> {
+  if (!body || typeof body !== 'object') return {};
+  const out: Record<string, unknown> = {};
+  const candidates = [...Object.entries(entity.fields).filter(([, f]) => f.references && !f.generated).map(([n]) => n), ...linkKeys(entity)];
+  for (const name of candidates) {
+    if (name in failed) continue;
+    const value = (body as Record<string, unknown>)[name];
+    if (typeof value === 'string' || (Array.isArray(value) && value.every((v) => typeof v === 'string'))) out[name] = value;
+  }
+  return out;
+}
+
+/** A create body → the values of the new record (defaults applied), or 422 with every failing field. */
+export function checkCreate(entity: LoadedEntity, body: unknown): WriteInput {
+  return check(entity, body, 'create');
+}
+
+/** A PATCH body → the changes, or 422 with every failing field. */
+export function checkUpdate(entity: LoadedEntity, body: unknown): WriteInput {
+  return check(entity, body, 'update');
+}

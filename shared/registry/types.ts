@@ -1,0 +1,105 @@
+/**
+ * The entity definition: plain data, one file per entity under shared/registry/entities/
+ * (`export default {...} satisfies EntityDefinition`). Checked by validateDefinition when the
+ * registry loads; nothing else in the code names an entity.
+ */
+
+export const FIELD_TYPES = ['string', 'number', 'enum', 'datetime', 'boolean', 'uuid'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export const RELATION_TYPES = ['belongsTo', 'hasMany', 'manyToMany'] as const;
+export type RelationType = (typeof RELATION_TYPES)[number];
+
+export const OPERATIONS = ['list', 'create', 'read', 'update', 'delete'] as const;
+export type OperationName = (typeof OPERATIONS)[number];
+
+export type PermissionName = 'create' | 'read' | 'update' | 'delete';
+
+/** Relation targets that are not registry entities (they live in the identity table). */
+export const BUILT_IN_TARGETS = ['users'] as const;
+
+/** Fields that never leave the service, whatever a definition says. */
+export const PROTECTED_FIELDS = ['password', 'passwordHash', 'apiKeyHash', 'secretKey'] as const;
+
+/**
+ * Attributes every record has (or the service manages): a definition may not declare them as
+ * fields, and a request body that sends them has them ignored.
+ */
+export const SYSTEM_ATTRIBUTES = ['id', 'createdAt', 'updatedAt', 'deletedAt', 'ownerId', 'owner', 'tenantId'] as const;
+
+/** Body keys that are not entity fields but are accepted on create/update. */
+export const RECORD_EXTRAS = ['metadata', 'metas'] as const;
+
+export interface FieldValidation {
+  /** number: minimum value; string: minimum length. */
+  min?: number;
+  /** number: maximum value; string: maximum length. */
+  max?: number;
+  /** string: a regular expression the whole value must match (anchor it yourself). */
+  pattern?: string;
+}
+
+export interface FieldDefinition {
+  type: FieldType;
+  required?: boolean;
+  /** string: maximum length. */
+  maxLength?: number;
+  /** enum: the allowed values. */
+  values?: readonly string[];
+  /** Written on create when the body leaves the field out. */
+  default?: string | number | boolean;
+  validation?: FieldValidation;
+  /** Taking part in `search` (text fields). */
+  searchable?: boolean;
+  /** Equality on this field is served by a listing partition of its own (see shared/data/records-keys.ts). */
+  indexed?: boolean;
+  /** May be used in `sort` (every non-protected field is sortable unless this is false). */
+  sortable?: boolean;
+  /**
+   * Set by the service, never by the body: `'caller'` writes the caller's user id on create
+   * (comments.authorId). A generated field in a body is ignored.
+   */
+  generated?: boolean | 'caller';
+  /** The value must be the id of a record of this entity visible to the caller, or of a user of the caller's tenant ('users'). */
+  references?: string;
+}
+
+export interface RelationDefinition {
+  type: RelationType;
+  /** Target entity slug (or 'users'). */
+  entity: string;
+  /**
+   * belongsTo: the field of this entity holding the target's id. hasMany: the field of the
+   * target entity holding this record's id (it must be indexed). manyToMany: the array of
+   * target ids stored on this record (accepted in bodies as string[]).
+   */
+  foreignKey: string;
+}
+
+export interface EntityDefinition {
+  /** Entity name (singular): OPTIONS `entity`, event types `<name>.created`. */
+  name: string;
+  /** URL path segment: /api/v1/<slug>. */
+  slug: string;
+  /** Logical table: the prefix of every key of this entity in the records table. */
+  tableName: string;
+  idFormat: { type: 'prefixed'; prefix: string } | { type: 'uuid' };
+  fields: Record<string, FieldDefinition>;
+  permissions?: Partial<Record<PermissionName, readonly string[]>>;
+  access: { public: boolean; shared: boolean };
+  operations?: Partial<Record<OperationName, boolean>>;
+  softDelete?: boolean;
+  relations?: Record<string, RelationDefinition>;
+  /** Shown by OPTIONS; when absent the caller's general limit is shown. */
+  rateLimit?: { limit: number; window: string };
+}
+
+/** A definition after loading: defaults filled in, frozen. */
+export interface LoadedEntity extends EntityDefinition {
+  permissions: Record<PermissionName, readonly string[]>;
+  operations: Record<OperationName, boolean>;
+  softDelete: boolean;
+  relations: Record<string, RelationDefinition>;
+  /** The file it came from, for messages. */
+  source: string;
+}
