@@ -19,7 +19,7 @@
  * - Neither the key nor its hash is ever logged; logs name the key id.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
 import { db, tableName } from '../data/client.js';
 import { UnauthorizedError } from '../errors.js';
@@ -243,10 +243,31 @@ async function lookup(hash: string): Promise<CacheEntry> {
 
 // ---------- audit of failures ----------
 
-/** Writes one audit entry; used by key management too. */
+/**
+ * Writes one audit entry of a failed authentication, from whichever family saw it. UpdateItem
+ * (an upsert of a new item) rather than PutItem: every family may update the identity table
+ * (infra/aws/permissions.ts, readUpdate), only auth and keys may put. Key management writes its
+ * own entries inside its transactions.
+ */
 export async function writeAudit(keyId: string, action: AuditAction, req: Pick<ApiRequest, 'ip' | 'userAgent'>, details?: Record<string, unknown>): Promise<AuditEntry> {
   const entry = auditEntry(keyId, action, req, details);
-  await db().send(new PutCommand({ TableName: tableName('identity'), Item: auditItem(entry) }));
+  const { pk, sk, ...attributes } = auditItem(entry) as { pk: string; sk: string } & Record<string, unknown>;
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets = Object.entries(attributes).map(([name, value], i) => {
+    names[`#a${i}`] = name;
+    values[`:v${i}`] = value;
+    return `#a${i} = :v${i}`;
+  });
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName('identity'),
+      Key: { pk, sk },
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    }),
+  );
   return entry;
 }
 
@@ -305,7 +326,8 @@ export async function verifyApiKey(key: string, req: ApiRequest): Promise<AuthCo
     verificationStarts.set(req, startedAt);
     rememberHash(entry.keyId, entry.hash);
     const { auth } = entry;
-    return { type: auth.type, user: auth.user, tenantId: auth.tenantId, scopes: auth.scopes, keyId: auth.keyId };
+    // Copies: a handler changing its req.auth must not change the cached entry.
+    return { type: auth.type, user: { ...auth.user }, tenantId: auth.tenantId, scopes: [...auth.scopes], keyId: auth.keyId };
   } catch (error) {
     await Promise.all([padToFloor(startedAt), pending]);
     throw error;
