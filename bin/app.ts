@@ -9,6 +9,16 @@
  *                     e.g. {"RATE_LIMIT_API_KEY_PER_HOUR":"2000","SESSION_TTL_SECONDS":"3600"}
  *   families        – comma-separated families to deploy (default: every family of shared/routes.ts);
  *                     the routes of the others are left out of the API
+ *
+ * The bootstrap admin (the platform operator, infra/aws/bootstrap.ts), created or updated by a
+ * custom resource at deploy time; the stack outputs AdminEmail and AdminPasswordSecretArn:
+ *   adminEmail             – its e-mail, default admin@localhost
+ *   adminPasswordSecretArn – an existing Secrets Manager secret with its password (the secret
+ *                            string, or JSON with a "password" field); default: a secret CDK
+ *                            generates (32 letters and digits). Read it with
+ *                            aws secretsmanager get-secret-value --secret-id <arn> --query SecretString --output text
+ *   adminPasswordVersion   – any text; change it to rerun the bootstrap after changing the
+ *                            secret's value in place (put-secret-value, rotation)
  */
 import { App } from 'aws-cdk-lib';
 import { EntityRecordApiStack } from '../infra/aws/stack.js';
@@ -41,6 +51,9 @@ new EntityRecordApiStack(app, context('stackName') ?? 'EntityRecordApi', {
   description: 'Entity Record API: JSON records over HTTP (API Gateway, Lambda, DynamoDB)',
   environment,
   families: only,
+  adminEmail: context('adminEmail'),
+  adminPasswordSecretArn: context('adminPasswordSecretArn'),
+  adminPasswordVersion: context('adminPasswordVersion'),
 });
 
 app.synth();

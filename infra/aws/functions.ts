@@ -1,6 +1,7 @@
 /**
  * One Lambda function per operation family: functions/<family>/handler.ts, export `handler`,
- * bundled locally by esbuild (no Docker) into one ESM file.
+ * bundled locally by esbuild (no Docker) into one ESM file. `createBundledFunction` builds any
+ * other function of the app the same way (the bootstrap admin's, infra/aws/bootstrap.ts).
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -25,6 +26,61 @@ export function handlerEntry(family: string): string {
   return path.join(PROJECT_ROOT, 'functions', family, 'handler.ts');
 }
 
+/** Environment every function of the app starts from (source maps, Powertools names). */
+export const BASE_ENVIRONMENT: Readonly<Record<string, string>> = {
+  NODE_OPTIONS: '--enable-source-maps',
+  POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+  POWERTOOLS_METRICS_NAMESPACE: 'EntityRecordApi',
+};
+
+export interface BundledFunctionProps {
+  description: string;
+  /** The TypeScript file exporting `handler`. */
+  entry: string;
+  /** Code instead of bundling `entry` (tests only); its handler is `index.handler`. */
+  code?: lambda.Code;
+  timeout: Duration;
+  memorySize?: number;
+  environment: Record<string, string>;
+}
+
+/**
+ * A function bundled the way all of this app's functions are: `entry` by local esbuild (no Docker)
+ * into one minified ESM file with a source map and the AWS SDK inside, nodejs22.x on arm64,
+ * X-Ray tracing, and its own log group (`<id>Logs`, one month) next to it in `scope`.
+ */
+export function createBundledFunction(scope: Construct, id: string, props: BundledFunctionProps): NodejsFunction {
+  const logGroup = new logs.LogGroup(scope, `${id}Logs`, {
+    retention: logs.RetentionDays.ONE_MONTH,
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+  return new NodejsFunction(scope, id, {
+    description: props.description,
+    ...(props.code ? { code: props.code, handler: 'index.handler' } : { entry: props.entry, handler: 'handler' }),
+    runtime: lambda.Runtime.NODEJS_22_X,
+    architecture: lambda.Architecture.ARM_64,
+    memorySize: props.memorySize ?? 512,
+    timeout: props.timeout,
+    tracing: lambda.Tracing.ACTIVE,
+    logGroup,
+    environment: props.environment,
+    projectRoot: PROJECT_ROOT,
+    depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+    bundling: {
+      format: OutputFormat.ESM,
+      banner: REQUIRE_SHIM,
+      target: 'node22',
+      mainFields: ['module', 'main'],
+      minify: true,
+      sourceMap: true,
+      // Bundle the AWS SDK too: the versions in package-lock.json, not whatever the runtime carries.
+      externalModules: [],
+      forceDockerBundling: false,
+      tsconfig: path.join(PROJECT_ROOT, 'tsconfig.json'),
+    },
+  });
+}
+
 export interface FamilyFunctionsProps {
   families: readonly string[];
   tables: Tables;
@@ -43,9 +99,7 @@ export class FamilyFunctions extends Construct {
   constructor(scope: Construct, id: string, props: FamilyFunctionsProps) {
     super(scope, id);
     const environment: Record<string, string> = {
-      NODE_OPTIONS: '--enable-source-maps',
-      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-      POWERTOOLS_METRICS_NAMESPACE: 'EntityRecordApi',
+      ...BASE_ENVIRONMENT,
       // API Gateway serves HTTPS only, so session cookies are always Secure.
       SECURE_COOKIES: '1',
       ...props.environment,
@@ -62,34 +116,12 @@ export class FamilyFunctions extends Construct {
           `Family '${family}' has routes in shared/routes.ts but no handler: ${path.relative(PROJECT_ROOT, entry)} does not exist (it must export 'handler')`,
         );
       }
-      const logGroup = new logs.LogGroup(this, `${name}Logs`, {
-        retention: logs.RetentionDays.ONE_MONTH,
-        removalPolicy: RemovalPolicy.DESTROY,
-      });
-      const fn = new NodejsFunction(this, name, {
+      const fn = createBundledFunction(this, name, {
         description: `Entity Record API: ${family} operations`,
-        ...(props.code ? { code: props.code, handler: 'index.handler' } : { entry, handler: 'handler' }),
-        runtime: lambda.Runtime.NODEJS_22_X,
-        architecture: lambda.Architecture.ARM_64,
-        memorySize: 512,
+        entry,
+        code: props.code,
         timeout: Duration.seconds(29),
-        tracing: lambda.Tracing.ACTIVE,
-        logGroup,
         environment,
-        projectRoot: PROJECT_ROOT,
-        depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
-        bundling: {
-          format: OutputFormat.ESM,
-          banner: REQUIRE_SHIM,
-          target: 'node22',
-          mainFields: ['module', 'main'],
-          minify: true,
-          sourceMap: true,
-          // Bundle the AWS SDK too: the versions in package-lock.json, not whatever the runtime carries.
-          externalModules: [],
-          forceDockerBundling: false,
-          tsconfig: path.join(PROJECT_ROOT, 'tsconfig.json'),
-        },
       });
       grantTableAccess(fn, family, props.tables);
       this.byFamily.set(family, fn);
