@@ -64,7 +64,7 @@ export async function checkReferences(entity: LoadedEntity, data: Record<string,
     if (missing.length === 0) continue;
     if (check.target === 'users') details[check.field] = `must be the id of a user of your tenant (unknown: ${missing.join(', ')})`;
     else if (check.ids.length === 1 && !Array.isArray(data[check.field])) details[check.field] = `must be the id of an existing ${check.target} record you can see (unknown: ${missing.join(', ')})`;
-    else details[check.field] = `unknown ${check.target} id(s): ${missing.join(', ')}`;
+    else details[check.field] = `must be ids of ${check.target} records you can see (unknown: ${missing.join(', ')})`;
   }
   if (Object.keys(details).length) throw new ValidationError(details);
 }

@@ -1,0 +1,212 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  COUNTER_SK,
+  createTransaction,
+  decodeCursor,
+  deleteTransaction,
+  encodeCursor,
+  eventItem,
+  invertedTime,
+  listingPartitionFor,
+  listingPartitions,
+  listingSortKey,
+  recordKey,
+  updateTransaction,
+  type StoredRecord,
+  type TransactItem,
+} from '../../../shared/data/records-keys.js';
+import { loadDefinitions, type LoadedEntity } from '../../../shared/registry/index.js';
+
+let entities: Record<string, LoadedEntity>;
+const tables = { records: 'Records', events: 'Events' };
+
+beforeAll(async () => {
+  entities = Object.fromEntries((await loadDefinitions()).map((e) => [e.slug, e]));
+});
+
+function task(overrides: Partial<StoredRecord> = {}, data: Record<string, unknown> = {}): StoredRecord {
+  return {
+    entity: 'tasks',
+    id: 'tsk_A',
+    tenantId: 'ten_1',
+    ownerId: 'usr_1',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    version: 1,
+    data: { title: 'T', status: 'todo', priority: 'medium', ...data },
+    ...overrides,
+  };
+}
+
+const event = { pk: 'ten_1#tasks', sk: 'e' };
+
+function kinds(items: TransactItem[]): string[] {
+  return items.map((i) => {
+    if (i.Put) return `Put ${i.Put.TableName} ${String(i.Put.Item.pk)} ${String(i.Put.Item.sk)}`;
+    if (i.Delete) return `Delete ${String(i.Delete.Key!.pk)} ${String(i.Delete.Key!.sk)}`;
+    if (i.Update) return `Update ${String(i.Update.Key!.pk)} ${String(i.Update.Key!.sk)} ${String(i.Update.ExpressionAttributeValues![':delta'])}`;
+    return 'other';
+  });
+}
+
+describe('keys', () => {
+  it('stores the record under <table>#<id>', () => {
+    expect(recordKey(entities.tasks, 'tsk_A')).toEqual({ pk: 'tasks#tsk_A', sk: '#record' });
+  });
+
+  it('inverts createdAt so that an ascending Query gives newest first, then id ascending', () => {
+    const older = listingSortKey({ createdAt: '2026-01-01T00:00:00.000Z', id: 'tsk_B' });
+    const newer = listingSortKey({ createdAt: '2026-01-01T00:00:00.001Z', id: 'tsk_Z' });
+    const sameTimeA = listingSortKey({ createdAt: '2026-01-01T00:00:00.001Z', id: 'tsk_A' });
+
+    expect(invertedTime('1970-01-01T00:00:00.000Z')).toBe('9999999999999');
+    expect(invertedTime('2026-01-01T00:00:00.000Z')).toHaveLength(13);
+    expect([older, newer, sameTimeA].sort()).toEqual([sameTimeA, newer, older]);
+    expect(COUNTER_SK < sameTimeA).toBe(true);
+  });
+
+  it('lists a private record in the tenant and owner partitions, and per indexed field value', () => {
+    expect(listingPartitions(entities.tasks, task({}, { assigneeId: 'usr_2' }))).toEqual([
+      'ten_1#tasks',
+      'ten_1#tasks#owner=usr_1',
+      'ten_1#tasks#status=todo',
+      'ten_1#tasks#owner=usr_1#status=todo',
+      'ten_1#tasks#priority=medium',
+      'ten_1#tasks#owner=usr_1#priority=medium',
+      'ten_1#tasks#assigneeId=usr_2',
+      'ten_1#tasks#owner=usr_1#assigneeId=usr_2',
+    ]);
+  });
+
+  it('lists a shared record in the tenant partition only, a public one in the global partition', () => {
+    const tag: StoredRecord = { ...task(), entity: 'tags', data: { name: 'x' } };
+    const product: StoredRecord = { ...task(), entity: 'products', data: { name: 'p', price: 1, status: 'active', category: 'a#b=c' } };
+
+    expect(listingPartitions(entities.tags, tag)).toEqual(['ten_1#tags']);
+    expect(listingPartitions(entities.products, product)).toEqual(['products', 'products#status=active', 'products#category=a%23b%3Dc']);
+  });
+
+  it('lists a soft-deleted record nowhere', () => {
+    expect(listingPartitions(entities.customers, { ...task(), entity: 'customers', deletedAt: '2026-01-02T00:00:00.000Z', data: { name: 'c' } })).toEqual([]);
+  });
+
+  it('picks the partition a caller lists: own for users, the tenant for admins and shared entities, global for public', () => {
+    const user = { tenantId: 'ten_1', userId: 'usr_1', admin: false };
+    const admin = { tenantId: 'ten_1', userId: 'usr_9', admin: true };
+
+    expect(listingPartitionFor(entities.tasks, user)).toBe('ten_1#tasks#owner=usr_1');
+    expect(listingPartitionFor(entities.tasks, admin)).toBe('ten_1#tasks');
+    expect(listingPartitionFor(entities.tags, user)).toBe('ten_1#tags');
+    expect(listingPartitionFor(entities.products, { admin: false })).toBe('products');
+    expect(listingPartitionFor(entities.comments, user, { field: 'taskId', value: 'tsk_A' })).toBe('ten_1#comments#owner=usr_1#taskId=tsk_A');
+    expect(() => listingPartitionFor(entities.tasks, { admin: false })).toThrow();
+  });
+});
+
+describe('transactions', () => {
+  it('create: the record only if new, a copy and +1 per partition, then the event', () => {
+    const items = createTransaction(entities.tags, { ...task(), entity: 'tags', id: 'tag_A', data: { name: 'x' } }, event, tables);
+
+    expect(kinds(items)).toEqual([
+      'Put Records tags#tag_A #record',
+      `Put Records ten_1#tags ${listingSortKey({ createdAt: '2026-01-01T00:00:00.000Z', id: 'tag_A' })}`,
+      'Update ten_1#tags #count 1',
+      'Put Events ten_1#tasks e',
+    ]);
+    expect(items[0].Put!.ConditionExpression).toBe('attribute_not_exists(pk)');
+    expect(items[1].Put!.Item).toMatchObject({ kind: 'index', id: 'tag_A', tenantId: 'ten_1', data: { name: 'x' } });
+  });
+
+  it('create of a task writes 8 copies and 8 counters (tenant and owner views × base, status, priority, assignee)', () => {
+    const items = createTransaction(entities.tasks, task({}, { assigneeId: 'usr_2' }), event, tables);
+
+    expect(items).toHaveLength(1 + 8 + 8 + 1);
+  });
+
+  it('update: guarded by version, fresh copies everywhere, copies and counters moved for changed indexed values', () => {
+    const before = task();
+    const after = task({ version: 2, updatedAt: '2026-01-01T00:00:01.000Z' }, { status: 'completed' });
+    const sk = listingSortKey(before);
+
+    const items = updateTransaction(entities.tasks, before, after, event, tables);
+
+    expect(items[0].Put!.ConditionExpression).toContain('#version = :version');
+    expect(items[0].Put!.ExpressionAttributeValues).toEqual({ ':version': 1 });
+    expect(kinds(items)).toEqual([
+      'Put Records tasks#tsk_A #record',
+      `Put Records ten_1#tasks ${sk}`,
+      `Put Records ten_1#tasks#owner=usr_1 ${sk}`,
+      `Put Records ten_1#tasks#status=completed ${sk}`,
+      `Put Records ten_1#tasks#owner=usr_1#status=completed ${sk}`,
+      `Put Records ten_1#tasks#priority=medium ${sk}`,
+      `Put Records ten_1#tasks#owner=usr_1#priority=medium ${sk}`,
+      `Delete ten_1#tasks#status=todo ${sk}`,
+      `Delete ten_1#tasks#owner=usr_1#status=todo ${sk}`,
+      'Update ten_1#tasks#status=completed #count 1',
+      'Update ten_1#tasks#owner=usr_1#status=completed #count 1',
+      'Update ten_1#tasks#status=todo #count -1',
+      'Update ten_1#tasks#owner=usr_1#status=todo #count -1',
+      'Put Events ten_1#tasks e',
+    ]);
+  });
+
+  it('soft delete (an update to deletedAt): every copy removed, every counter -1', () => {
+    const before: StoredRecord = { ...task(), entity: 'customers', data: { name: 'c' } };
+    const after = { ...before, version: 2, deletedAt: '2026-01-02T00:00:00.000Z' };
+
+    expect(kinds(updateTransaction(entities.customers, before, after, event, tables))).toEqual([
+      'Put Records customers#tsk_A #record',
+      `Delete ten_1#customers ${listingSortKey(before)}`,
+      `Delete ten_1#customers#owner=usr_1 ${listingSortKey(before)}`,
+      'Update ten_1#customers #count -1',
+      'Update ten_1#customers#owner=usr_1 #count -1',
+      'Put Events ten_1#tasks e',
+    ]);
+  });
+
+  it('hard delete: the record if unchanged, every copy, every counter -1, the event', () => {
+    const items = deleteTransaction(entities.tags, { ...task(), entity: 'tags', data: { name: 'x' } }, event, tables);
+
+    expect(kinds(items)).toEqual(['Delete tags#tsk_A #record', `Delete ten_1#tags ${listingSortKey(task())}`, 'Update ten_1#tags #count -1', 'Put Events ten_1#tasks e']);
+    expect(items[0].Delete!.ConditionExpression).toContain('#version = :version');
+  });
+});
+
+describe('events', () => {
+  it('carries the type <name>.<change>, the record, tenant and owner, and expires after 24 hours', () => {
+    const record = task();
+    const item = eventItem(entities.tasks, 'created', record, { id: 'tsk_A', title: 'T' }, { eventId: 'evt_1', suffix: 'abc', now: '2026-01-01T00:00:00.000Z' });
+
+    expect(item).toEqual({
+      pk: 'ten_1#tasks',
+      sk: '2026-01-01T00:00:00.000Z#abc',
+      id: 'evt_1',
+      type: 'task.created',
+      entity: 'tasks',
+      recordId: 'tsk_A',
+      tenantId: 'ten_1',
+      ownerId: 'usr_1',
+      data: { id: 'tsk_A', title: 'T' },
+      createdAt: '2026-01-01T00:00:00.000Z',
+      expiresAt: Date.parse('2026-01-02T00:00:00.000Z') / 1000,
+    });
+  });
+
+  it('carries only the id for a delete', () => {
+    const item = eventItem(entities.tasks, 'deleted', task(), { id: 'tsk_A', title: 'T' }, { eventId: 'evt_2', suffix: 'x', now: '2026-01-01T00:00:00.000Z' });
+
+    expect(item).toMatchObject({ type: 'task.deleted', data: { id: 'tsk_A' } });
+  });
+});
+
+describe('cursors', () => {
+  it('round-trips and refuses anything else', () => {
+    const sk = listingSortKey(task());
+    const cursor = encodeCursor({ sk, page: 3 });
+
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(decodeCursor(cursor)).toEqual({ sk, page: 3 });
+    expect(decodeCursor('not-a-cursor')).toBeUndefined();
+    expect(decodeCursor(Buffer.from('{"s":"#record"}').toString('base64url'))).toBeUndefined();
+  });
+});

@@ -1,0 +1,192 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { entityFileNames, loadDefinitions, RegistryError, validateDefinition, validateRegistry } from '../../../shared/registry/index.js';
+import type { EntityDefinition } from '../../../shared/registry/types.js';
+
+function widget(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: 'widget',
+    slug: 'widgets',
+    tableName: 'widgets',
+    idFormat: { type: 'prefixed', prefix: 'wid' },
+    fields: { title: { type: 'string', required: true, maxLength: 20 } },
+    access: { public: false, shared: true },
+    ...overrides,
+  };
+}
+
+function problemsOf(def: unknown): string {
+  try {
+    validateDefinition(def, 'entities/widgets.ts');
+  } catch (error) {
+    expect(error).toBeInstanceOf(RegistryError);
+    return (error as Error).message;
+  }
+  throw new Error('expected the definition to be refused');
+}
+
+describe('the built-in registry', () => {
+  it('loads the six entities of CONTRACT.md from one file each', async () => {
+    const entities = await loadDefinitions();
+
+    expect(entities.map((e) => e.slug).sort()).toEqual(['comments', 'customers', 'orders', 'products', 'tags', 'tasks']);
+    expect(entityFileNames()).toEqual(['comments', 'customers', 'orders', 'products', 'tags', 'tasks']);
+  });
+
+  it('has the configuration CONTRACT.md gives each entity', async () => {
+    const bySlug = Object.fromEntries((await loadDefinitions()).map((e) => [e.slug, e]));
+
+    expect(bySlug.tasks).toMatchObject({ access: { public: false, shared: false }, idFormat: { type: 'prefixed', prefix: 'tsk' } });
+    expect(bySlug.tasks.fields.title).toMatchObject({ required: true, maxLength: 200, searchable: true });
+    expect(bySlug.tasks.fields.description.searchable).toBe(true);
+    expect(bySlug.tasks.relations).toMatchObject({ assignee: { type: 'belongsTo' }, comments: { type: 'hasMany' }, tags: { type: 'manyToMany' } });
+    expect(bySlug.products).toMatchObject({ access: { public: true, shared: true }, softDelete: true, idFormat: { type: 'uuid' } });
+    expect(bySlug.products.fields.price.validation).toEqual({ min: 0 });
+    expect(bySlug.comments.fields.body.maxLength).toBe(5000);
+    expect(bySlug.comments.fields.authorId.generated).toBe('caller');
+    expect(bySlug.tags.access.shared).toBe(true);
+    expect(bySlug.tags.fields.color.validation?.pattern).toBe('^#[0-9a-fA-F]{6}$');
+    expect(bySlug.orders.operations.delete).toBe(false);
+    expect(bySlug.orders.fields.status).toMatchObject({ values: ['pending', 'paid', 'shipped', 'cancelled'], default: 'pending' });
+    expect(bySlug.customers).toMatchObject({ softDelete: true, access: { shared: false } });
+  });
+
+  it('indexes the fields the next issue serves equality filters from', async () => {
+    const indexed = Object.fromEntries(
+      (await loadDefinitions()).map((e) => [e.slug, Object.entries(e.fields).filter(([, f]) => f.indexed).map(([n]) => n)]),
+    );
+
+    expect(indexed).toMatchObject({
+      tasks: ['status', 'priority', 'assigneeId'],
+      products: ['status', 'category'],
+      orders: ['customerId', 'status'],
+      comments: ['taskId'],
+    });
+  });
+
+  it('fills in defaults: every operation on, permissions <slug>:read|write|delete', () => {
+    const loaded = validateDefinition(widget());
+
+    expect(loaded.operations).toEqual({ list: true, create: true, read: true, update: true, delete: true });
+    expect(loaded.permissions).toEqual({ create: ['widgets:write'], read: ['widgets:read'], update: ['widgets:write'], delete: ['widgets:delete'] });
+    expect(loaded.softDelete).toBe(false);
+    expect(Object.isFrozen(loaded.fields.title)).toBe(true);
+  });
+});
+
+describe('validateDefinition', () => {
+  it('names the file, the entity and the problem', () => {
+    const message = problemsOf(widget({ fields: { size: { type: 'huge' } } }));
+
+    expect(message).toBe("Invalid entity definition: entities/widgets.ts entity 'widgets': field 'size': type must be one of string, number, enum, datetime, boolean, uuid (got \"huge\")");
+  });
+
+  it('reports every problem of a definition at once', () => {
+    const message = problemsOf(
+      widget({
+        slug: 'Widgets!',
+        access: { public: 'yes' },
+        operations: { list: true, purge: true },
+        fields: { status: { type: 'enum' }, price: { type: 'number', validation: { min: 5, max: 1 } } },
+      }),
+    );
+
+    expect(message).toContain('slug must be lower-case');
+    expect(message).toContain('access must be {public: boolean, shared: boolean}');
+    expect(message).toContain("operations: unknown operation 'purge'");
+    expect(message).toContain("field 'status': an enum needs values");
+    expect(message).toContain("field 'price': validation.min (5) is greater than validation.max (1)");
+  });
+
+  it.each([
+    [{ fields: {} }, 'fields must be an object with at least one field'],
+    [{ fields: { id: { type: 'string' } } }, "field 'id': 'id' is managed by the service"],
+    [{ fields: { title: { type: 'string', requried: true } } }, "field 'title': unknown key 'requried'"],
+    [{ fields: { color: { type: 'string', validation: { pattern: '([' } } } }, "field 'color': validation.pattern is not a valid regular expression"],
+    [{ fields: { n: { type: 'number', default: 'x' } } }, "field 'n': default \"x\" is not a number"],
+    [{ fields: { s: { type: 'enum', values: ['a'], default: 'b' } } }, "field 's': default \"b\" is not one of the values"],
+    [{ fields: { on: { type: 'boolean', maxLength: 3 } } }, "field 'on': maxLength only applies to type string"],
+    [{ slug: 'users' }, "slug 'users' is a core path"],
+    [{ idFormat: { type: 'prefixed', prefix: 'W' } }, 'idFormat.prefix must be 2 to 8 lower-case letters'],
+    [{ idFormat: { type: 'serial' } }, "idFormat.type must be 'prefixed' or 'uuid'"],
+    [{ permissions: { read: ['widgets:peek'] } }, 'permissions.read must be an array of scopes'],
+    [{ relations: { owner: { type: 'belongsTo', entity: 'users', foreignKey: 'ownerUserId' } } }, "relation 'owner': foreignKey 'ownerUserId' is not a field"],
+    [{ relations: { parts: { type: 'oneToOne', entity: 'parts', foreignKey: 'widgetId' } } }, "relation 'parts': type must be one of belongsTo, hasMany, manyToMany"],
+    [{ rateLimit: { limit: 0, window: '1h' } }, 'rateLimit must be'],
+    [{ colour: 'red' }, "unknown key 'colour'"],
+  ])('refuses %j', (overrides, expected) => {
+    expect(problemsOf(widget(overrides))).toContain(expected);
+  });
+
+  it('refuses something that is not an object', () => {
+    expect(problemsOf(undefined)).toContain('the definition must be an object');
+  });
+});
+
+describe('validateRegistry', () => {
+  const tasks = (extra: Partial<EntityDefinition> = {}) =>
+    validateDefinition({ ...widget({ name: 'job', slug: 'jobs', tableName: 'jobs' }), ...extra }, 'entities/jobs.ts');
+
+  it('refuses two entities with one slug or table', () => {
+    expect(() => validateRegistry([validateDefinition(widget()), validateDefinition(widget({ name: 'other' }))])).toThrow(/slug 'widgets' is also used by/);
+  });
+
+  it('refuses a relation to an entity that is not registered', () => {
+    const jobs = tasks({ relations: { parts: { type: 'hasMany', entity: 'parts', foreignKey: 'jobId' } } });
+
+    expect(() => validateRegistry([jobs])).toThrow("entities/jobs.ts entity 'jobs': relation 'parts' targets unknown entity 'parts'");
+  });
+
+  it('refuses a hasMany whose foreign key is not indexed on the child', () => {
+    const jobs = tasks({ relations: { widgets: { type: 'hasMany', entity: 'widgets', foreignKey: 'title' } } });
+
+    expect(() => validateRegistry([jobs, validateDefinition(widget())])).toThrow("'widgets.title' must be indexed");
+  });
+
+  it('refuses a reference to an unknown entity', () => {
+    const jobs = tasks({ fields: { partId: { type: 'string', references: 'parts' } } });
+
+    expect(() => validateRegistry([jobs])).toThrow("field 'partId' references unknown entity 'parts'");
+  });
+});
+
+describe('loading a directory', () => {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+  function directory(files: Record<string, string>): string {
+    const dir = mkdtempSync(join(tmpdir(), 'registry-'));
+    dirs.push(dir);
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+    return dir;
+  }
+
+  it('registers every definition file of the directory (adding an entity is adding a file)', async () => {
+    const dir = directory({
+      'widgets.ts': `export default ${JSON.stringify(widget())};`,
+      'gadgets.ts': `export default ${JSON.stringify(widget({ name: 'gadget', slug: 'gadgets', tableName: 'gadgets' }))};`,
+      '_draft.ts': 'export default 1;',
+      'notes.md': 'not a definition',
+    });
+
+    const entities = await loadDefinitions({ dir });
+
+    expect(entities.map((e) => e.slug)).toEqual(['gadgets', 'widgets']);
+  });
+
+  it('stops with a message naming the entity and the problem when one definition is bad', async () => {
+    const dir = directory({
+      'widgets.ts': `export default ${JSON.stringify(widget({ fields: { title: { type: 'string', maxLength: -1 } } }))};`,
+    });
+
+    await expect(loadDefinitions({ dir })).rejects.toThrow("shared/registry/entities/widgets.ts entity 'widgets': field 'title': maxLength must be a positive integer");
+  });
+
+  it('stops when a definition file cannot even be imported', async () => {
+    const dir = directory({ 'broken.ts': 'export default {' });
+
+    await expect(loadDefinitions({ dir })).rejects.toThrow(/broken\.ts: cannot be loaded/);
+  });
+});
