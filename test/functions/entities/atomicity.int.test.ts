@@ -47,9 +47,9 @@ function watch(options: { fail?: boolean } = {}): Sent {
     sent.commands.push(command.constructor.name);
     if (command.input.TableName === tableName('records')) sent.onRecords.push(command.constructor.name);
     if (command instanceof TransactWriteCommand) {
-      sent.items = [...command.input.TransactItems];
+      sent.items = [...(command.input.TransactItems ?? [])];
       if (options.fail) {
-        command.input.TransactItems.push({
+        command.input.TransactItems!.push({
           ConditionCheck: { TableName: tableName('records'), Key: { pk: 'fault-injection', sk: 'never' }, ConditionExpression: 'attribute_exists(pk)' },
         });
       }

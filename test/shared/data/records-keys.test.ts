@@ -42,7 +42,7 @@ const event = { pk: 'ten_1#tasks', sk: 'e' };
 
 function kinds(items: TransactItem[]): string[] {
   return items.map((i) => {
-    if (i.Put) return `Put ${i.Put.TableName} ${String(i.Put.Item.pk)} ${String(i.Put.Item.sk)}`;
+    if (i.Put) return `Put ${i.Put.TableName} ${String(i.Put.Item!.pk)} ${String(i.Put.Item!.sk)}`;
     if (i.Delete) return `Delete ${String(i.Delete.Key!.pk)} ${String(i.Delete.Key!.sk)}`;
     if (i.Update) return `Update ${String(i.Update.Key!.pk)} ${String(i.Update.Key!.sk)} ${String(i.Update.ExpressionAttributeValues![':delta'])}`;
     return 'other';
