@@ -1,7 +1,8 @@
 /**
  * Rate limits (SPEC.md Limits, CONTRACT.md): fixed windows counted in the `limits` table with ONE
  * atomic UpdateItem per counter (ADD, the TTL set to the window's end, UPDATED_NEW returns the
- * count). Registered after authorize, so only requests that got that far are counted.
+ * count). Registered right after authenticate, so that every authenticated response — a scope
+ * denial included — carries the headers (CONTRACT.md); a failed authentication is not counted.
  *
  * Subject of the general counter: the API key (RATE_LIMIT_API_KEY_PER_HOUR, 1000), else the
  * session's user (RATE_LIMIT_SESSION_PER_HOUR, 100), else the client IP

@@ -3,7 +3,7 @@
  * operations are keyed by route ("GET /api/v1/users/me") and receive the ApiRequest.
  *
  * Order of `before`: request context → CORS (preflights end here) → version → authenticate →
- * CSRF → scopes → rate limit → JSON body; the envelope's after/onError run last.
+ * rate limit → CSRF → scopes → JSON body; the envelope's after/onError run last.
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
@@ -40,8 +40,10 @@ export function createApiHandler(operations: Operations, options: StackOptions =
     .use(cors())
     .use(apiVersion())
     .use(authenticate())
+    // Right after authentication, so every authenticated response (a 403 too) carries the
+    // rate-limit headers.
+    .use(rateLimit())
     .use(csrf())
     .use(authorize(options))
-    .use(rateLimit())
     .use(jsonBody());
 }

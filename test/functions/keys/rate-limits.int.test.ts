@@ -84,16 +84,19 @@ describe('per API key', () => {
     expect(rateHeaders(response).remaining).toBe(String(LIMITS.key - 1));
   });
 
-  it('puts the headers on counted errors too (a scope denial is not counted, a 404 is)', async () => {
+  it('puts the headers on every authenticated error too (a scope denial, a 404), but a failed authentication is not counted', async () => {
     const { key } = await createKey();
 
     const denied = await api('DELETE', '/api/v1/tasks/tsk_unknown', on({ apiKey: key }));
     const missing = await api('GET', '/api/v1/tasks/tsk_unknown', on({ apiKey: key }));
+    const unauthenticated = await api('GET', '/api/v1/users/me', on({ apiKey: `sk_live_${'U'.repeat(40)}` }));
 
     expect(denied.status).toBe(403);
-    expect(denied.headers.get('x-ratelimit-limit')).toBeNull();
+    expect(rateHeaders(denied).remaining).toBe(String(LIMITS.key - 1));
     expect(missing.status).toBe(404);
-    expect(rateHeaders(missing).remaining).toBe(String(LIMITS.key - 1));
+    expect(rateHeaders(missing).remaining).toBe(String(LIMITS.key - 2));
+    expect(unauthenticated.status).toBe(401);
+    expect(unauthenticated.headers.get('x-ratelimit-limit')).toBeNull();
   });
 });
 
