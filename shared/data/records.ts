@@ -13,6 +13,9 @@ export function recordTables(): TableNames {
   return { records: tableName('records'), events: tableName('events') };
 }
 
+/** Longest id looked up (generated ids are 24 or 36 characters). */
+export const MAX_ID_LENGTH = 200;
+
 /** The record's version changed (or it vanished) between our read and our write. */
 export class WriteConflict extends Error {
   constructor() {
@@ -23,6 +26,8 @@ export class WriteConflict extends Error {
 
 /** One record by id: ONE GetItem (strongly consistent). Soft-deleted records are returned; callers decide. */
 export async function getRecord(entity: LoadedEntity, id: string): Promise<StoredRecord | undefined> {
+  // No id is that long (keys are at most 2048 bytes): not found, without asking.
+  if (id.length === 0 || id.length > MAX_ID_LENGTH) return undefined;
   const { Item } = await db().send(new GetCommand({ TableName: tableName('records'), Key: recordKey(entity, id), ConsistentRead: true }));
   return Item ? fromItem(Item) : undefined;
 }
