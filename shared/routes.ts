@@ -16,7 +16,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS'
  */
 export type AuthMode = 'public' | 'optional' | 'required' | 'session';
 
-export type Family = 'health' | 'auth' | 'keys' | 'entities';
+export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch';
 
 export interface RouteRateLimit {
   /** Names the counter, so that routes can share one. */
@@ -68,6 +68,9 @@ export const routes: readonly Route[] = [
   { method: 'PATCH', path: `${V1}/api-keys/{id}`, family: 'keys', auth: 'session' },
   { method: 'DELETE', path: `${V1}/api-keys/{id}`, family: 'keys', auth: 'session' },
   { method: 'GET', path: `${V1}/api-keys/{id}/audit`, family: 'keys', auth: 'session' },
+
+  // Batch (issue 6): the outer request needs a caller; each sub-request needs its own scope.
+  { method: 'POST', path: `${V1}/batch`, family: 'batch', auth: 'required' },
 
   // Registered entities (issue 4): after every static path above, as SPEC.md orders them.
   // Reads are 'optional' so that public entities answer anonymous callers (the entities family

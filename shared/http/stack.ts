@@ -2,12 +2,14 @@
  * The middleware stack, composed once. Every family's Lambda is `createApiHandler(operations)`:
  * operations are keyed by route ("GET /api/v1/users/me") and receive the ApiRequest.
  *
- * Order of `before`: request context → CORS (preflights end here) → version → authenticate →
- * rate limit → CSRF → scopes → JSON body; the envelope's after/onError run last.
+ * Order of `before`: request context → inherited auth (batch sub-requests) → CORS (preflights
+ * end here) → version → authenticate → rate limit → CSRF → scopes → JSON body → Idempotency-Key
+ * (a replay ends here); the envelope's after/onError run next to last, the idempotency record's last.
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { MethodNotAllowedError } from '../errors.js';
+import { exceptCountedBySubRequests } from '../batch/counting.js';
 import { routeKey } from '../routes.js';
 import { apiVersion } from './api-version.js';
 import { authenticate } from './authenticate.js';
@@ -15,6 +17,8 @@ import { authorize, type AuthorizeOptions } from './authorize.js';
 import { cors } from './cors.js';
 import { csrf } from './csrf.js';
 import { envelope } from './envelope.js';
+import { idempotency } from './idempotency.js';
+import { inheritedAuth } from './inherited-auth.js';
 import { jsonBody } from './json-body.js';
 import { rateLimit } from './rate-limit.js';
 import { requestContext } from './request-context.js';
@@ -34,16 +38,21 @@ export function createApiHandler(operations: Operations, options: StackOptions =
     if (!operation) throw new MethodNotAllowedError(`${req.method} is not allowed on ${req.path}`);
     return operation(req);
   }
+  const idempotent = idempotency();
   return middy<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext>(dispatch as never, { streamifyResponse: options.streaming ?? false })
+    // Registered before the envelope, so its after/onError see the final response (to store it).
+    .use(idempotent.record)
     .use(envelope())
     .use(requestContext())
+    .use(inheritedAuth())
     .use(cors())
     .use(apiVersion())
     .use(authenticate())
     // Right after authentication, so every authenticated response (a 403 too) carries the
-    // rate-limit headers.
-    .use(rateLimit())
+    // rate-limit headers. A batch is counted by its sub-requests (each through its own stack).
+    .use(exceptCountedBySubRequests(rateLimit()))
     .use(csrf())
     .use(authorize(options))
-    .use(jsonBody());
+    .use(jsonBody())
+    .use(idempotent.claim);
 }

@@ -1,0 +1,39 @@
+/**
+ * How a batch counts against the caller's rate limit (CONTRACT.md: each sub-request counts):
+ * a batch of N sub-requests costs N. The sub-requests are counted by the rate-limit middleware of
+ * their own stacks; the batch request itself is not counted on top, except when it may be
+ * answered without running any sub-request: a body that is not a valid batch (refused as a
+ * whole) or an Idempotency-Key (a replay runs nothing). Those count once, like any request, so
+ * that no request of an authenticated caller goes uncounted.
+ */
+import type middy from '@middy/core';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { ApiEvent, ApiLambdaContext, ApiRequest } from '../http/types.js';
+import { parseBatch } from './validate.js';
+
+const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
+
+/** Whether the request counts itself: every request but a batch that will run its sub-requests. */
+export function countsItself(req: Pick<ApiRequest, 'route' | 'headers' | 'rawBody'>): boolean {
+  if (req.route.family !== 'batch') return true;
+  if (req.headers['idempotency-key'] !== undefined) return true;
+  if (!req.rawBody || !JSON_TYPE.test(req.headers['content-type'] ?? '')) return true;
+  try {
+    parseBatch(JSON.parse(req.rawBody.toString('utf8')));
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+type Middleware = middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext>;
+
+/** The rate-limit middleware, skipped for a batch that is counted by its sub-requests. */
+export function exceptCountedBySubRequests(limit: Middleware): Middleware {
+  const before = limit.before!;
+  return {
+    before: function limitRateUnlessBatch(request) {
+      return countsItself(request.context.api!) ? before(request) : undefined;
+    },
+  };
+}

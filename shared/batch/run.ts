@@ -1,0 +1,75 @@
+/**
+ * POST /api/v1/batch: the sub-requests run one after the other, in order, each dispatched
+ * in-process to its family's own Lambda handler (the same route table and the same middleware
+ * stack, no HTTP hop). Each sub-request:
+ * - is authorised as the caller: the outer request's AuthContext rides on the sub-request's Lambda
+ *   context (shared/http/inherited-auth.ts), so authentication happens once per batch, while
+ *   the route's auth mode and scope are checked for each sub-request;
+ * - runs the rate-limit middleware, so it counts against the caller's limit;
+ * - answers its own status and envelope body; a failure (whatever its cause) is its own entry and
+ *   never stops the others.
+ * Set-Cookie of sub-requests (a refreshed session) and the latest X-RateLimit-* values are carried
+ * to the outer response.
+ */
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { toApiError, ApiError } from '../errors.js';
+import { withInheritedAuth } from '../http/inherited-auth.js';
+import type { ApiLambdaContext, ApiRequest } from '../http/types.js';
+import { logger } from '../logger.js';
+import { familyHandler } from './families.js';
+import { batchResponse, errorResponse, subRequestTarget, type BatchResponse } from './sub-request.js';
+import { parseBatch, type BatchItem } from './validate.js';
+
+const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+
+/** A Lambda context of the sub-request's own (the stack keeps per-request state on it). */
+function subContext(family: string, requestId: string): ApiLambdaContext {
+  // No getRemainingTimeInMillis: the outer invocation's own deadline bounds the whole batch.
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: `batch:${family}`,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: '',
+    memoryLimitInMB: '',
+    awsRequestId: requestId,
+    logGroupName: '',
+    logStreamName: '',
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  } as unknown as ApiLambdaContext;
+}
+
+function carryToOuter(outer: ApiRequest, result: APIGatewayProxyResult): void {
+  const headers = result.headers ?? {};
+  if (headers['X-RateLimit-Remaining'] !== undefined) {
+    for (const name of RATE_LIMIT_HEADERS) if (headers[name] !== undefined) outer.responseHeaders[name] = String(headers[name]);
+  }
+  const cookies = result.multiValueHeaders?.['Set-Cookie'];
+  if (cookies?.length) outer.responseCookies.push(...cookies.map(String));
+}
+
+async function runOne(outer: ApiRequest, item: BatchItem, index: number): Promise<BatchResponse> {
+  const target = subRequestTarget(outer, item, index);
+  if ('error' in target) return errorResponse(item.id, target.error);
+  try {
+    const handler = await familyHandler(target.family);
+    const context = withInheritedAuth(subContext(target.family, target.event.requestContext.requestId), outer.auth);
+    const result = await handler(target.event, context);
+    carryToOuter(outer, result);
+    return batchResponse(item.id, result);
+  } catch (error) {
+    // The family's stack answers every error itself; this is a failure around it (a module that
+    // does not load, a handler that rejects).
+    if (!(error instanceof ApiError)) logger.error('batch sub-request failed', { requestId: outer.requestId, index, error: error as Error });
+    return errorResponse(item.id, toApiError(error));
+  }
+}
+
+export async function runBatch(req: ApiRequest): Promise<BatchResponse[]> {
+  const items = parseBatch(req.body);
+  const responses: BatchResponse[] = [];
+  for (const [index, item] of items.entries()) responses.push(await runOne(req, item, index));
+  return responses;
+}
+

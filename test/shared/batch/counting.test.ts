@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { countsItself } from '../../../shared/batch/counting.js';
+import { findRoute } from '../../../shared/routes.js';
+
+const batchRoute = findRoute('POST', '/api/v1/batch')!;
+const valid = Buffer.from(JSON.stringify({ requests: [{ id: 'a', method: 'GET', path: '/users/me' }] }));
+const json = { 'content-type': 'application/json' };
+
+describe('what a batch counts against the rate limit', () => {
+  it('leaves a runnable batch to its sub-requests', () => {
+    expect(countsItself({ route: batchRoute, headers: json, rawBody: valid })).toBe(false);
+  });
+
+  it('counts a batch that may be answered without running any sub-request', () => {
+    expect(countsItself({ route: batchRoute, headers: { ...json, 'idempotency-key': 'k' }, rawBody: valid })).toBe(true);
+    expect(countsItself({ route: batchRoute, headers: json, rawBody: Buffer.from('{"requests": []}') })).toBe(true);
+    expect(countsItself({ route: batchRoute, headers: json, rawBody: Buffer.from('{not json') })).toBe(true);
+    expect(countsItself({ route: batchRoute, headers: { 'content-type': 'text/plain' }, rawBody: valid })).toBe(true);
+    expect(countsItself({ route: batchRoute, headers: json, rawBody: undefined })).toBe(true);
+  });
+
+  it('counts every other request', () => {
+    expect(countsItself({ route: findRoute('GET', '/api/v1/users/me')!, headers: {}, rawBody: undefined })).toBe(true);
+  });
+});

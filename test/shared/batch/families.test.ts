@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { NOT_BATCHABLE, batchableFamilies, isBatchable } from '../../../shared/batch/families.js';
+import { families } from '../../../shared/routes.js';
+
+describe('batch families', () => {
+  it('covers every family of the route table, either dispatchable or excluded with a reason', () => {
+    for (const family of families) {
+      expect(isBatchable(family) || NOT_BATCHABLE[family] !== undefined, `family '${family}' is neither in shared/batch/families.ts loaders nor NOT_BATCHABLE`).toBe(true);
+    }
+  });
+
+  it('never dispatches to the batch family itself', () => {
+    expect(isBatchable('batch')).toBe(false);
+    expect(batchableFamilies()).not.toContain('batch');
+  });
+});
