@@ -191,3 +191,36 @@ describe('a failed transaction leaves nothing behind', () => {
     expect((await call('GET', `/api/v1/tasks/${task.id}`)).body.data.tagIds).toEqual([]);
   });
 });
+
+describe('concurrent writes', () => {
+  it('an update that loses the race to another update is re-applied on the new version, not lost or overwritten', async () => {
+    const task = (await call('POST', '/api/v1/tasks', { title: 'Raced' })).body.data;
+    const client = db();
+    const send = client.send.bind(client) as (command: unknown) => Promise<unknown>;
+    let interfered = false;
+    let transactions = 0;
+    vi.spyOn(client, 'send').mockImplementation((async (command: unknown) => {
+      if (command instanceof TransactWriteCommand) {
+        transactions += 1;
+        if (!interfered) {
+          interfered = true;
+          // Another request changes the record after ours read it, before ours writes.
+          const other = await call('PATCH', `/api/v1/tasks/${task.id}`, { priority: 'high' });
+          expect(other.status).toBe(200);
+        }
+      }
+      return send(command);
+    }) as never);
+
+    const response = await call('PATCH', `/api/v1/tasks/${task.id}`, { status: 'completed' });
+
+    expect(response.status).toBe(200);
+    expect(response.body.data).toMatchObject({ status: 'completed', priority: 'high' });
+    expect(transactions).toBe(3);
+    vi.restoreAllMocks();
+    expect(await item(`tasks#${task.id}`, '#record')).toMatchObject({ version: 3, data: { status: 'completed', priority: 'high' } });
+    const highs = (await partition(`${tenant.tenantId}#tasks#priority=high`)).filter((i) => i.id === task.id);
+    expect(highs).toHaveLength(1);
+    expect(highs[0].data.status).toBe('completed');
+  });
+});
