@@ -11,6 +11,7 @@ import { Construct } from 'constructs';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ENTITY_FILES_ENV, entityFileNames } from '../../shared/registry/index.js';
 import { grantTableAccess } from './permissions.js';
 import { pascal, tableEnvName, type TableId, type Tables } from './tables.js';
 
@@ -102,6 +103,8 @@ export class FamilyFunctions extends Construct {
       ...BASE_ENVIRONMENT,
       // API Gateway serves HTTPS only, so session cookies are always Secure.
       SECURE_COOKIES: '1',
+      // A bundle has no entities/ directory to read: the registry takes its file list from here.
+      [ENTITY_FILES_ENV]: entityFileNames().join(','),
       ...props.environment,
     };
     for (const [tableId, table] of Object.entries(props.tables) as [TableId, Tables[TableId]][]) {

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { config, resetConfig } from '../../shared/config.js';
 import { createDynamoClient } from '../../shared/data/client.js';
 import { ensureBootstrapAdmin } from '../../shared/auth/bootstrap.js';
+import { loadRegistry } from '../../shared/registry/index.js';
 import { startDynamoLocal, type DynamoLocal } from './dynamodb-local.js';
 import { createGateway } from './gateway.js';
 import { ensureTables } from './tables.js';
@@ -39,6 +40,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await ensureTables(client);
     client.destroy();
     const generatedAdmin = await ensureBootstrapAdmin({ email: options.admin?.email, password: options.admin?.password });
+    // A bad entity definition stops start-up here, not at the first request.
+    await loadRegistry();
     const server = createGateway();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
