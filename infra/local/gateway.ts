@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ApiError, NotFoundError, PayloadTooLargeError } from '../../shared/errors.js';
+import { proxyQueryFields } from '../../shared/http/request-context.js';
 import { familyOfPath, matchPath } from '../../shared/routes.js';
 import { isStreaming, lambdaContext, loadHandler, ResponseStream, type LambdaHandler, type StreamPrelude } from './lambda-runtime.js';
 
@@ -41,13 +42,6 @@ export function toProxyEvent(req: IncomingMessage, url: URL, body: Buffer, resou
     headers[name] = value;
     (multiValueHeaders[name] ??= []).push(value);
   }
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
-  for (const [name, value] of url.searchParams) {
-    query[name] = value;
-    (multiQuery[name] ??= []).push(value);
-  }
-  const hasQuery = url.searchParams.size > 0;
   const contentType = req.headers['content-type'] ?? '';
   const binary = body.length > 0 && !TEXT_TYPES.test(contentType);
   const requestId = randomUUID();
@@ -57,8 +51,7 @@ export function toProxyEvent(req: IncomingMessage, url: URL, body: Buffer, resou
     httpMethod: req.method ?? 'GET',
     headers,
     multiValueHeaders,
-    queryStringParameters: hasQuery ? query : null,
-    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    ...proxyQueryFields(url.searchParams),
     pathParameters: Object.keys(params).length ? params : null,
     stageVariables: null,
     body: body.length ? body.toString(binary ? 'base64' : 'utf8') : null,

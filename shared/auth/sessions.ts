@@ -13,10 +13,10 @@
  *   change or a deleted user takes effect at once.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
 import { db, tableName } from '../data/client.js';
-import { getUser } from '../data/identity.js';
+import { getUser, queryByParent } from '../data/identity.js';
 import { logger } from '../logger.js';
 import type { AuthContext, Role } from '../http/types.js';
 import { scopesForRole } from './scopes.js';
@@ -131,25 +131,9 @@ export async function revokeSession(hash: string): Promise<void> {
 
 /** Ends every session of a user, except `exceptHash` (the caller's own, on a password change). */
 export async function revokeUserSessions(userId: string, exceptHash?: string): Promise<number> {
-  const hashes: string[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page: QueryCommandOutput = await db().send(
-      new QueryCommand({
-        TableName: tableName('identity'),
-        IndexName: 'byParent',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': userSessionsIndexKey(userId) },
-        ProjectionExpression: 'pk',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const hash = String(item.pk).slice('SESSION#'.length);
-      if (hash !== exceptHash) hashes.push(hash);
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const hashes = (await queryByParent(userSessionsIndexKey(userId), 'pk'))
+    .map((item) => String(item.pk).slice('SESSION#'.length))
+    .filter((hash) => hash !== exceptHash);
   for (let i = 0; i < hashes.length; i += 25) {
     const chunk = hashes.slice(i, i + 25);
     let requests: Record<string, unknown>[] | undefined = chunk.map((hash) => ({ DeleteRequest: { Key: sessionKey(hash) } }));

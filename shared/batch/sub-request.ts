@@ -10,6 +10,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ApiError, BadRequestError, NotFoundError } from '../errors.js';
 import { familyOfPath, matchPath, type Family } from '../routes.js';
+import { proxyQueryFields } from '../http/request-context.js';
 import type { ApiRequest } from '../http/types.js';
 import type { BatchItem } from './validate.js';
 import { NOT_BATCHABLE, isBatchable } from './families.js';
@@ -50,21 +51,13 @@ export function subRequestTarget(outer: Pick<ApiRequest, 'headers' | 'requestId'
   const body = item.body !== undefined && item.method !== 'GET' ? JSON.stringify(item.body) : null;
   if (body !== null) headers['content-type'] = 'application/json';
 
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
-  for (const [name, value] of url.searchParams) {
-    query[name] = value;
-    (multiQuery[name] ??= []).push(value);
-  }
-  const hasQuery = url.searchParams.size > 0;
   const event: APIGatewayProxyEvent = {
     resource: match.path,
     path: url.pathname,
     httpMethod: item.method,
     headers,
     multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
-    queryStringParameters: hasQuery ? query : null,
-    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    ...proxyQueryFields(url.searchParams),
     pathParameters: Object.keys(match.params).length ? match.params : null,
     stageVariables: null,
     body,

@@ -260,9 +260,9 @@ export async function getUserByEmail(email: string): Promise<User | undefined> {
   return getUser(Item.userId);
 }
 
-/** A tenant's users, oldest first (the GSI is eventually consistent). */
-export async function listTenantUsers(tenantId: string): Promise<User[]> {
-  const users: User[] = [];
+/** Every item under one parent of the byParent index, all pages (the GSI is eventually consistent). */
+export async function queryByParent(parentKey: string, projection?: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
     const page: QueryCommandOutput = await db().send(
@@ -270,14 +270,20 @@ export async function listTenantUsers(tenantId: string): Promise<User[]> {
         TableName: tableName('identity'),
         IndexName: 'byParent',
         KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': tenantUsersIndexKey(tenantId) },
+        ExpressionAttributeValues: { ':pk': parentKey },
+        ...(projection ? { ProjectionExpression: projection } : {}),
         ExclusiveStartKey: startKey,
       }),
     );
-    for (const item of page.Items ?? []) users.push(stripKeys<User>(item));
+    items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
-  return users;
+  return items;
+}
+
+/** A tenant's users, oldest first. */
+export async function listTenantUsers(tenantId: string): Promise<User[]> {
+  return (await queryByParent(tenantUsersIndexKey(tenantId))).map((item) => stripKeys<User>(item));
 }
 
 export interface UserChanges {

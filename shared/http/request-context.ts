@@ -34,6 +34,18 @@ export function parseCookies(header: string | undefined): Record<string, string>
   return cookies;
 }
 
+/** The query-string fields of a REST proxy event, as API Gateway fills them (null when empty). */
+export function proxyQueryFields(searchParams: URLSearchParams): Pick<ApiEvent, 'queryStringParameters' | 'multiValueQueryStringParameters'> {
+  if (searchParams.size === 0) return { queryStringParameters: null, multiValueQueryStringParameters: null };
+  const query: Record<string, string> = {};
+  const multiQuery: Record<string, string[]> = {};
+  for (const [name, value] of searchParams) {
+    query[name] = value;
+    (multiQuery[name] ??= []).push(value);
+  }
+  return { queryStringParameters: query, multiValueQueryStringParameters: multiQuery };
+}
+
 function queryOf(event: ApiEvent): { query: Record<string, string>; multiQuery: Record<string, string[]> } {
   const multiQuery: Record<string, string[]> = {};
   for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
