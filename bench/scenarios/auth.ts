@@ -13,11 +13,11 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { hashApiKey } from '../../shared/auth/api-keys.js';
-import { db } from '../../shared/data/client.js';
 import { createApiHandler } from '../../shared/http/stack.js';
 import { matchPath } from '../../shared/routes.js';
 import { round, summarize } from '../stats.js';
 import type { BenchContext, BenchRow, LocalRuntime } from '../types.js';
+import { countCommands } from '../sdk-commands.js';
 
 export const order = 10;
 
@@ -71,26 +71,6 @@ async function credentials(runtime: LocalRuntime): Promise<{ cookie: string; key
 }
 
 // ---------- (a) ----------
-
-async function countCommands<T>(work: () => Promise<T>): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  const stack = db().middlewareStack;
-  stack.add(
-    (next, context) => async (args) => {
-      counts.set(context.commandName ?? 'unknown', (counts.get(context.commandName ?? 'unknown') ?? 0) + 1);
-      return next(args);
-    },
-    { step: 'initialize', name: 'benchCommandCounter' },
-  );
-  try {
-    await work();
-    // Let anything fire-and-forget reach the client before counting.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  } finally {
-    stack.remove('benchCommandCounter');
-  }
-  return counts;
-}
 
 function tally(counts: Map<string, number>, requests: number): { reads: number; writes: number; byType: string } {
   let reads = 0;

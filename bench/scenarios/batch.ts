@@ -12,12 +12,12 @@
  *     single reads.
  */
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { db } from '../../shared/data/client.js';
 import { resolveAuth } from '../../shared/http/authenticate.js';
 import type { ApiRequest } from '../../shared/http/types.js';
 import { matchPath, findRoute } from '../../shared/routes.js';
 import { round, summarize } from '../stats.js';
 import type { BenchContext, BenchRow, LocalRuntime } from '../types.js';
+import { countCommands } from '../sdk-commands.js';
 
 export const order = 20;
 
@@ -70,25 +70,6 @@ async function fixture(runtime: LocalRuntime): Promise<{ cookie: string; key: st
   return { cookie, key: String(created.body.data.key), taskIds };
 }
 
-async function countCommands(work: () => Promise<unknown>): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  const stack = db().middlewareStack;
-  stack.add(
-    (next, context) => async (args) => {
-      counts.set(context.commandName ?? 'unknown', (counts.get(context.commandName ?? 'unknown') ?? 0) + 1);
-      return next(args);
-    },
-    { step: 'initialize', name: 'benchBatchCommandCounter' },
-  );
-  try {
-    await work();
-    // Let anything fire-and-forget (key usage) reach the client before counting.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  } finally {
-    stack.remove('benchBatchCommandCounter');
-  }
-  return counts;
-}
 
 function total(counts: Map<string, number>, per = 1): number {
   return round([...counts.values()].reduce((s, n) => s + n, 0) / per, 2);

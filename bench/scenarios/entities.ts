@@ -9,10 +9,10 @@
  *     reported apart.
  * (b) requests/s and p50/p99 of each operation, 8 requests in flight.
  */
-import { db } from '../../shared/data/client.js';
 import { tableName } from '../../shared/data/client.js';
 import { round, summarize } from '../stats.js';
 import type { BenchContext, BenchRow, LocalRuntime } from '../types.js';
+import { recordCommands } from '../sdk-commands.js';
 
 export const order = 30;
 
@@ -49,24 +49,7 @@ async function credentials(runtime: LocalRuntime): Promise<Record<string, string
 
 /** Every SDK command sent while `work` runs, with the table it went to. */
 async function record(work: () => Promise<void>): Promise<Sent[]> {
-  const sent: Sent[] = [];
-  const stack = db().middlewareStack;
-  stack.add(
-    (next, context) => async (args) => {
-      const input = args.input as { TableName?: string; TransactItems?: unknown[]; RequestItems?: Record<string, unknown> };
-      const table = input.TableName ?? (input.TransactItems ? 'transaction' : input.RequestItems ? Object.keys(input.RequestItems).join('+') : '?');
-      sent.push({ name: (context.commandName ?? 'unknown').replace(/Command$/, ''), table });
-      return next(args);
-    },
-    { step: 'initialize', name: 'benchEntityCounter' },
-  );
-  try {
-    await work();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  } finally {
-    stack.remove('benchEntityCounter');
-  }
-  return sent;
+  return (await recordCommands(work)).map(({ name, table }) => ({ name: name.replace(/Command$/, ''), table }));
 }
 
 function describeSent(sent: Sent[], requests: number): { data: Map<string, number>; other: string } {
