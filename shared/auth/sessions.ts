@@ -102,7 +102,9 @@ export async function verifySession(token: string): Promise<AuthContext | undefi
   if (!session || session.expiresAt <= now) return undefined;
   const user = await getUser(session.userId);
   if (!user || user.tenantId !== session.tenantId) return undefined;
+  let renewedUntil: number | undefined;
   if (needsExtension(session.extendedAt ?? 0, now)) {
+    renewedUntil = now + config().sessionTtlSeconds;
     // Best effort: a failed extension must not fail the request.
     await db()
       .send(
@@ -111,10 +113,13 @@ export async function verifySession(token: string): Promise<AuthContext | undefi
           Key: sessionKey(hash),
           UpdateExpression: 'SET expiresAt = :exp, extendedAt = :now',
           ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':exp': now + config().sessionTtlSeconds, ':now': now },
+          ExpressionAttributeValues: { ':exp': renewedUntil, ':now': now },
         }),
       )
-      .catch((error: unknown) => logger.warn('session extension failed', { error: (error as Error).name }));
+      .catch((error: unknown) => {
+        renewedUntil = undefined;
+        logger.warn('session extension failed', { error: (error as Error).name });
+      });
   }
   return {
     type: 'session',
@@ -122,6 +127,7 @@ export async function verifySession(token: string): Promise<AuthContext | undefi
     tenantId: user.tenantId,
     scopes: scopesForRole(user.role),
     sessionId: hash,
+    ...(renewedUntil ? { sessionRenewedUntil: renewedUntil } : {}),
   };
 }
 

@@ -7,14 +7,18 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
-import { SESSION_COOKIE, verifySession } from '../auth/sessions.js';
+import { SESSION_COOKIE, sessionCookie, verifySession } from '../auth/sessions.js';
 import { extractApiKey, verifyApiKey } from '../auth/api-keys.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest, AuthContext } from './types.js';
 
 export async function resolveAuth(req: ApiRequest): Promise<AuthContext | undefined> {
   const token = req.cookies[SESSION_COOKIE];
   const session = token ? await verifySession(token) : undefined;
-  if (session) return session;
+  if (session) {
+    // The server-side expiry slid: the browser's cookie gets the same new lifetime.
+    if (session.sessionRenewedUntil) req.responseCookies.push(sessionCookie(token!, session.sessionRenewedUntil - Math.floor(Date.now() / 1000)));
+    return session;
+  }
   const key = extractApiKey(req.headers);
   if (key !== undefined) return verifyApiKey(key, req);
   if (token) throw new UnauthorizedError('The session is expired or invalid', 'INVALID_SESSION');

@@ -23,6 +23,8 @@ export interface AuthContext {
   keyId?: string;
   /** The session's token hash, for session. */
   sessionId?: string;
+  /** Set when this request slid the session's expiry (epoch seconds): the cookie is renewed too. */
+  sessionRenewedUntil?: number;
 }
 
 export interface ApiRequest {

@@ -105,19 +105,22 @@ describe('verifySession', () => {
   it('does not write when the session was extended recently', async () => {
     storeSession({ pk: 'SESSION#h', userId: 'usr_1', tenantId: 'ten_1', extendedAt: now() - 10, expiresAt: now() + 100 });
 
-    await verifySession(token);
+    const auth = await verifySession(token);
 
     expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(0);
+    expect(auth?.sessionRenewedUntil).toBeUndefined();
   });
 
   it('slides the expiry forward once the last extension is older than the interval', async () => {
     storeSession({ pk: 'SESSION#h', userId: 'usr_1', tenantId: 'ten_1', extendedAt: now() - SLIDE_INTERVAL_SECONDS - 5, expiresAt: now() + 100 });
     dynamo.on(UpdateCommand).resolves({});
 
-    await verifySession(token);
+    const auth = await verifySession(token);
 
     const update = dynamo.commandCalls(UpdateCommand)[0].args[0].input;
     expect(update.ExpressionAttributeValues![':exp']).toBeGreaterThanOrEqual(now() + 12 * 3600 - 2);
+    // The caller renews the browser's cookie to the same expiry.
+    expect(auth?.sessionRenewedUntil).toBe(update.ExpressionAttributeValues![':exp']);
   });
 
   it('decides extension only by the time since the last one', () => {
