@@ -16,7 +16,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS'
  */
 export type AuthMode = 'public' | 'optional' | 'required' | 'session';
 
-export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch';
+export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch' | 'import';
 
 export interface RouteRateLimit {
   /** Names the counter, so that routes can share one. */
@@ -72,12 +72,19 @@ export const routes: readonly Route[] = [
   // Batch (issue 6): the outer request needs a caller; each sub-request needs its own scope.
   { method: 'POST', path: `${V1}/batch`, family: 'batch', auth: 'required' },
 
+  // Bulk import (issue 6): the static tasks variant wins over the template (static beats {param}).
+  { method: 'POST', path: `${V1}/import/tasks`, family: 'import', auth: 'required', scope: 'tasks:write' },
+  { method: 'POST', path: `${V1}/import/{entity}`, family: 'import', auth: 'required', scope: '{entity}:write' },
+
   // Registered entities (issue 4): after every static path above, as SPEC.md orders them.
   // Reads are 'optional' so that public entities answer anonymous callers (the entities family
   // decides: functions/entities/handler.ts passes isPublicRead / scopeApplies); writes need a caller.
   { method: 'GET', path: `${V1}/{entity}`, family: 'entities', auth: 'optional', scope: '{entity}:read' },
   { method: 'POST', path: `${V1}/{entity}`, family: 'entities', auth: 'required', scope: '{entity}:write' },
   { method: 'OPTIONS', path: `${V1}/{entity}`, family: 'entities', auth: 'optional' },
+  // Bulk update and delete (issue 6): shared/entities/bulk.ts.
+  { method: 'PATCH', path: `${V1}/{entity}`, family: 'entities', auth: 'required', scope: '{entity}:write' },
+  { method: 'DELETE', path: `${V1}/{entity}`, family: 'entities', auth: 'required', scope: '{entity}:delete' },
   { method: 'GET', path: `${V1}/{entity}/{id}`, family: 'entities', auth: 'optional', scope: '{entity}:read' },
   { method: 'PATCH', path: `${V1}/{entity}/{id}`, family: 'entities', auth: 'required', scope: '{entity}:write' },
   { method: 'DELETE', path: `${V1}/{entity}/{id}`, family: 'entities', auth: 'required', scope: '{entity}:delete' },

@@ -21,6 +21,7 @@ const loaders: Partial<Record<Family, Loader>> = {
   auth: () => import('../../functions/auth/handler.js'),
   keys: () => import('../../functions/keys/handler.js'),
   entities: () => import('../../functions/entities/handler.js'),
+  import: () => import('../../functions/import/handler.js'),
 };
 
 /** Families a batch never dispatches to, and why. */

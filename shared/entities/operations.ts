@@ -11,6 +11,7 @@ import { findEntity } from '../registry/index.js';
 import { RESERVED_SLUGS } from '../registry/validate.js';
 import type { LoadedEntity } from '../registry/types.js';
 import { routeKey } from '../routes.js';
+import { bulkDelete, bulkUpdate } from './bulk.js';
 import { findOverride, type OverridableOperation } from './overrides.js';
 import { createChild, createRecord, deleteRecord, describe, listChildren, listRecords, readRecord, updateRecord } from './service.js';
 
@@ -81,6 +82,9 @@ export const entityOperations: Record<string, Operation> = {
   [routeKey('GET', ENTITY_PATHS.collection)]: (req) => resolve(req, 'list', (e) => listRecords(e, req)),
   [routeKey('POST', ENTITY_PATHS.collection)]: (req) => resolve(req, 'create', async (e) => ({ status: 201, data: await createRecord(e, req.auth, req.body ?? {}) })),
   [routeKey('OPTIONS', ENTITY_PATHS.collection)]: (req) => resolve(req, 'options', (e) => describe(e, req.auth)),
+  // Bulk update / delete (shared/entities/bulk.ts): each item through updateRecord / deleteRecord.
+  [routeKey('PATCH', ENTITY_PATHS.collection)]: (req) => bulkUpdate(req),
+  [routeKey('DELETE', ENTITY_PATHS.collection)]: (req) => bulkDelete(req),
   [routeKey('GET', ENTITY_PATHS.record)]: (req) => resolve(req, 'read', (e) => readRecord(e, req.params.id, req)),
   [routeKey('PATCH', ENTITY_PATHS.record)]: (req) =>
     resolve(req, 'update', async (e) => ({ data: await updateRecord(e, req.params.id, req.auth, req.body ?? {}, { replaceMetadata: replaceMetadata(req) }) })),

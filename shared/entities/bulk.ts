@@ -1,0 +1,135 @@
+/**
+ * Bulk update `PATCH /api/v1/{entity}` `{updates: [{id, ...fields}]}` → 200
+ * `{updated, failed, items, failures: [{index, id, error, code, details?}]}` and bulk delete
+ * `DELETE /api/v1/{entity}` `{ids}` → 200 `{deleted, failed, failures}` (CONTRACT.md). At most 100
+ * each. Every item goes through the single operation of shared/entities/service.ts
+ * (updateRecord / deleteRecord), so validation, references, row-level security (another user's
+ * id fails with NOT_FOUND and nothing of theirs changes), soft delete, the version guard and the
+ * change event are exactly those of PATCH/DELETE /api/v1/{entity}/{id}: one TransactWriteItems
+ * per item, atomic per item, not across items. Disabled operations (405) and missing scopes
+ * (403) refuse the whole request before any item runs. Items run in order, a few at a time;
+ * an id repeated in one request is refused (422) rather than written twice.
+ */
+import { BadRequestError, EntityNotFoundError, NotFoundError, toApiError, ValidationError } from '../errors.js';
+import type { ApiRequest, Reply } from '../http/types.js';
+import { findEntity } from '../registry/index.js';
+import type { LoadedEntity } from '../registry/types.js';
+import { RESERVED_SLUGS } from '../registry/validate.js';
+import { requireCaller, requireOperation, requirePermission } from './access.js';
+import { deleteRecord, updateRecord } from './service.js';
+
+export const MAX_BULK_ITEMS = 100;
+const IN_FLIGHT = 4;
+
+export interface BulkFailure {
+  index: number;
+  id: unknown;
+  error: string;
+  code: string;
+  details?: Record<string, unknown>;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function bulkEntity(req: ApiRequest): LoadedEntity {
+  const slug = req.params.entity ?? '';
+  const entity = findEntity(slug);
+  if (!entity) {
+    if (RESERVED_SLUGS.has(slug)) throw new NotFoundError(`No route for ${req.method} ${req.path}`);
+    throw new EntityNotFoundError(slug);
+  }
+  return entity;
+}
+
+function listOf(body: unknown, name: string): unknown[] {
+  const value = isPlainObject(body) ? body[name] : undefined;
+  if (!Array.isArray(value) || value.length < 1 || value.length > MAX_BULK_ITEMS) {
+    throw new ValidationError({ [name]: `must be an array of 1 to ${MAX_BULK_ITEMS} items` });
+  }
+  const extra = Object.keys(body as Record<string, unknown>).filter((k) => k !== name);
+  if (extra.length) throw new ValidationError(Object.fromEntries(extra.map((k) => [k, 'is not accepted here'])));
+  return value;
+}
+
+function duplicates(ids: unknown[], name: string): void {
+  const seen = new Map<string, number>();
+  const details: Record<string, string> = {};
+  ids.forEach((id, i) => {
+    if (typeof id !== 'string') return;
+    if (seen.has(id)) details[`${name}[${i}]`] = `repeats the id of ${name}[${seen.get(id)}]`;
+    else seen.set(id, i);
+  });
+  if (Object.keys(details).length) throw new ValidationError(details);
+}
+
+/** Runs `work` for each index, IN_FLIGHT at a time, results in index order. */
+async function each<T>(count: number, work: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = new Array(count);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(IN_FLIGHT, count) }, async () => {
+      while (next < count) {
+        const i = next++;
+        out[i] = await work(i);
+      }
+    }),
+  );
+  return out;
+}
+
+function failureOf(index: number, id: unknown, error: unknown): BulkFailure {
+  const e = toApiError(error);
+  return { index, id, error: e.message, code: e.code, ...(e.details ? { details: e.details } : {}) };
+}
+
+const BAD_ID = (value: unknown) => typeof value !== 'string' || value.length === 0;
+
+export async function bulkUpdate(req: ApiRequest): Promise<Reply> {
+  const entity = bulkEntity(req);
+  requireOperation(entity, 'update');
+  const auth = requireCaller(req.auth);
+  requirePermission(entity, 'update', auth);
+  const updates = listOf(req.body, 'updates');
+  duplicates(updates.map((u) => (isPlainObject(u) ? u.id : undefined)), 'updates');
+  const replaceMetadata = req.query.replaceMetadata === 'true';
+  const results = await each(updates.length, async (i) => {
+    const update = updates[i];
+    if (!isPlainObject(update) || BAD_ID(update.id)) {
+      return { failure: failureOf(i, isPlainObject(update) ? update.id : undefined, new ValidationError({ id: 'is required (a string)' })) };
+    }
+    const { id, ...fields } = update;
+    try {
+      return { record: await updateRecord(entity, id as string, auth, fields, { replaceMetadata }) };
+    } catch (error) {
+      return { failure: failureOf(i, id, error) };
+    }
+  });
+  const items = results.flatMap((r) => (r.record ? [r.record] : []));
+  const failures = results.flatMap((r) => (r.failure ? [r.failure] : []));
+  return { status: 200, data: { updated: items.length, failed: failures.length, items, failures } };
+}
+
+export async function bulkDelete(req: ApiRequest): Promise<Reply> {
+  const entity = bulkEntity(req);
+  requireOperation(entity, 'delete');
+  const auth = requireCaller(req.auth);
+  requirePermission(entity, 'delete', auth);
+  if (req.body === undefined) throw new BadRequestError('A bulk delete needs a JSON body {ids: [...]}', { ids: 'is required' });
+  const ids = listOf(req.body, 'ids');
+  duplicates(ids, 'ids');
+  const results = await each(ids.length, async (i) => {
+    const id = ids[i];
+    if (BAD_ID(id)) return { failure: failureOf(i, id, new ValidationError({ id: 'must be a non-empty string' })) };
+    try {
+      await deleteRecord(entity, id as string, auth);
+      return { id: id as string };
+    } catch (error) {
+      return { failure: failureOf(i, id, error) };
+    }
+  });
+  const deleted = results.flatMap((r) => (r.id ? [r.id] : []));
+  const failures = results.flatMap((r) => (r.failure ? [r.failure] : []));
+  return { status: 200, data: { deleted: deleted.length, failed: failures.length, ids: deleted, failures } };
+}

@@ -1,0 +1,327 @@
+/**
+ * Bulk import (SPEC.md Bulk operations, CONTRACT.md):
+ *
+ * - `POST /api/v1/import/{entity}` `{items, options?: {skipInvalid, returnFailures}}` → 201
+ *   `{created, failed, items, failures?}`. 1 to 100 items. Every item is validated exactly as a
+ *   single CREATE (schema, defaults, references: one BatchGetItem for all items) BEFORE anything is
+ *   written. skipInvalid false (default): the first invalid item aborts with 422 VALIDATION_FAILED
+ *   naming its index (`details` keyed `items[<index>].<field>`), nothing is created. skipInvalid
+ *   true: invalid items are counted in `failed` and skipped. `failures` ([{index, item, error}],
+ *   zero-based index) only when returnFailures is true. Each record gets its `<name>.created`
+ *   change event, as a single create would.
+ * - `POST /api/v1/import/tasks` `{tasks (1..100), assignUsers?, notify?}` → 201
+ *   `{imported, failed, tasks, errors: [{index, task, error}]}`: invalid items are reported in
+ *   `errors` and the others imported. assignUsers true resolves each item's `assigneeEmail` to the
+ *   id of that user in the caller's tenant (an unknown e-mail fails that item); without it an
+ *   item carrying assigneeEmail fails. notify true writes a `task.created` change event per task
+ *   (webhooks and the stream read those); false writes none.
+ *
+ * Writes: shared/import/write.ts (TransactWriteItems of up to 100 items holding records, copies,
+ * events AND their counters: counters can never disagree with the copies, with or without events).
+ * Retries: with an Idempotency-Key the middleware replays a finished import; a re-run after a
+ * fault part-way plans the same ids (shared/import/ids.ts) and writes only what is missing. A
+ * write fault fails only the records of the failed transaction(s): the answer is then 503
+ * IMPORT_INCOMPLETE with the per-item report in `data` (failures/errors say "not written ...",
+ * with the fault), which releases the Idempotency-Key so that the same request can be retried.
+ */
+import { randomBytes } from 'node:crypto';
+import { emailKey, userKey } from '../data/identity.js';
+import { batchGet, batchKey, recordTables, type BatchRequest } from '../data/records.js';
+import { eventItem, fromItem, recordKey, type Key, type StoredRecord } from '../data/records-keys.js';
+import { canSee, requireCaller, requireOperation, requirePermission } from '../entities/access.js';
+import { present, type PublicRecord } from '../entities/present.js';
+import { referenceChecks } from '../entities/references.js';
+import { ApiError, ValidationError } from '../errors.js';
+import { idempotencyKeyOf, idempotencyScope } from '../http/idempotency.js';
+import type { ApiRequest, AuthContext } from '../http/types.js';
+import { newId } from '../ids.js';
+import { findEntity } from '../registry/index.js';
+import { checkCreate, unvalidatedReferences, type WriteInput } from '../registry/schemas.js';
+import type { LoadedEntity } from '../registry/types.js';
+import { importRecordId, importSuffix, type IdSeed } from './ids.js';
+import { writeRecords, type PlannedRecord } from './write.js';
+
+export const MAX_IMPORT_ITEMS = 100;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** "title is required; priority must be one of: low, medium, high" */
+export function describeDetails(details: Record<string, unknown>): string {
+  return Object.entries(details)
+    .map(([field, message]) => `${field} ${String(message)}`)
+    .join('; ');
+}
+
+export interface ItemResult {
+  index: number;
+  item: unknown;
+  /** The values to write (valid items). */
+  input?: WriteInput;
+  /** Why the item is invalid, keyed by field. */
+  details?: Record<string, string>;
+}
+
+function keyOf(target: string, id: string): { table: 'records' | 'identity'; key: Key } | undefined {
+  if (target === 'users') return { table: 'identity', key: userKey(id) };
+  const entity = findEntity(target);
+  return entity ? { table: 'records', key: recordKey(entity, id) } : undefined;
+}
+
+/**
+ * The reference checks of every item at once (ONE BatchGetItem per 100 keys, across tables):
+ * the same rules as shared/entities/references.ts, reported into each item's details.
+ */
+async function checkAllReferences(entity: LoadedEntity, results: ItemResult[], auth: AuthContext): Promise<void> {
+  const pending = results.map((r) => {
+    const data = r.input ? r.input.data : unvalidatedReferences(entity, r.item, r.details ?? {});
+    return { result: r, checks: isPlainObject(r.item) ? referenceChecks(entity, data) : [] };
+  });
+  const requests: BatchRequest[] = [];
+  for (const p of pending) {
+    for (const check of p.checks) {
+      for (const id of check.ids) {
+        const k = keyOf(check.target, id);
+        if (k) requests.push({ table: k.table, keys: [k.key] });
+      }
+    }
+  }
+  if (requests.length === 0) return;
+  const found = await batchGet(requests);
+  for (const { result, checks } of pending) {
+    for (const check of checks) {
+      const missing = check.ids.filter((id) => {
+        const k = keyOf(check.target, id);
+        const item = k && found.get(batchKey(k.table, k.key));
+        if (!item) return true;
+        if (check.target === 'users') return item.tenantId !== auth.tenantId;
+        return !canSee(findEntity(check.target)!, fromItem(item), auth);
+      });
+      if (missing.length === 0) continue;
+      result.details ??= {};
+      result.details[check.field] =
+        check.target === 'users'
+          ? `must be the id of a user of your tenant (unknown: ${missing.join(', ')})`
+          : `must be ids of ${check.target} records you can see (unknown: ${missing.join(', ')})`;
+      delete result.input;
+    }
+  }
+}
+
+/** Validates every item as a single create would (no writes). */
+export async function validateItems(entity: LoadedEntity, items: readonly unknown[], auth: AuthContext, pre: Map<number, Record<string, string>> = new Map()): Promise<ItemResult[]> {
+  const results: ItemResult[] = items.map((item, index) => {
+    if (!isPlainObject(item)) return { index, item, details: { item: 'must be a JSON object' } };
+    const earlier = pre.get(index);
+    try {
+      const input = checkCreate(entity, item);
+      return earlier ? { index, item, details: { ...earlier } } : { index, item, input };
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      return { index, item, details: { ...(earlier ?? {}), ...((error.details ?? {}) as Record<string, string>) } };
+    }
+  });
+  await checkAllReferences(entity, results, auth);
+  return results;
+}
+
+function newRecord(entity: LoadedEntity, auth: AuthContext, input: WriteInput, id: string, now: string): StoredRecord {
+  const data: Record<string, unknown> = { ...input.data };
+  for (const [name, field] of Object.entries(entity.fields)) {
+    if (field.generated === 'caller') data[name] = auth.user.id;
+  }
+  const record: StoredRecord = { entity: entity.slug, id, tenantId: auth.tenantId, ownerId: auth.user.id, createdAt: now, updatedAt: now, version: 1, data };
+  if (input.metadata) record.metadata = input.metadata;
+  if (input.metas) record.metas = input.metas as Record<string, string>;
+  return record;
+}
+
+function seedOf(req: ApiRequest): IdSeed | undefined {
+  const key = idempotencyKeyOf(req);
+  return key === undefined ? undefined : { scope: idempotencyScope(req.auth, req.ip), idempotencyKey: key };
+}
+
+export interface WrittenItems {
+  /** Imported records by request index (written now or by an earlier attempt). */
+  records: Map<number, PublicRecord>;
+  /** Write failures by request index. */
+  failed: Map<number, string>;
+  writeRequests: number;
+}
+
+/** Plans and writes the valid items (in request order). */
+async function writeValid(entity: LoadedEntity, valid: ItemResult[], req: ApiRequest, auth: AuthContext, withEvents: boolean): Promise<WrittenItems> {
+  const seed = seedOf(req);
+  const now = new Date().toISOString();
+  const planned: PlannedRecord[] = valid.map((r) => {
+    const record = newRecord(entity, auth, r.input!, importRecordId(entity, r.index, r.item, seed), now);
+    const event = withEvents
+      ? eventItem(entity, 'created', record, present(entity, record), {
+          eventId: seed ? `evt_${importSuffix(record.id)}` : newId('evt'),
+          suffix: seed ? importSuffix(record.id) : randomBytes(6).toString('hex'),
+          now,
+        })
+      : undefined;
+    return { index: r.index, record, ...(event ? { event } : {}) };
+  });
+  const outcome = await writeRecords(entity, planned, recordTables(), (found, mine) => found.tenantId === mine.tenantId && found.ownerId === mine.ownerId && !found.deletedAt);
+  const records = new Map<number, PublicRecord>();
+  for (const [index, record] of [...outcome.written, ...outcome.existing]) records.set(index, present(entity, record));
+  return { records, failed: outcome.failed, writeRequests: outcome.writeRequests };
+}
+
+/**
+ * A write fault part-way: 503 IMPORT_INCOMPLETE whose body still carries the per-item report
+ * (`data`, the shape of the 201). Being an error, it releases the Idempotency-Key: the same
+ * request retried with the same key re-runs, finds the records already written under their
+ * derived ids (reported as imported, not written again) and writes the rest.
+ */
+function incomplete(written: WrittenItems, report: Record<string, unknown>): ApiError | undefined {
+  const missing = written.failed.size;
+  if (missing === 0) return undefined;
+  return new ApiError(
+    503,
+    'IMPORT_INCOMPLETE',
+    `${missing} item(s) were not written because of a database fault (the others were); retry the same request with the same Idempotency-Key to complete it without duplicates`,
+    { headers: { 'Retry-After': '1' }, extra: { data: report } },
+  );
+}
+
+function itemsOf(body: unknown, name: string): unknown[] {
+  const value = isPlainObject(body) ? body[name] : undefined;
+  if (!Array.isArray(value) || value.length < 1 || value.length > MAX_IMPORT_ITEMS) {
+    throw new ValidationError({ [name]: `must be an array of 1 to ${MAX_IMPORT_ITEMS} objects` });
+  }
+  return value;
+}
+
+function booleanOption(container: Record<string, unknown>, name: string, path: string, details: Record<string, string>): boolean {
+  const value = container[name];
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') {
+    details[path] = 'must be a boolean';
+    return false;
+  }
+  return value;
+}
+
+function checkKeys(container: Record<string, unknown>, allowed: readonly string[], prefix: string, details: Record<string, string>): void {
+  for (const key of Object.keys(container)) if (!allowed.includes(key)) details[`${prefix}${key}`] = 'is not a known option';
+}
+
+export interface ImportFailure {
+  index: number;
+  item: unknown;
+  error: string;
+  details?: Record<string, string>;
+}
+
+/** POST /api/v1/import/{entity}. */
+export async function importRecords(entity: LoadedEntity, req: ApiRequest): Promise<Record<string, unknown>> {
+  requireOperation(entity, 'create');
+  const auth = requireCaller(req.auth);
+  requirePermission(entity, 'create', auth);
+  const body = isPlainObject(req.body) ? req.body : {};
+  const details: Record<string, string> = {};
+  checkKeys(body, ['items', 'options'], '', details);
+  const options = body.options ?? {};
+  let skipInvalid = false;
+  let returnFailures = false;
+  if (!isPlainObject(options)) details.options = 'must be an object';
+  else {
+    checkKeys(options, ['skipInvalid', 'returnFailures'], 'options.', details);
+    skipInvalid = booleanOption(options, 'skipInvalid', 'options.skipInvalid', details);
+    returnFailures = booleanOption(options, 'returnFailures', 'options.returnFailures', details);
+  }
+  if (Object.keys(details).length) throw new ValidationError(details);
+  const items = itemsOf(body, 'items');
+
+  const results = await validateItems(entity, items, auth);
+  const invalid = results.filter((r) => r.details);
+  if (!skipInvalid && invalid.length) {
+    const first = invalid[0];
+    const named = Object.fromEntries(Object.entries(first.details!).map(([field, message]) => [`items[${first.index}].${field}`, message]));
+    throw new ValidationError(named, `Item ${first.index} is invalid (${describeDetails(first.details!)}); nothing was imported`);
+  }
+  const written = await writeValid(entity, results.filter((r) => r.input), req, auth, true);
+
+  const failures: ImportFailure[] = [];
+  for (const r of results) {
+    if (r.details) failures.push({ index: r.index, item: r.item, error: describeDetails(r.details), details: r.details });
+    else if (written.failed.has(r.index)) failures.push({ index: r.index, item: r.item, error: written.failed.get(r.index)! });
+  }
+  const created = [...written.records.entries()].sort(([a], [b]) => a - b).map(([, record]) => record);
+  const report = { created: created.length, failed: failures.length, items: created, ...(returnFailures ? { failures } : {}) };
+  const fault = incomplete(written, { ...report, failures });
+  if (fault) throw fault;
+  return report;
+}
+
+// ---------- tasks ----------
+
+/** assigneeEmail → user id of the caller's tenant (two BatchGetItem: e-mails, then users). */
+async function resolveEmails(emails: string[], auth: AuthContext): Promise<Map<string, string>> {
+  const unique = [...new Set(emails.map((e) => e.trim().toLowerCase()))];
+  const resolved = new Map<string, string>();
+  if (unique.length === 0) return resolved;
+  const pointers = await batchGet([{ table: 'identity', keys: unique.map((e) => emailKey(e)) }]);
+  const byEmail = new Map<string, string>();
+  for (const email of unique) {
+    const pointer = pointers.get(batchKey('identity', emailKey(email)));
+    if (typeof pointer?.userId === 'string') byEmail.set(email, pointer.userId);
+  }
+  if (byEmail.size === 0) return resolved;
+  const users = await batchGet([{ table: 'identity', keys: [...new Set(byEmail.values())].map((id) => userKey(id)) }]);
+  for (const [email, userId] of byEmail) {
+    const user = users.get(batchKey('identity', userKey(userId)));
+    if (user && user.tenantId === auth.tenantId) resolved.set(email, userId);
+  }
+  return resolved;
+}
+
+/** POST /api/v1/import/tasks. */
+export async function importTasks(req: ApiRequest): Promise<Record<string, unknown>> {
+  const entity = findEntity('tasks');
+  if (!entity) throw new ApiError(404, 'ENTITY_NOT_FOUND', "Entity 'tasks' is not registered");
+  requireOperation(entity, 'create');
+  const auth = requireCaller(req.auth);
+  requirePermission(entity, 'create', auth);
+  const body = isPlainObject(req.body) ? req.body : {};
+  const details: Record<string, string> = {};
+  checkKeys(body, ['tasks', 'assignUsers', 'notify'], '', details);
+  const assignUsers = booleanOption(body, 'assignUsers', 'assignUsers', details);
+  const notify = booleanOption(body, 'notify', 'notify', details);
+  if (Object.keys(details).length) throw new ValidationError(details);
+  const tasks = itemsOf(body, 'tasks');
+
+  // assigneeEmail is not a task field: taken out of each item, resolved (assignUsers) or refused.
+  const pre = new Map<number, Record<string, string>>();
+  const emails = tasks.map((t) => (isPlainObject(t) && 'assigneeEmail' in t ? t.assigneeEmail : undefined));
+  const resolved = assignUsers ? await resolveEmails(emails.filter((e): e is string => typeof e === 'string'), auth) : new Map<string, string>();
+  const bodies = tasks.map((task, index) => {
+    if (!isPlainObject(task) || !('assigneeEmail' in task)) return task;
+    const { assigneeEmail, ...rest } = task;
+    if (!assignUsers) pre.set(index, { assigneeEmail: 'is only accepted with assignUsers: true' });
+    else if (typeof assigneeEmail !== 'string') pre.set(index, { assigneeEmail: 'must be a string' });
+    else {
+      const userId = resolved.get(assigneeEmail.trim().toLowerCase());
+      if (!userId) pre.set(index, { assigneeEmail: `no user of your tenant has the e-mail ${assigneeEmail}` });
+      else return { ...rest, assigneeId: userId };
+    }
+    return rest;
+  });
+
+  const results = await validateItems(entity, bodies, auth, pre);
+  const written = await writeValid(entity, results.filter((r) => r.input), req, auth, notify);
+  const errors: { index: number; task: unknown; error: string; details?: Record<string, string> }[] = [];
+  for (const r of results) {
+    if (r.details) errors.push({ index: r.index, task: tasks[r.index], error: describeDetails(r.details), details: r.details });
+    else if (written.failed.has(r.index)) errors.push({ index: r.index, task: tasks[r.index], error: written.failed.get(r.index)! });
+  }
+  const imported = [...written.records.entries()].sort(([a], [b]) => a - b).map(([, record]) => record);
+  const report = { imported: imported.length, failed: errors.length, tasks: imported, errors };
+  const fault = incomplete(written, report);
+  if (fault) throw fault;
+  return report;
+}
