@@ -23,6 +23,7 @@
  * entity, recordId, tenantId, ownerId, data (the record, or {id} for deletes), createdAt, expiresAt}.
  */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { findEntity, isRegistryLoaded } from '../registry/index.js';
 import type { LoadedEntity } from '../registry/types.js';
 
 export const RECORD_SK = '#record';
@@ -148,13 +149,31 @@ export function recordItem(entity: LoadedEntity, record: StoredRecord): Record<s
   return { ...recordKey(entity, record.id), kind: 'record', ...record };
 }
 
-export function indexItem(partition: string, record: StoredRecord): Record<string, unknown> {
-  return { pk: partition, sk: listingSortKey(record), kind: 'index', ...record };
+/**
+ * Attribute of listing copies holding the record's searchable fields lower-cased (one per line):
+ * `search` and case-insensitive matching push `contains(_search, :word)` into the Query.
+ */
+export const SEARCH_ATTRIBUTE = '_search';
+
+export function searchTextOf(entity: Pick<LoadedEntity, 'fields'>, record: Pick<StoredRecord, 'data'>): string {
+  return Object.entries(entity.fields)
+    .filter(([, f]) => f.searchable)
+    .map(([name]) => record.data[name])
+    .filter((v): v is string | number => typeof v === 'string' || typeof v === 'number')
+    .map((v) => String(v).toLowerCase())
+    .join('\n');
+}
+
+/** A listing copy. `entity` gives the searchable fields (else the loaded registry's definition, when there is one). */
+export function indexItem(partition: string, record: StoredRecord, entity?: Pick<LoadedEntity, 'fields'>): Record<string, unknown> {
+  entity ??= isRegistryLoaded() ? findEntity(record.entity) : undefined;
+  const search = entity ? searchTextOf(entity, record) : '';
+  return { pk: partition, sk: listingSortKey(record), kind: 'index', ...record, ...(search ? { [SEARCH_ATTRIBUTE]: search } : {}) };
 }
 
 /** The StoredRecord inside a record or index item. */
 export function fromItem(item: Record<string, unknown>): StoredRecord {
-  const { pk: _pk, sk: _sk, kind: _kind, ...record } = item;
+  const { pk: _pk, sk: _sk, kind: _kind, [SEARCH_ATTRIBUTE]: _search, ...record } = item;
   return record as unknown as StoredRecord;
 }
 
@@ -214,7 +233,7 @@ export function createTransaction(entity: LoadedEntity, record: StoredRecord, ev
   const partitions = listingPartitions(entity, record);
   return [
     { Put: { TableName: tables.records, Item: recordItem(entity, record), ConditionExpression: 'attribute_not_exists(pk)' } },
-    ...partitions.map((p): TransactItem => ({ Put: { TableName: tables.records, Item: indexItem(p, record) } })),
+    ...partitions.map((p): TransactItem => ({ Put: { TableName: tables.records, Item: indexItem(p, record, entity) } })),
     ...partitions.map((p) => counterUpdate(tables, p, 1)),
     eventPut(tables, event),
   ];
@@ -248,7 +267,7 @@ export function updateTransaction(
   const oldSk = listingSortKey(before);
   return [
     { Put: { TableName: tables.records, Item: recordItem(entity, after), ...versionGuard(before) } },
-    ...now.map((p): TransactItem => ({ Put: { TableName: tables.records, Item: indexItem(p, after) } })),
+    ...now.map((p): TransactItem => ({ Put: { TableName: tables.records, Item: indexItem(p, after, entity) } })),
     ...left.map((p): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: p, sk: oldSk } } })),
     ...entered.map((p) => counterUpdate(tables, p, 1)),
     ...left.map((p) => counterUpdate(tables, p, -1)),

@@ -205,3 +205,43 @@ export async function batchGet(requests: BatchRequest[]): Promise<Map<string, Re
 export function batchKey(table: 'records' | 'identity', key: Key): string {
   return `${table}|${key.pk}|${key.sk}`;
 }
+
+export interface ReadAllOptions {
+  /** Inclusive bounds on the sort key (listing copies only: both start with digits). */
+  range?: { lo: string; hi: string };
+  /** A FilterExpression evaluated by DynamoDB (shared/query/expression.ts builds it). */
+  filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> };
+}
+
+/**
+ * Every listing copy of a partition (in listing order) that passes the pushed-down filter:
+ * Query after Query (1 MB each) until the partition ends. Never a Scan. Cost: the partition's
+ * copies in the key range are read (and billed) whether or not they match.
+ */
+export async function queryAll(partition: string, options: ReadAllOptions = {}): Promise<StoredRecord[]> {
+  const range = options.range ?? { lo: '0', hi: '9999999999999#\uffff' };
+  const records: StoredRecord[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: tableName('records'),
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lo AND :hi',
+        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', ...(options.filter?.names ?? {}) },
+        ExpressionAttributeValues: { ':pk': partition, ':lo': range.lo, ':hi': range.hi, ...(options.filter?.values ?? {}) },
+        ...(options.filter ? { FilterExpression: options.filter.expression } : {}),
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    for (const item of out.Items ?? []) records.push(fromItem(item));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return records;
+}
+
+/** Several partitions' counters: ONE BatchGetItem. */
+export async function readCounters(partitions: string[]): Promise<Map<string, number>> {
+  const found = await batchGet([{ table: 'records', keys: partitions.map(counterKey) }]);
+  return new Map(partitions.map((p) => [p, Number(found.get(batchKey('records', counterKey(p)))?.count ?? 0)]));
+}

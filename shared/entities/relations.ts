@@ -26,26 +26,51 @@ export interface Include {
   name: string;
   relation: RelationDefinition;
   fields?: string[];
+  /** include=a.b: relations of the included records (nested with a dot). */
+  nested?: Include[];
 }
 
 function list(value: string | undefined): string[] {
   return [...new Set((value ?? '').split(',').map((s) => s.trim()).filter(Boolean))];
 }
 
-/** `include` and `includeFields[<relation>]` → the relations to embed; 400 for an unknown relation. */
-export function parseIncludes(entity: LoadedEntity, query: Record<string, string>): Include[] {
-  const names = list(query.include);
-  const known = Object.keys(entity.relations);
-  const unknown = names.filter((n) => !entity.relations[n]);
+function relationsOf(slug: string): Record<string, RelationDefinition> {
+  return slug === 'users' ? {} : (findEntity(slug)?.relations ?? {});
+}
+
+function buildIncludes(owner: string, relations: Record<string, RelationDefinition>, paths: string[], query: Record<string, string>, prefix: string): Include[] {
+  const groups = new Map<string, string[]>();
+  for (const path of paths) {
+    const [head, ...rest] = path.split('.');
+    const group = groups.get(head) ?? [];
+    if (rest.length) group.push(rest.join('.'));
+    groups.set(head, group);
+  }
+  const unknown = [...groups.keys()].filter((n) => n === '' || !Object.prototype.hasOwnProperty.call(relations, n));
   if (unknown.length) {
-    throw new BadRequestError(`Unknown relation(s) of ${entity.slug}: ${unknown.join(', ')}`, {
-      include: `unknown relation(s): ${unknown.join(', ')}; known: ${known.join(', ') || 'none'}`,
+    const known = Object.keys(relations);
+    const names = unknown.map((n) => `${prefix}${n}`).join(', ');
+    throw new BadRequestError(`Unknown relation(s) of ${owner}: ${names}`, {
+      include: `unknown relation(s): ${names}; known${prefix ? ` under ${prefix.slice(0, -1)}` : ''}: ${known.join(', ') || 'none'}`,
     });
   }
-  return names.map((name) => {
-    const fields = query[`includeFields[${name}]`];
-    return { name, relation: entity.relations[name], ...(fields !== undefined ? { fields: list(fields) } : {}) };
+  return [...groups].map(([name, rest]) => {
+    const relation = relations[name];
+    const fields = query[`includeFields[${prefix}${name}]`];
+    const nested = rest.length ? buildIncludes(relation.entity, relationsOf(relation.entity), rest, query, `${prefix}${name}.`) : undefined;
+    return { name, relation, ...(fields !== undefined ? { fields: list(fields) } : {}), ...(nested ? { nested } : {}) };
   });
+}
+
+/**
+ * `include` (relation names, nested with a dot: assignee.team, comments.author) and
+ * `includeFields[<relation path>]` → the relations to embed; 400 for an unknown relation at any
+ * level. `extra` adds relation names (the `child` parameter).
+ */
+export function parseIncludes(entity: LoadedEntity, query: Record<string, string>, extra: string[] = []): Include[] {
+  const names = [...new Set([...list(query.include), ...extra])];
+  if (names.length === 0) return [];
+  return buildIncludes(entity.slug, entity.relations, names, query, '');
 }
 
 function targetKey(target: string, id: string): { table: 'records' | 'identity'; key: Key } {
@@ -87,17 +112,27 @@ export async function attachRelations(
     Promise.all(children.map((inc) => Promise.all(records.map((r) => childrenOf(inc.relation, r, auth))))),
   ]);
 
-  const resolve = (target: string, id: string): Record<string, unknown> | undefined => {
+  const resolve = (target: string, id: string): { stored?: StoredRecord; out: Record<string, unknown> } | undefined => {
     const { table, key } = targetKey(target, id);
     const item = found.get(batchKey(table, key));
     if (!item) return undefined;
     if (target === 'users') {
       if (!auth || item.tenantId !== auth.tenantId) return undefined;
-      return { id: item.id, name: item.name, email: item.email };
+      return { out: { id: item.id, name: item.name, email: item.email } };
     }
     const targetEntity = findEntity(target)!;
     const stored = fromItem(item);
-    return canSee(targetEntity, stored, auth) ? present(targetEntity, stored) : undefined;
+    return canSee(targetEntity, stored, auth) ? { stored, out: present(targetEntity, stored) } : undefined;
+  };
+
+  // Included records per relation, for the nested level.
+  const nestedOf = new Map<Include, { stored: StoredRecord[]; out: PublicRecord[] }>();
+  const collect = (inc: Include, stored: StoredRecord | undefined, out: Record<string, unknown>) => {
+    if (!inc.nested || !stored) return;
+    const entry = nestedOf.get(inc) ?? { stored: [], out: [] };
+    entry.stored.push(stored);
+    entry.out.push(out as PublicRecord);
+    nestedOf.set(inc, entry);
   };
 
   records.forEach((record, i) => {
@@ -105,15 +140,27 @@ export async function attachRelations(
     for (const inc of lookups) {
       const related = idsOf(record, inc.relation)
         .map((id) => resolve(inc.relation.entity, id))
-        .filter((r): r is Record<string, unknown> => r !== undefined)
-        .map((r) => pick(r, inc.fields));
+        .filter((r): r is { stored?: StoredRecord; out: Record<string, unknown> } => r !== undefined)
+        .map((r) => {
+          const picked = pick(r.out, inc.fields);
+          collect(inc, r.stored, picked);
+          return picked;
+        });
       out[inc.name] = inc.relation.type === 'belongsTo' ? (related[0] ?? null) : related;
     }
     children.forEach((inc, c) => {
       const child = findEntity(inc.relation.entity)!;
-      out[inc.name] = childLists[c][i].map((r) => pick(present(child, r), inc.fields));
+      out[inc.name] = childLists[c][i].map((r) => {
+        const picked = pick(present(child, r), inc.fields);
+        collect(inc, r, picked);
+        return picked;
+      });
     });
   });
+
+  for (const [inc, entry] of nestedOf) {
+    await attachRelations(findEntity(inc.relation.entity)!, entry.stored, entry.out, inc.nested ?? [], auth);
+  }
 }
 
 /** The children of one parent the caller may see: one Query on the child's indexed partition. */

@@ -26,9 +26,13 @@ import { checkCreate, checkUpdate, unvalidatedReferences, type WriteInput } from
 import type { LoadedEntity, RelationDefinition } from '../registry/types.js';
 import { canSee, changeableOr404, requireCaller, requireOperation, requirePermission, viewerOf, visibleOr404 } from './access.js';
 import { executeList, paginationOf, parseListParams, planList } from './list.js';
-import { present, type PublicRecord } from './present.js';
+import { cleanMetadata, mergeMetadataPatch, metadataSources, metadataView, parseMetadataOptions, type MetadataOptions } from './metadata.js';
+import { pick, present, type PublicRecord } from './present.js';
 import { checkReferences } from './references.js';
-import { attachRelations, parseIncludes } from './relations.js';
+import { attachRelations, parseIncludes, type Include } from './relations.js';
+import { list, parseFields, parseListQuery } from '../query/params.js';
+import { METADATA_MAX_CHARS } from '../registry/schemas.js';
+import type { Pagination } from '../http/types.js';
 
 const WRITE_ATTEMPTS = 3;
 
@@ -90,7 +94,7 @@ function newRecord(entity: LoadedEntity, auth: AuthContext, input: WriteInput, f
     version: 1,
     data,
   };
-  if (input.metadata) record.metadata = input.metadata;
+  if (input.metadata) record.metadata = cleanMetadata(input.metadata);
   if (input.metas) record.metas = mergeMetas(undefined, input.metas);
   return record;
 }
@@ -100,7 +104,12 @@ function applyUpdate(before: StoredRecord, input: WriteInput, options: { replace
   for (const key of input.unset) delete data[key];
   const next: StoredRecord = { ...before, data, updatedAt: after(before.updatedAt), version: before.version + 1 };
   if (input.metadata === null) delete next.metadata;
-  else if (input.metadata) next.metadata = options.replaceMetadata ? input.metadata : mergeDeep(before.metadata, input.metadata);
+  else if (input.metadata) {
+    next.metadata = options.replaceMetadata ? cleanMetadata(input.metadata) : mergeMetadataPatch(before.metadata, input.metadata);
+    if (JSON.stringify(next.metadata).length > METADATA_MAX_CHARS) {
+      throw new ValidationError({ metadata: `must be at most ${METADATA_MAX_CHARS} characters of serialized JSON (after merging with the current metadata)` });
+    }
+  }
   if (input.metas === null) delete next.metas;
   else if (input.metas) next.metas = mergeMetas(before.metas, input.metas);
   return next;
@@ -121,24 +130,92 @@ function changedReferences(before: StoredRecord, input: WriteInput): Record<stri
 
 // ---------- operations ----------
 
+/** How records are shown: fields, metas, metadata, included relations (LIST and READ). */
+interface View {
+  fields?: string[];
+  metas?: 'all' | string[];
+  metadata: MetadataOptions;
+  includes: Include[];
+}
+
+/** `child=all` or child names (relation names or target slugs of hasMany / manyToMany relations). */
+function parseChild(entity: LoadedEntity, query: Record<string, string>): string[] {
+  const names = list(query.child);
+  if (names.length === 0) return [];
+  const children = Object.entries(entity.relations).filter(([, r]) => r.type !== 'belongsTo');
+  if (names.includes('all')) return children.map(([name]) => name);
+  return names.map((n) => {
+    const entry = children.find(([name]) => name === n) ?? children.find(([, r]) => r.entity === n);
+    if (!entry) throw new BadRequestError(`Unknown child of ${entity.slug}: ${n}`, { child: `unknown child '${n}'; known: ${children.map(([name]) => name).join(', ') || 'none'}` });
+    return entry[0];
+  });
+}
+
+function parseView(entity: LoadedEntity, query: Record<string, string>, fields = parseFields(entity, query)): View {
+  const metasNames = list(query.metas);
+  const metas = metasNames.length === 0 ? undefined : metasNames.includes('all') ? 'all' : metasNames;
+  return { fields, metas, metadata: parseMetadataOptions(query), includes: parseIncludes(entity, query, parseChild(entity, query)) };
+}
+
+async function render(entity: LoadedEntity, records: StoredRecord[], view: View, auth: AuthContext | undefined): Promise<PublicRecord[]> {
+  const sources = view.metadata.merge && records.length ? await metadataSources(auth) : undefined;
+  const out = records.map((r) => {
+    const full = present(entity, r, { metas: view.metas });
+    const shown = (view.fields ? pick(full, view.fields) : full) as PublicRecord;
+    if (view.metas) shown.metas = full.metas;
+    const metadata = metadataView(r, view.metadata, sources);
+    if (metadata) shown.metadata = metadata;
+    return shown;
+  });
+  await attachRelations(entity, records, out, view.includes, auth);
+  return out;
+}
+
+/** X-Total-Count, X-Page, X-Per-Page and Link (RFC 8288) next/prev: the same query with another page. */
+export function listHeaders(req: Pick<ApiRequest, 'path' | 'multiQuery' | 'query'>, pagination: Pagination): Record<string, string> {
+  const headers: Record<string, string> = {
+    'X-Total-Count': String(pagination.total),
+    'X-Page': String(pagination.page),
+    'X-Per-Page': String(pagination.limit),
+  };
+  const target = (page: number): string => {
+    const params = new URLSearchParams();
+    const multi = req.multiQuery ?? Object.fromEntries(Object.entries(req.query).map(([k, v]) => [k, [v]]));
+    for (const [key, values] of Object.entries(multi)) {
+      if (key === 'page' || key === 'cursor') continue;
+      for (const v of values) params.append(key, v);
+    }
+    params.set('page', String(page));
+    return `${req.path}?${params.toString()}`;
+  };
+  const links: string[] = [];
+  if (pagination.hasNext) links.push(`<${target(pagination.page + 1)}>; rel="next"`);
+  if (pagination.hasPrev) links.push(`<${target(Math.min(pagination.page - 1, Math.max(pagination.totalPages, 1)))}>; rel="prev"`);
+  if (links.length) headers.Link = links.join(', ');
+  return headers;
+}
+
+async function listReply(entity: LoadedEntity, req: ApiRequest, parent?: { field: string; value: unknown }, linked?: string[]): Promise<Reply> {
+  const spec = parseListQuery(entity, req.query);
+  const view = parseView(entity, req.query, spec.fields);
+  if (linked) spec.ids = spec.ids ? spec.ids.filter((id) => linked.includes(id)) : linked;
+  const result = await executeList(entity, planList(entity, viewerOf(req.auth), spec, parent), (r) => canSee(entity, r, req.auth));
+  const data = result.distinct ?? (await render(entity, result.records, view, req.auth));
+  return { data, pagination: result.pagination, headers: listHeaders(req, result.pagination) };
+}
+
 export async function listRecords(entity: LoadedEntity, req: ApiRequest): Promise<Reply> {
   requireOperation(entity, 'list');
   requirePermission(entity, 'read', req.auth);
-  const params = parseListParams(req.query);
-  const includes = parseIncludes(entity, req.query);
-  const result = await executeList(planList(entity, viewerOf(req.auth), params));
-  const data = result.records.map((r) => present(entity, r));
-  await attachRelations(entity, result.records, data, includes, req.auth);
-  return { data, pagination: result.pagination };
+  return listReply(entity, req);
 }
 
 export async function readRecord(entity: LoadedEntity, id: string, req: ApiRequest): Promise<Reply> {
   requireOperation(entity, 'read');
   requirePermission(entity, 'read', req.auth);
-  const includes = parseIncludes(entity, req.query);
+  const view = parseView(entity, req.query);
   const record = visibleOr404(entity, await getRecord(entity, id), id, req.auth);
-  const data = present(entity, record);
-  await attachRelations(entity, [record], [data], includes, req.auth);
+  const [data] = await render(entity, [record], view, req.auth);
   return { data };
 }
 
@@ -264,29 +341,16 @@ export async function listChildren(entity: LoadedEntity, id: string, child: stri
   requireOperation(target, 'list');
   requirePermission(target, 'read', req.auth);
   const params = parseListParams(req.query);
-  const includes = parseIncludes(target, req.query);
   const parent = await visibleParent(entity, id, req.auth);
   if (relation.type === 'hasMany') {
-    if (!target.access.public && !req.auth) return { data: [], pagination: paginationOf(params.page, params.limit, 0, undefined, 0) };
-    const result = await executeList(planList(target, viewerOf(req.auth), params, { field: relation.foreignKey, value: parent.id }));
-    const data = result.records.map((r) => present(target, r));
-    await attachRelations(target, result.records, data, includes, req.auth);
-    return { data, pagination: result.pagination };
+    if (!target.access.public && !req.auth) {
+      const pagination = paginationOf(params.page, params.limit, 0, undefined, 0);
+      return { data: [], pagination, headers: listHeaders(req, pagination) };
+    }
+    return listReply(target, req, { field: relation.foreignKey, value: parent.id });
   }
-  // manyToMany: the ids stored on the parent (at most 100): ONE BatchGetItem, then the page.
-  const ids = (parent.data[relation.foreignKey] as string[] | undefined) ?? [];
-  const found = ids.length ? await batchGet([{ table: 'records', keys: ids.map((i) => recordKey(target, i)) }]) : new Map();
-  const visible = ids
-    .map((i) => found.get(batchKey('records', recordKey(target, i))))
-    .filter((item): item is Record<string, unknown> => item !== undefined)
-    .map(fromItem)
-    .filter((r) => canSee(target, r, req.auth));
-  const start = (params.page - 1) * params.limit;
-  const page = visible.slice(start, start + params.limit);
-  const data = page.map((r) => present(target, r));
-  await attachRelations(target, page, data, includes, req.auth);
-  const pagination = paginationOf(params.page, params.limit, visible.length, undefined, page.length);
-  return { data, pagination: { ...pagination, nextCursor: null } };
+  // manyToMany: the ids stored on the parent (at most 100): ONE BatchGetItem, then filter/sort/page.
+  return listReply(target, req, undefined, (parent.data[relation.foreignKey] as string[] | undefined) ?? []);
 }
 
 export async function createChild(entity: LoadedEntity, id: string, child: string, auth: AuthContext | undefined, payload: unknown): Promise<Reply> {

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { encodeCursor } from '../../../shared/data/records-keys.js';
+import { encodeQueryCursor } from '../../../shared/query/cursor.js';
 import { BadRequestError } from '../../../shared/errors.js';
 import { paginationOf, parseListParams } from '../../../shared/entities/list.js';
 
 describe('parseListParams', () => {
   it('defaults to page 1 of 20', () => {
-    expect(parseListParams({})).toEqual({ page: 1, limit: 20, cursor: undefined });
+    expect(parseListParams({})).toEqual({ page: 1, limit: 20 });
   });
 
   it('caps limit at 100 instead of refusing it', () => {
-    expect(parseListParams({ page: '3', limit: '500' })).toEqual({ page: 3, limit: 100, cursor: undefined });
+    expect(parseListParams({ page: '3', limit: '500' })).toEqual({ page: 3, limit: 100 });
   });
 
   it.each(['0', '-1', '1.5', 'abc', '1e3', ' '])('refuses page and limit %j with 400 INVALID_REQUEST naming both', (value) => {
@@ -25,17 +25,17 @@ describe('parseListParams', () => {
   });
 
   it('takes the page number from a cursor', () => {
-    const cursor = encodeCursor({ sk: '8000000000000#tsk_A', page: 4 });
+    const cursor = encodeQueryCursor({ h: 'shape', s: '8000000000000#tsk_A', p: 4 });
 
-    expect(parseListParams({ cursor, limit: '10' })).toEqual({ page: 4, limit: 10, cursor: { sk: '8000000000000#tsk_A', page: 4 } });
+    expect(parseListParams({ cursor, limit: '10' })).toEqual({ page: 4, limit: 10 });
     expect(() => parseListParams({ cursor: 'garbage' })).toThrow(BadRequestError);
   });
 });
 
 describe('paginationOf', () => {
   it('always has hasNext and hasPrev, and a cursor when there is a next page', () => {
-    expect(paginationOf(1, 20, 45, '8#a', 20)).toEqual({ page: 1, limit: 20, total: 45, totalPages: 3, hasNext: true, hasPrev: false, nextCursor: expect.any(String) });
-    expect(paginationOf(3, 20, 45, '8#b', 5)).toEqual({ page: 3, limit: 20, total: 45, totalPages: 3, hasNext: false, hasPrev: true, nextCursor: null });
+    expect(paginationOf(1, 20, 45, { hash: 'h', sk: '8#a' }, 20)).toEqual({ page: 1, limit: 20, total: 45, totalPages: 3, hasNext: true, hasPrev: false, nextCursor: expect.any(String) });
+    expect(paginationOf(3, 20, 45, { hash: 'h', sk: '8#b' }, 5)).toEqual({ page: 3, limit: 20, total: 45, totalPages: 3, hasNext: false, hasPrev: true, nextCursor: null });
     expect(paginationOf(1, 20, 0, undefined, 0)).toEqual({ page: 1, limit: 20, total: 0, totalPages: 0, hasNext: false, hasPrev: false, nextCursor: null });
   });
 });

@@ -1,0 +1,104 @@
+/**
+ * A QuerySpec + who is asking → the access path (pure). Paths, cheapest first:
+ *
+ * - `ids`:       ids=… → ONE BatchGetItem of the records (≤ 100), then filter/sort/page in memory.
+ * - `partition`: no condition, search, date range, distinct, and the default order (createdAt
+ *                desc, id asc) — or exactly one equality on an indexed field: the listing
+ *                partition (the field's own partition for the equality) read in order; total from
+ *                its counter; a cursor continues after the last sort key (constant cost).
+ * - `read-all`:  anything else. The narrowest partition the caller may read (an indexed field's
+ *                partition when an equality on one is given; with several, the one whose counter is
+ *                smallest) is read to its end with the rest of the filter pushed down as a
+ *                FilterExpression (and a date range on createdAt as a key range), then checked,
+ *                sorted and paginated in memory; total = number of matches. Cost: O(partition).
+ */
+import { fieldPartition, invertedTime, listingPartitionFor, type Viewer } from '../data/records-keys.js';
+import { indexedFields } from '../data/records-keys.js';
+import type { LoadedEntity } from '../registry/types.js';
+import { shapeHash } from './cursor.js';
+import type { Condition } from './filter.js';
+import type { QuerySpec } from './params.js';
+import { isDefaultOrder } from './sort.js';
+
+export interface Candidate {
+  field: string;
+  value: unknown;
+  partition: string;
+  /** The user's condition this partition answers (none for a child collection's parent key). */
+  condition?: Condition;
+}
+
+export interface KeyRange {
+  /** Inclusive bounds on the listing sort key. */
+  lo: string;
+  hi: string;
+}
+
+export interface ListPlan {
+  kind: 'partition' | 'read-all' | 'ids';
+  /** The caller's view (before indexed fields). */
+  base: string;
+  /** Indexed-field partitions that could serve the query (first one for `partition`). */
+  candidates: Candidate[];
+  /** The partition read by `partition`, and by `read-all` when there is one candidate or none. */
+  partition: string;
+  keyRange?: KeyRange;
+  /** Every condition, date bounds included (checked in memory on every path). */
+  conditions: Condition[];
+  spec: QuerySpec;
+  /** Shape hash that cursors of this query carry. */
+  hash: string;
+}
+
+const MAX_MS = 9_999_999_999_999;
+
+function clampIso(iso: string): string {
+  return new Date(Math.min(Math.max(Date.parse(iso), 0), MAX_MS)).toISOString();
+}
+
+/** createdAt bounds → the listing sort key range (sk = inverted createdAt # id: later is smaller). */
+export function createdAtKeyRange(start?: string, end?: string): KeyRange {
+  const lo = end ? `${invertedTime(clampIso(end))}#` : '0000000000000#';
+  const hi = start ? `${invertedTime(clampIso(start))}#\uffff` : '9999999999999#\uffff';
+  return { lo, hi };
+}
+
+export function planQuery(entity: LoadedEntity, viewer: Viewer, spec: QuerySpec, parent?: { field: string; value: unknown }): ListPlan {
+  const base = listingPartitionFor(entity, viewer);
+  const conditions = [...spec.conditions];
+  if (spec.dateRange?.start) conditions.push({ field: spec.dateRange.field, op: '$gte', value: spec.dateRange.start });
+  if (spec.dateRange?.end) conditions.push({ field: spec.dateRange.field, op: '$lte', value: spec.dateRange.end });
+
+  const indexed = new Set(indexedFields(entity));
+  const candidates: Candidate[] = [];
+  if (parent) candidates.push({ ...parent, partition: fieldPartition(base, parent.field, parent.value) });
+  for (const c of spec.conditions) {
+    const name = c.field.path.length === 2 && c.field.path[0] === 'data' ? c.field.path[1] : undefined;
+    if (!name || !indexed.has(name) || c.op !== '$eq' || c.value === '' || c.value === null) continue;
+    if (candidates.some((x) => x.field === name)) continue;
+    candidates.push({ field: name, value: c.value, partition: fieldPartition(base, name, c.value), condition: c });
+  }
+
+  const hash = shapeHash({
+    e: entity.slug,
+    b: base,
+    p: parent ?? null,
+    c: conditions.map((c) => [c.field.name, c.op, c.value]),
+    w: spec.words,
+    s: spec.sort.map((k) => [k.field.name, k.direction]),
+    i: spec.ids ?? null,
+    d: spec.distinct ?? null,
+    l: spec.limit,
+  });
+
+  let kind: ListPlan['kind'];
+  if (spec.ids) kind = 'ids';
+  else {
+    const answered = candidates.length === 1 && (candidates[0].condition ? conditions.length === 1 : conditions.length === 0);
+    const plain = (conditions.length === 0 && candidates.length === 0) || answered;
+    kind = plain && spec.words.length === 0 && !spec.distinct && isDefaultOrder(spec.sort) ? 'partition' : 'read-all';
+  }
+  const keyRange =
+    kind === 'read-all' && spec.dateRange && spec.dateRange.field.name === 'createdAt' ? createdAtKeyRange(spec.dateRange.start, spec.dateRange.end) : undefined;
+  return { kind, base, candidates, partition: candidates[0]?.partition ?? base, keyRange, conditions, spec, hash };
+}
