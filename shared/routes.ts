@@ -16,7 +16,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS'
  */
 export type AuthMode = 'public' | 'optional' | 'required' | 'session';
 
-export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch' | 'import';
+export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch' | 'import' | 'graphql';
 
 export interface RouteRateLimit {
   /** Names the counter, so that routes can share one. */
@@ -75,6 +75,10 @@ export const routes: readonly Route[] = [
   // Bulk import (issue 6): the static tasks variant wins over the template (static beats {param}).
   { method: 'POST', path: `${V1}/import/tasks`, family: 'import', auth: 'required', scope: 'tasks:write' },
   { method: 'POST', path: `${V1}/import/{entity}`, family: 'import', auth: 'required', scope: '{entity}:write' },
+
+  // GraphQL (issue 6): each operation checks its own entity scope (shared/graphql/schema.ts).
+  { method: 'POST', path: `${V1}/graphql`, family: 'graphql', auth: 'required' },
+  { method: 'GET', path: `${V1}/graphql`, family: 'graphql', auth: 'required' },
 
   // Registered entities (issue 4): after every static path above, as SPEC.md orders them.
   // Reads are 'optional' so that public entities answer anonymous callers (the entities family

@@ -22,6 +22,7 @@ const loaders: Partial<Record<Family, Loader>> = {
   keys: () => import('../../functions/keys/handler.js'),
   entities: () => import('../../functions/entities/handler.js'),
   import: () => import('../../functions/import/handler.js'),
+  graphql: () => import('../../functions/graphql/handler.js'),
 };
 
 /** Families a batch never dispatches to, and why. */

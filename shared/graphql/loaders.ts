@@ -1,0 +1,76 @@
+/**
+ * Per-request batching of related records (DataLoader style): every `load(id)` made while one
+ * level of a GraphQL result is resolved is collected, and ONE BatchGetItem (100 keys per call)
+ * fetches them all when the event loop turns (setImmediate, after the resolvers of that level
+ * have run). Results are cached for the request. Users come from the identity table and are
+ * shown as {id, name, email} only to callers of their tenant; entity records come from the
+ * records table and only when the caller may see them (row-level security), else null.
+ */
+import { userKey } from '../data/identity.js';
+import { batchGet, batchKey } from '../data/records.js';
+import { fromItem, recordKey, type Key } from '../data/records-keys.js';
+import { canSee } from '../entities/access.js';
+import { present } from '../entities/present.js';
+import type { AuthContext } from '../http/types.js';
+import { findEntity } from '../registry/index.js';
+
+type Related = Record<string, unknown> | null;
+
+export class RelatedLoader {
+  private readonly cache = new Map<string, Promise<Related>>();
+  private pending: { target: string; id: string; resolve: (value: Related) => void; reject: (error: unknown) => void }[] = [];
+  private scheduled = false;
+  /** BatchGetItem rounds sent (for tests and the bench). */
+  batches = 0;
+
+  constructor(private readonly auth: AuthContext | undefined) {}
+
+  /** The related record `id` of `target` ('users' or an entity slug), or null when unknown or not visible. */
+  load(target: string, id: string): Promise<Related> {
+    const cacheKey = `${target}|${id}`;
+    let promise = this.cache.get(cacheKey);
+    if (!promise) {
+      promise = new Promise<Related>((resolve, reject) => this.pending.push({ target, id, resolve, reject }));
+      this.cache.set(cacheKey, promise);
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => void this.flush());
+      }
+    }
+    return promise;
+  }
+
+  private keyOf(target: string, id: string): { table: 'identity' | 'records'; key: Key } | undefined {
+    if (target === 'users') return { table: 'identity', key: userKey(id) };
+    const entity = findEntity(target);
+    return entity ? { table: 'records', key: recordKey(entity, id) } : undefined;
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    this.scheduled = false;
+    const keyed = batch.map((p) => ({ ...p, k: this.keyOf(p.target, p.id) }));
+    try {
+      const requests = keyed.filter((p) => p.k).map((p) => ({ table: p.k!.table, keys: [p.k!.key] }));
+      this.batches += 1;
+      const found = requests.length ? await batchGet(requests) : new Map<string, Record<string, unknown>>();
+      for (const p of keyed) {
+        const item = p.k ? found.get(batchKey(p.k.table, p.k.key)) : undefined;
+        p.resolve(item ? this.shown(p.target, item) : null);
+      }
+    } catch (error) {
+      for (const p of batch) p.reject(error);
+    }
+  }
+
+  private shown(target: string, item: Record<string, unknown>): Related {
+    if (target === 'users') {
+      if (!this.auth || item.tenantId !== this.auth.tenantId) return null;
+      return { id: item.id, name: item.name ?? null, email: item.email ?? null };
+    }
+    const entity = findEntity(target)!;
+    const record = fromItem(item);
+    return canSee(entity, record, this.auth) ? present(entity, record) : null;
+  }
+}

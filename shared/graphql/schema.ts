@@ -1,0 +1,281 @@
+/**
+ * The GraphQL schema, generated from the entity registry (built once per process):
+ *
+ * For each entity (type name: its `name` in PascalCase, e.g. Task, Product):
+ * - type <Type> { id: ID!, each field (string/enum/datetime/uuid → String, number → Float,
+ *   boolean → Boolean; non-null when required or defaulted), each belongsTo relation as an object
+ *   (`assignee: User`) in place of its foreign key, createdAt: String!, updatedAt: String!,
+ *   deletedAt: String (soft-delete entities) }. So Task is exactly SPEC.md's: id, title,
+ *   description, status, priority, assignee, createdAt, updatedAt.
+ * - Query: <name>(id: ID!): <Type> (null when absent or not visible);
+ *   <slug in camelCase>(page: Int, limit: Int, filter: <Type>Filter): <Type>Connection! with
+ *   edges [{node}], pageInfo {hasNextPage, hasPreviousPage} and totalCount.
+ *   <Type>Filter: equality on each field (AND) and `search` (the LIST `search`).
+ * - Mutation: create<Type>(input: Create<Type>Input!): <Type>!, update<Type>(id: ID!, input:
+ *   Update<Type>Input!): <Type>!, delete<Type>(id: ID!): Boolean! — each only when the
+ *   operation is enabled. Inputs: the writable fields (required ones non-null in Create) and
+ *   manyToMany id lists (tagIds).
+ * - type User { id: ID!, name: String, email: String } for relations to users.
+ *
+ * Resolvers call the entity service (shared/entities/service.ts), so scopes, row-level security,
+ * validation, references, soft delete and change events are those of REST. Relations load
+ * through the request's RelatedLoader (one BatchGetItem per level).
+ */
+import {
+  GraphQLBoolean,
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLInputObjectType,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLSchema,
+  GraphQLString,
+  type GraphQLFieldConfig,
+  type GraphQLFieldConfigMap,
+  type GraphQLInputFieldConfigMap,
+  type GraphQLInputType,
+  type GraphQLOutputType,
+} from 'graphql';
+import { hasScope } from '../auth/scopes.js';
+import { requirePermission } from '../entities/access.js';
+import { createRecord, deleteRecord, listRecords, readRecord, updateRecord } from '../entities/service.js';
+import { InsufficientPermissionsError, NotFoundError, UnauthorizedError } from '../errors.js';
+import type { ApiRequest, AuthContext, Pagination } from '../http/types.js';
+import { allEntities, findEntity } from '../registry/index.js';
+import { linkKeys, writableFields } from '../registry/schemas.js';
+import type { FieldDefinition, LoadedEntity } from '../registry/types.js';
+import type { RelatedLoader } from './loaders.js';
+
+export interface GraphQLContext {
+  req: ApiRequest;
+  auth: AuthContext | undefined;
+  loader: RelatedLoader;
+}
+
+type Source = Record<string, unknown>;
+
+export function pascal(name: string): string {
+  return name
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((part) => part[0].toUpperCase() + part.slice(1))
+    .join('');
+}
+
+function camel(name: string): string {
+  const p = pascal(name);
+  return p[0].toLowerCase() + p.slice(1);
+}
+
+export interface EntityNames {
+  type: string;
+  one: string;
+  many: string;
+  create: string;
+  update: string;
+  remove: string;
+}
+
+export function namesOf(entity: LoadedEntity): EntityNames {
+  const type = pascal(entity.name);
+  const one = camel(entity.name);
+  let many = camel(entity.slug);
+  if (many === one) many = `${one}List`;
+  return { type, one, many, create: `create${type}`, update: `update${type}`, remove: `delete${type}` };
+}
+
+function scalarOf(field: FieldDefinition): GraphQLOutputType & GraphQLInputType {
+  if (field.type === 'number') return GraphQLFloat;
+  if (field.type === 'boolean') return GraphQLBoolean;
+  return GraphQLString;
+}
+
+/** Each entity operation needs its own entity scope (like the REST route), then the definition's. */
+function requireScope(entity: LoadedEntity, action: 'read' | 'write' | 'delete', permission: 'read' | 'create' | 'update' | 'delete', auth: AuthContext | undefined): void {
+  if (!(action === 'read' && entity.access.public)) {
+    if (!auth) throw new UnauthorizedError();
+    const scope = `${entity.slug}:${action}`;
+    if (!hasScope(auth.scopes, scope)) throw new InsufficientPermissionsError(scope);
+  }
+  requirePermission(entity, permission, auth);
+}
+
+/** The request as the service sees it, with these query parameters. */
+function withQuery(req: ApiRequest, query: Record<string, string>): ApiRequest {
+  return { ...req, query, multiQuery: Object.fromEntries(Object.entries(query).map(([k, v]) => [k, [v]])), responseHeaders: {} };
+}
+
+const UserType = new GraphQLObjectType({
+  name: 'User',
+  description: 'A user of the caller’s tenant (id, name, e-mail only).',
+  fields: { id: { type: new GraphQLNonNull(GraphQLID) }, name: { type: GraphQLString }, email: { type: GraphQLString } },
+});
+
+const PageInfoType = new GraphQLObjectType({
+  name: 'PageInfo',
+  fields: { hasNextPage: { type: new GraphQLNonNull(GraphQLBoolean) }, hasPreviousPage: { type: new GraphQLNonNull(GraphQLBoolean) } },
+});
+
+function buildSchema(): GraphQLSchema {
+  const entities = allEntities();
+  const objectTypes = new Map<string, GraphQLObjectType>();
+
+  const objectType = (entity: LoadedEntity): GraphQLObjectType => {
+    let type = objectTypes.get(entity.slug);
+    if (type) return type;
+    const belongsTo = Object.entries(entity.relations).filter(([, r]) => r.type === 'belongsTo');
+    const foreignKeys = new Set(belongsTo.map(([, r]) => r.foreignKey));
+    type = new GraphQLObjectType({
+      name: namesOf(entity).type,
+      fields: () => {
+        const fields: GraphQLFieldConfigMap<Source, GraphQLContext> = { id: { type: new GraphQLNonNull(GraphQLID) } };
+        for (const [name, field] of Object.entries(entity.fields)) {
+          if (foreignKeys.has(name)) continue;
+          const nonNull = field.required === true || field.default !== undefined;
+          fields[name] = {
+            type: nonNull ? new GraphQLNonNull(scalarOf(field)) : scalarOf(field),
+            resolve: (source) => source[name] ?? field.default ?? null,
+          };
+        }
+        for (const [relationName, relation] of belongsTo) {
+          const target = relation.entity === 'users' ? undefined : findEntity(relation.entity);
+          if (relation.entity !== 'users' && !target) continue;
+          fields[relationName] = {
+            type: target ? objectType(target) : UserType,
+            resolve: (source, _args, context) => {
+              const id = source[relation.foreignKey];
+              if (typeof id !== 'string' || !id) return null;
+              if (target) requireScope(target, 'read', 'read', context.auth);
+              return context.loader.load(relation.entity, id);
+            },
+          };
+        }
+        fields.createdAt = { type: new GraphQLNonNull(GraphQLString) };
+        fields.updatedAt = { type: new GraphQLNonNull(GraphQLString) };
+        if (entity.softDelete) fields.deletedAt = { type: GraphQLString };
+        return fields;
+      },
+    });
+    objectTypes.set(entity.slug, type);
+    return type;
+  };
+
+  const query: GraphQLFieldConfigMap<unknown, GraphQLContext> = {};
+  const mutation: GraphQLFieldConfigMap<unknown, GraphQLContext> = {};
+
+  for (const entity of entities) {
+    const names = namesOf(entity);
+    const type = objectType(entity);
+    const edge = new GraphQLObjectType({ name: `${names.type}Edge`, fields: { node: { type: new GraphQLNonNull(type) } } });
+    const connection = new GraphQLObjectType({
+      name: `${names.type}Connection`,
+      fields: {
+        edges: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(edge))) },
+        pageInfo: { type: new GraphQLNonNull(PageInfoType) },
+        totalCount: { type: new GraphQLNonNull(GraphQLInt) },
+      },
+    });
+    const filterFields: GraphQLInputFieldConfigMap = {};
+    for (const [name, field] of Object.entries(entity.fields)) filterFields[name] = { type: scalarOf(field) };
+    filterFields.search = { type: GraphQLString, description: 'Words that must all appear in the searchable fields' };
+    const filter = new GraphQLInputObjectType({ name: `${names.type}Filter`, fields: filterFields });
+
+    if (entity.operations.read) {
+      query[names.one] = {
+        type,
+        args: { id: { type: new GraphQLNonNull(GraphQLID) } },
+        resolve: async (_root, args: { id: string }, context) => {
+          requireScope(entity, 'read', 'read', context.auth);
+          try {
+            return (await readRecord(entity, args.id, withQuery(context.req, {}))).data;
+          } catch (error) {
+            if (error instanceof NotFoundError) return null;
+            throw error;
+          }
+        },
+      } satisfies GraphQLFieldConfig<unknown, GraphQLContext, { id: string }>;
+    }
+    if (entity.operations.list) {
+      query[names.many] = {
+        type: new GraphQLNonNull(connection),
+        args: { page: { type: GraphQLInt }, limit: { type: GraphQLInt }, filter: { type: filter } },
+        resolve: async (_root, args: { page?: number | null; limit?: number | null; filter?: Record<string, unknown> | null }, context) => {
+          requireScope(entity, 'read', 'read', context.auth);
+          const params: Record<string, string> = {};
+          if (args.page !== undefined && args.page !== null) params.page = String(args.page);
+          if (args.limit !== undefined && args.limit !== null) params.limit = String(args.limit);
+          const { search, ...equal } = args.filter ?? {};
+          const conditions = Object.fromEntries(Object.entries(equal).filter(([, v]) => v !== undefined));
+          if (Object.keys(conditions).length) params.filter = JSON.stringify(conditions);
+          if (typeof search === 'string' && search) params.search = search;
+          const reply = await listRecords(entity, withQuery(context.req, params));
+          const pagination = reply.pagination as Pagination;
+          const records = (reply.data as Source[]) ?? [];
+          return {
+            edges: records.map((node) => ({ node })),
+            pageInfo: { hasNextPage: pagination.hasNext, hasPreviousPage: pagination.hasPrev },
+            totalCount: pagination.total,
+          };
+        },
+      };
+    }
+
+    const inputFields = (mode: 'create' | 'update'): GraphQLInputFieldConfigMap => {
+      const fields: GraphQLInputFieldConfigMap = {};
+      for (const [name, field] of writableFields(entity)) {
+        const base = field.references ? GraphQLID : scalarOf(field);
+        fields[name] = { type: mode === 'create' && field.required ? new GraphQLNonNull(base) : base };
+      }
+      for (const key of linkKeys(entity)) fields[key] = { type: new GraphQLList(new GraphQLNonNull(GraphQLID)) };
+      return fields;
+    };
+    if (entity.operations.create) {
+      const input = new GraphQLInputObjectType({ name: `Create${names.type}Input`, fields: inputFields('create') });
+      mutation[names.create] = {
+        type: new GraphQLNonNull(type),
+        args: { input: { type: new GraphQLNonNull(input) } },
+        resolve: (_root, args: { input: Source }, context) => {
+          requireScope(entity, 'write', 'create', context.auth);
+          return createRecord(entity, context.auth, { ...args.input });
+        },
+      };
+    }
+    if (entity.operations.update) {
+      const input = new GraphQLInputObjectType({ name: `Update${names.type}Input`, fields: inputFields('update') });
+      mutation[names.update] = {
+        type: new GraphQLNonNull(type),
+        args: { id: { type: new GraphQLNonNull(GraphQLID) }, input: { type: new GraphQLNonNull(input) } },
+        resolve: (_root, args: { id: string; input: Source }, context) => {
+          requireScope(entity, 'write', 'update', context.auth);
+          return updateRecord(entity, args.id, context.auth, { ...args.input });
+        },
+      };
+    }
+    if (entity.operations.delete) {
+      mutation[names.remove] = {
+        type: new GraphQLNonNull(GraphQLBoolean),
+        args: { id: { type: new GraphQLNonNull(GraphQLID) } },
+        resolve: async (_root, args: { id: string }, context) => {
+          requireScope(entity, 'delete', 'delete', context.auth);
+          await deleteRecord(entity, args.id, context.auth);
+          return true;
+        },
+      };
+    }
+  }
+
+  return new GraphQLSchema({
+    query: new GraphQLObjectType({ name: 'Query', fields: query }),
+    ...(Object.keys(mutation).length ? { mutation: new GraphQLObjectType({ name: 'Mutation', fields: mutation }) } : {}),
+  });
+}
+
+let schema: GraphQLSchema | undefined;
+
+/** The schema of the loaded registry (built on first use). */
+export function graphqlSchema(): GraphQLSchema {
+  schema ??= buildSchema();
+  return schema;
+}
