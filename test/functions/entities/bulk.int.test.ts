@@ -3,7 +3,10 @@
  * through HTTP: the single operations' validation, scopes, row-level security, soft delete and
  * change events, item by item, across two users' records.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { resetConfig } from '../../../shared/config.js';
+import { createDynamoClient, tableName } from '../../../shared/data/client.js';
 import { newTenant, newUser, type TestTenant, type TestUser } from '../../support/identity.js';
 import { as, created, keyOf, type Caller } from './support.js';
 
@@ -13,6 +16,18 @@ let bob: TestUser;
 let asAlice: Caller;
 let asBob: Caller;
 let writeOnly: Caller;
+
+process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
+resetConfig();
+const engine = DynamoDBDocumentClient.from(createDynamoClient());
+
+/** Change events of these records, read from the events table. */
+async function eventsOf(ids: string[]): Promise<string[]> {
+  const { Items = [] } = await engine.send(
+    new QueryCommand({ TableName: tableName('events'), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `${acme.tenantId}#tasks` }, ConsistentRead: true }),
+  );
+  return Items.filter((e) => ids.includes(e.recordId)).map((e) => `${e.recordId} ${e.type}`);
+}
 
 beforeAll(async () => {
   acme = await newTenant();
@@ -64,6 +79,20 @@ describe('PATCH /api/v1/{entity} (bulk update)', () => {
 
   it('answers 404 ENTITY_NOT_FOUND for an unknown entity', async () => {
     expect((await asAlice.patch('/api/v1/widgets', { updates: [{ id: 'x' }] })).body.code).toBe('ENTITY_NOT_FOUND');
+  });
+});
+
+describe('bulk operations and change events', () => {
+  it('write one task.updated / task.deleted event per changed record, none for failed items', async () => {
+    const task = await created(asAlice, 'tasks', { title: 'evented' });
+    const bobs = await created(asBob, 'tasks', { title: 'not evented' });
+
+    await asAlice.patch('/api/v1/tasks', { updates: [{ id: task.id, title: 'evented 2' }, { id: bobs.id, title: 'x' }] });
+    await asAlice.del('/api/v1/tasks', { body: { ids: [task.id, bobs.id] } });
+
+    expect((await eventsOf([task.id, bobs.id])).sort()).toEqual(
+      [`${task.id} task.created`, `${task.id} task.updated`, `${task.id} task.deleted`, `${bobs.id} task.created`].sort(),
+    );
   });
 });
 
