@@ -48,6 +48,12 @@ export function buildFilterExpression(conditions: readonly Condition[], words: r
   const clauses: string[] = [];
   const residual: Condition[] = [];
   for (const c of conditions) {
+    // Residual conditions must not register names: DynamoDB refuses unused ExpressionAttributeNames.
+    if (c.op === '$contains' || c.op === '$endsWith' || (c.op === '$in' && (c.value as unknown[]).length === 0)) {
+      residual.push(c);
+      continue;
+    }
+    if (c.op === '$nin' && (c.value as unknown[]).length === 0) continue;
     const a = path(c.field.path);
     switch (c.op) {
       case '$eq':
@@ -68,17 +74,12 @@ export function buildFilterExpression(conditions: readonly Condition[], words: r
       case '$lte':
         clauses.push(`${a} <= ${value(c.value)}`);
         break;
-      case '$in': {
-        const list = c.value as unknown[];
-        if (list.length === 0) residual.push(c);
-        else clauses.push(`${a} IN (${list.map(value).join(', ')})`);
+      case '$in':
+        clauses.push(`${a} IN (${(c.value as unknown[]).map(value).join(', ')})`);
         break;
-      }
-      case '$nin': {
-        const list = c.value as unknown[];
-        if (list.length > 0) clauses.push(`(attribute_not_exists(${a}) OR NOT (${a} IN (${list.map(value).join(', ')})))`);
+      case '$nin':
+        clauses.push(`(attribute_not_exists(${a}) OR NOT (${a} IN (${(c.value as unknown[]).map(value).join(', ')})))`);
         break;
-      }
       case '$startsWith':
         clauses.push(`begins_with(${a}, ${value(c.value)})`);
         break;
@@ -88,10 +89,6 @@ export function buildFilterExpression(conditions: readonly Condition[], words: r
             ? `(attribute_not_exists(${a}) OR attribute_type(${a}, ${value('NULL')}))`
             : `(attribute_exists(${a}) AND NOT attribute_type(${a}, ${value('NULL')}))`,
         );
-        break;
-      case '$contains':
-      case '$endsWith':
-        residual.push(c);
         break;
     }
   }

@@ -52,3 +52,11 @@ describe('buildFilterExpression', () => {
     expect(build({ 'metadata.workflow.stage': 'review' }).pushed).toMatchObject({ expression: '#f0.#f1.#f2 = :v0', names: { '#f0': 'metadata', '#f1': 'workflow', '#f2': 'stage' } });
   });
 });
+
+describe('buildFilterExpression names', () => {
+  it('registers no attribute name for what stays in memory (DynamoDB refuses unused names)', () => {
+    const { pushed } = build({ priority: { $ne: 'medium' }, title: { $contains: 'a' } });
+
+    expect(pushed?.names).toEqual({ '#f0': 'data', '#f1': 'priority' });
+  });
+});
