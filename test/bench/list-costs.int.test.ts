@@ -1,0 +1,53 @@
+/**
+ * The LIST cost figures of issue 5 at the 1,000 size, checked in CI: the bench's own measurement
+ * (bench/list-costs.ts) run in this process against the suite's DynamoDB Local.
+ */
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import type { ListCost } from '../../bench/list-costs.js';
+
+let costs: Map<string, ListCost>;
+
+beforeAll(async () => {
+  process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
+  const { measureListCosts, seedTasks } = await import('../../bench/list-costs.js');
+  const seeded = await seedTasks(1000);
+  costs = new Map((await measureListCosts(seeded)).map((c) => [c.shape, c]));
+}, 120_000);
+
+describe('LIST cost at 1,000 tasks in one partition', () => {
+  it('default order, page 1: at most 21 copies and the counter, ONE request', () => {
+    const c = costs.get('default order, page 1')!;
+
+    expect(c.itemsRead).toBeLessThanOrEqual(22);
+    expect(c.requests).toBe(1);
+    expect([c.returned, c.total]).toEqual([20, 1000]);
+  });
+
+  it('page 5: no more than the entries before it, the page and the counter', () => {
+    const c = costs.get('default order, page 5')!;
+
+    expect(c.itemsRead).toBeLessThanOrEqual(80 + 20 + 1);
+    expect(c.returned).toBe(20);
+  });
+
+  it('cursor page 50: at most 21 items', () => {
+    const c = costs.get('cursor, page 50')!;
+
+    expect(c.itemsRead).toBeLessThanOrEqual(21);
+    expect([c.returned, c.total]).toEqual([20, 1000]);
+  });
+
+  it('equality on an indexed field: at most 21 copies and the counter', () => {
+    const c = costs.get('equality on an indexed field (status=todo)')!;
+
+    expect(c.itemsRead).toBeLessThanOrEqual(22);
+    expect([c.returned, c.total]).toEqual([20, 334]);
+  });
+
+  it('reports the O(partition) shapes with exact totals', () => {
+    expect(costs.get('equality on a non-indexed field (title=…)')!.total).toBe(1);
+    expect(costs.get('search (one word)')!.total).toBe(100);
+    expect(costs.get('sort by a non-indexed field (title)')!.itemsRead).toBe(1000);
+    expect(costs.get('two indexed equalities (status=todo&priority=high)')!.itemsRead).toBeLessThanOrEqual(334 + 2);
+  });
+});
