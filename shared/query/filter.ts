@@ -133,6 +133,12 @@ export function equalityFromText(entity: LoadedEntity, name: string, text: strin
   } else if (field.type === 'boolean') {
     if (text !== 'true' && text !== 'false') throw invalidFilter(`'${name}' needs true or false, got '${text}'`);
     value = text === 'true';
+  } else if (field.type === 'any') {
+    // A metadata path has no declared type: the text matches the string, or the number / boolean it spells.
+    const values: unknown[] = [text];
+    if (text.trim() !== '' && Number.isFinite(Number(text))) values.push(Number(text));
+    if (text === 'true' || text === 'false') values.push(text === 'true');
+    if (values.length > 1) return condition(field, '$in', values);
   }
   return condition(field, '$eq', value);
 }

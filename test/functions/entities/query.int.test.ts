@@ -405,3 +405,9 @@ describe('public products', () => {
     expect((await anonymous.get(`/api/v1/products?category=${category}&filter=${encodeURIComponent('{"price":{"$lt":"10"}}')}`)).body.code).toBe('INVALID_FILTER');
   });
 });
+
+describe('metadata equality parameters', () => {
+  it('match numbers written as text', async () => {
+    expect(ids(await me.get('/api/v1/tasks?metadata.score=3'))).toEqual(byId('T6'));
+  });
+});

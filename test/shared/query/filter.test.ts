@@ -72,6 +72,15 @@ describe('equalityFromText', () => {
     expect(equalityFromText(tasks, 'done', 'true').value).toBe(true);
     filterError(() => equalityFromText(tasks, 'estimate', 'three'));
   });
+
+  it('matches a metadata path as text, or as the number or boolean the text spells', () => {
+    const c = equalityFromText(tasks, 'metadata.score', '5');
+
+    expect([c.op, c.value]).toEqual(['$in', ['5', 5]]);
+    expect(matchesAll(record({}, { metadata: { score: 5 } }), [c])).toBe(true);
+    expect(equalityFromText(tasks, 'metadata.flag', 'true').value).toEqual(['true', true]);
+    expect(equalityFromText(tasks, 'metadata.stage', 'review')).toMatchObject({ op: '$eq', value: 'review' });
+  });
 });
 
 describe('matchesAll', () => {
