@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { OPERATOR } from '../../support/server.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -53,7 +54,8 @@ describe('npm start (infra/local/main.ts)', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as { port: number }).port;
 
-    const run = await start({ PORT: String(port), DYNAMODB_ENDPOINT: inject('dynamoEndpoint') }).done;
+    // The shared engine's operator stays the suite's own: start-up ensures the bootstrap admin.
+    const run = await start({ PORT: String(port), DYNAMODB_ENDPOINT: inject('dynamoEndpoint'), ADMIN_EMAIL: OPERATOR.email, ADMIN_PASSWORD: OPERATOR.password }).done;
     blocker.close();
 
     expect(run.code).toBe(1);
