@@ -41,6 +41,7 @@ import { isOperator } from './bootstrap.js';
 import { DUMMY_PASSWORD_HASH, MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from './passwords.js';
 import { createSession, hashToken, revokeSession, revokeUserSessions } from './sessions.js';
 import { compile } from './validate.js';
+import { invalidateMetadataSources } from '../entities/metadata.js';
 
 /** A failed login takes at least this long, whatever failed. */
 export const LOGIN_FAILURE_FLOOR_MS = 100;
@@ -268,6 +269,8 @@ export async function updateMe(auth: AuthContext | undefined, body: unknown): Pr
   }
   const updated = await updateUser(user.id, changes);
   if (changes.passwordHash) await revokeUserSessions(user.id, caller.sessionId);
+  // Preferences are a source of merged metadata, cached per container.
+  if (changes.preferences) invalidateMetadataSources({ userId: user.id });
   return publicUser(updated);
 }
 
@@ -348,6 +351,8 @@ export async function updateMyTenant(auth: AuthContext | undefined, body: unknow
     ...(input.name !== undefined ? { name: input.name.trim() } : {}),
     ...(input.settings !== undefined ? { settings: mergeObject(tenant.settings, input.settings, 'settings') } : {}),
   });
+  // Settings are a source of merged metadata, cached per container.
+  if (input.settings !== undefined) invalidateMetadataSources({ tenantId: caller.tenantId });
   return { id: updated.id, name: updated.name, settings: updated.settings ?? {} };
 }
 

@@ -13,6 +13,7 @@ const DEFAULTS = { theme: { color: 'grey', density: 'compact' }, lang: 'en', lev
 
 let server: TestServer;
 let key: string;
+let userCookie: string;
 let taskId: string;
 
 beforeAll(async () => {
@@ -23,6 +24,7 @@ beforeAll(async () => {
   expect(settings.status, settings.text).toBe(200);
   const preferences = await api('PATCH', '/api/v1/users/me', { cookie: user.cookie, body: { preferences: { theme: { font: 'serif' }, level: 'user' } } });
   expect(preferences.status, preferences.text).toBe(200);
+  userCookie = user.cookie;
   key = await keyOf(user.cookie);
   const task = await api('POST', '/api/v1/tasks', { apiKey: key, baseUrl: server.url, body: { title: 'Merged', metadata: { level: 'record', theme: { density: 'comfortable' } } } });
   expect(task.status, task.text).toBe(201);
@@ -52,6 +54,16 @@ describe('merged metadata', () => {
   it('narrows the merged view with metadataFields; without mergeMetadata only the record\'s own metadata shows', async () => {
     expect((await get(`/api/v1/tasks/${taskId}?mergeMetadata=true&metadataFields=lang,tz`)).body.data.metadata).toEqual({ lang: 'en', tz: 'UTC' });
     expect((await get(`/api/v1/tasks/${taskId}?includeMetadata=true`)).body.data.metadata).toEqual({ level: 'record', theme: { density: 'comfortable' } });
+  });
+
+  it('shows a preference change at once in the container that made it (the sources cache is dropped)', async () => {
+    await get(`/api/v1/tasks/${taskId}?mergeMetadata=true`);
+    const changed = await api('PATCH', '/api/v1/users/me', { cookie: userCookie, baseUrl: server.url, body: { preferences: { lang: 'fr' } } });
+
+    const merged = (await get(`/api/v1/tasks/${taskId}?mergeMetadata=true`)).body.data.metadata;
+
+    expect(changed.status, changed.text).toBe(200);
+    expect(merged.lang).toBe('fr');
   });
 
   it('refuses an unknown strategy', async () => {
