@@ -5,12 +5,13 @@
  * which anonymous requests are public reads, and when the route's `{entity}:action` scope applies.
  */
 import { EntityNotFoundError, NotFoundError } from '../errors.js';
-import type { AuthorizeOptions } from '../http/authorize.js';
+import type { StackOptions } from '../http/stack.js';
 import type { ApiRequest, Operation, Reply } from '../http/types.js';
+import { windowSeconds } from '../registry/describe.js';
 import { findEntity } from '../registry/index.js';
 import { RESERVED_SLUGS } from '../registry/validate.js';
 import type { LoadedEntity } from '../registry/types.js';
-import { routeKey } from '../routes.js';
+import { routeKey, type RouteRateLimit } from '../routes.js';
 import { bulkDelete, bulkUpdate } from './bulk.js';
 import { findOverride, type OverridableOperation } from './overrides.js';
 import { createChild, createRecord, deleteRecord, describe, listChildren, listRecords, readRecord, updateRecord } from './service.js';
@@ -60,7 +61,14 @@ export function scopeApplies(req: ApiRequest): boolean {
   return true;
 }
 
-export const authorizeOptions: AuthorizeOptions = { isPublicRead, scopeApplies };
+/** An entity's own `rateLimit`, counted per caller beside the general limit. */
+export function entityRateLimit(req: ApiRequest): RouteRateLimit | undefined {
+  const entity = findEntity(req.params.entity ?? '');
+  if (!entity?.rateLimit) return undefined;
+  return { name: `entity:${entity.slug}`, limit: entity.rateLimit.limit, windowSeconds: windowSeconds(entity.rateLimit.window) };
+}
+
+export const entityStackOptions: StackOptions = { isPublicRead, scopeApplies, rateLimitFor: entityRateLimit };
 
 function resolve(req: ApiRequest, operation: OverridableOperation, run: (entity: LoadedEntity) => Promise<Reply> | Reply): Promise<Reply> {
   const slug = req.params.entity ?? '';

@@ -27,6 +27,7 @@ import { config } from '../config.js';
 import { db, tableName } from '../data/client.js';
 import { RateLimitError } from '../errors.js';
 import { logger } from '../logger.js';
+import type { RouteRateLimit } from '../routes.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest } from './types.js';
 
 const DAY_SECONDS = 24 * 3600;
@@ -72,11 +73,16 @@ export function generalCounter(req: ApiRequest): CounterSpec {
   return { subject: `ip:${req.ip}`, limit: rateLimits.anonymousPerHour, windowSeconds, keepSeconds: 0 };
 }
 
-/** The counters of a request: the general one, plus the route's own when it declares one. */
-export function countersFor(req: ApiRequest): CounterSpec[] {
+export interface RateLimitOptions {
+  /** A limit of the request's own when the route table cannot know it (an entity's `rateLimit`). */
+  rateLimitFor?: (req: ApiRequest) => RouteRateLimit | undefined;
+}
+
+/** The counters of a request: the general one, plus the route's own (or the family's) when declared. */
+export function countersFor(req: ApiRequest, options: RateLimitOptions = {}): CounterSpec[] {
   const general = generalCounter(req);
   const counters = general.limit > 0 ? [general] : [];
-  const own = req.route.rateLimit;
+  const own = req.route.rateLimit ?? options.rateLimitFor?.(req);
   if (own && own.limit > 0) {
     counters.push({ subject: `r:${own.name}#${general.subject}`, limit: own.limit, windowSeconds: own.windowSeconds, keepSeconds: 0 });
   }
@@ -116,13 +122,13 @@ export function isCounted(req: ApiRequest): boolean {
   return req.route.family !== 'health';
 }
 
-export function rateLimit(options: { now?: () => number } = {}): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext> {
+export function rateLimit(options: RateLimitOptions & { now?: () => number } = {}): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext> {
   const now = options.now ?? Date.now;
   return {
     before: async function limitRate(request) {
       const req = request.context.api!;
       if (!isCounted(req)) return;
-      const counters = countersFor(req);
+      const counters = countersFor(req, options);
       if (counters.length === 0) return;
       const nowMs = now();
       const nowSeconds = Math.floor(nowMs / 1000);

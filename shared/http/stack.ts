@@ -20,13 +20,13 @@ import { envelope } from './envelope.js';
 import { idempotency } from './idempotency.js';
 import { inheritedAuth } from './inherited-auth.js';
 import { jsonBody } from './json-body.js';
-import { rateLimit } from './rate-limit.js';
+import { rateLimit, type RateLimitOptions } from './rate-limit.js';
 import { requestContext } from './request-context.js';
 import type { ApiEvent, ApiLambdaContext, Operation, Reply } from './types.js';
 
 export type Operations = Record<string, Operation>;
 
-export interface StackOptions extends AuthorizeOptions {
+export interface StackOptions extends AuthorizeOptions, RateLimitOptions {
   /** Lambda response streaming (the SSE stream). */
   streaming?: boolean;
 }
@@ -50,7 +50,7 @@ export function createApiHandler(operations: Operations, options: StackOptions =
     .use(authenticate())
     // Right after authentication, so every authenticated response (a 403 too) carries the
     // rate-limit headers. A batch is counted by its sub-requests (each through its own stack).
-    .use(exceptCountedBySubRequests(rateLimit()))
+    .use(exceptCountedBySubRequests(rateLimit(options)))
     .use(csrf())
     .use(authorize(options))
     .use(jsonBody())

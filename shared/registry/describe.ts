@@ -60,6 +60,13 @@ function descriptor(field: FieldDefinition): FieldDescriptor {
   return d;
 }
 
+const WINDOW_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/** '1h' → 3600 (definitions are validated to `^\d+[smhd]$` at load). */
+export function windowSeconds(text: string): number {
+  return Number(text.slice(0, -1)) * WINDOW_UNITS[text.slice(-1)];
+}
+
 function windowText(seconds: number): string {
   if (seconds % 86400 === 0) return `${seconds / 86400}d`;
   if (seconds % 3600 === 0) return `${seconds / 3600}h`;
