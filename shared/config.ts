@@ -48,7 +48,6 @@ export interface Config {
     apiKeyPerHour: number;
     sessionPerHour: number;
     anonymousPerHour: number;
-    aiPerHour: number;
     /** Length of a fixed rate-limit window; the limits above apply per window (3600 by default). */
     windowSeconds: number;
   };
@@ -78,7 +77,6 @@ function load(): Config {
       apiKeyPerHour: int('RATE_LIMIT_API_KEY_PER_HOUR', 1000),
       sessionPerHour: int('RATE_LIMIT_SESSION_PER_HOUR', 100),
       anonymousPerHour: int('RATE_LIMIT_ANONYMOUS_PER_HOUR', 300),
-      aiPerHour: int('RATE_LIMIT_AI_PER_HOUR', 20),
       windowSeconds: Math.max(1, int('RATE_LIMIT_WINDOW_SECONDS', 3600)),
     },
     apiKeyCacheSeconds: int('API_KEY_CACHE_SECONDS', 300),
