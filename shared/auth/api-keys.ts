@@ -35,7 +35,7 @@ export const MAX_CACHE_ENTRIES = 10_000;
 
 export type KeyStatus = 'active' | 'inactive';
 
-/** The key item in the identity table (docs/TEAM-NOTES.md). */
+/** The key item in the identity table (docs/CONTRIBUTING.md). */
 export interface ApiKeyItem {
   pk: string;
   sk: 'APIKEY';

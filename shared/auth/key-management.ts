@@ -1,7 +1,7 @@
 /**
  * API key management for both families (`/api/v1/keys` and `/api/v1/api-keys`), session only.
  *
- * Storage (identity table, docs/TEAM-NOTES.md):
+ * Storage (identity table, docs/CONTRIBUTING.md):
  * - key item `APIKEY#<sha256 hex>` / `APIKEY`, listed per owner through byParent
  *   (gsi1pk `USER#<userId>#KEYS`);
  * - id pointer `KEYID#<keyId>` / `KEYID` → {keyHash, userId, tenantId}; while the key lives it is

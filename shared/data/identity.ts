@@ -1,5 +1,5 @@
 /**
- * Repository for tenants and users in the identity table (layout in docs/TEAM-NOTES.md):
+ * Repository for tenants and users in the identity table (layout in docs/CONTRIBUTING.md):
  *
  * - Tenant: pk `TENANT#<id>`, sk `TENANT`
  * - User:   pk `USER#<id>`, sk `USER`; gsi1pk `TENANT#<tenantId>#USERS`, gsi1sk `<createdAt>#<id>`
