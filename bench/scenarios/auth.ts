@@ -48,7 +48,7 @@ const lambdaContext = { getRemainingTimeInMillis: () => 29_000 } as unknown as C
 type Invoke = (e: APIGatewayProxyEvent, c: Context) => Promise<{ statusCode: number }>;
 
 /** The stack with a trivial operation: what the middleware costs, without a handler's own I/O. */
-function stubHandler(): Invoke {
+function stackWithTrivialOperation(): Invoke {
   return createApiHandler({ [`GET ${ME}`]: async (req) => ({ data: { id: req.auth!.user.id } }) }) as unknown as Invoke;
 }
 
@@ -85,16 +85,16 @@ function tally(counts: Map<string, number>, requests: number): { reads: number; 
 
 async function warmKeyCommands(runtime: LocalRuntime, key: string, scale: number): Promise<BenchRow[]> {
   const scenario = '(a) warm API-key request, in-process, real stack on DynamoDB Local';
-  const stub = stubHandler();
+  const stack = stackWithTrivialOperation();
   const { handler: realHandler } = (await import('../../functions/auth/handler.js')) as unknown as { handler: Invoke };
   const withKey = event({ Authorization: `Bearer ${key}` });
 
-  const cold = tally(await countCommands(() => stub(withKey, lambdaContext)), 1);
+  const cold = tally(await countCommands(() => stack(withKey, lambdaContext)), 1);
   const n = Math.max(50, Math.round(200 * scale));
   let statuses = new Set<number>();
   const warm = tally(
     await countCommands(async () => {
-      for (let i = 0; i < n; i++) statuses.add((await stub(withKey, lambdaContext)).statusCode);
+      for (let i = 0; i < n; i++) statuses.add((await stack(withKey, lambdaContext)).statusCode);
     }),
     n,
   );
@@ -133,15 +133,15 @@ async function stackCost(scale: number): Promise<BenchRow[]> {
     });
     mock.on(UpdateCommand).resolves({ Attributes: { n: 1 } });
     mock.on(PutCommand).resolves({});
-    const stub = stubHandler();
+    const stack = stackWithTrivialOperation();
     const withKey = event({ Authorization: `Bearer ${key}`, 'User-Agent': 'bench' });
     const warmup = Math.round(2000 * scale);
     const iterations = Math.max(1000, Math.round(10_000 * scale));
-    for (let i = 0; i < warmup; i++) await stub(withKey, lambdaContext);
+    for (let i = 0; i < warmup; i++) await stack(withKey, lambdaContext);
     const samples = new Array<number>(iterations);
     for (let i = 0; i < iterations; i++) {
       const started = performance.now();
-      const result = await stub(withKey, lambdaContext);
+      const result = await stack(withKey, lambdaContext);
       samples[i] = performance.now() - started;
       if (result.statusCode !== 200) throw new Error(`status ${result.statusCode}`);
     }
