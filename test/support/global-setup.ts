@@ -15,6 +15,8 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // This process talks to DynamoDB Local too; on Node 20 the SDK's notice about Node 22 is noise.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const engine = await startDynamoLocal();
   const server = await startServer({ dynamoEndpoint: engine.endpoint });
   project.provide('baseUrl', server.url);
