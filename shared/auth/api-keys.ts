@@ -185,6 +185,14 @@ export function evictApiKey(ref: { hash?: string; keyId?: string }): void {
   }
 }
 
+/**
+ * Drops every cached key of a user from this container's cache: after the user's role changes or
+ * the user is deleted, the next request reloads the owner (a demoted admin's key loses `*`).
+ */
+export function evictApiKeysOfUser(userId: string): void {
+  for (const [hash, entry] of cache) if (entry.found && entry.auth.user.id === userId) forget(hash);
+}
+
 /** For tests and benchmarks. */
 export function clearApiKeyCache(): void {
   cache.clear();

@@ -37,6 +37,7 @@ import {
   type User,
   type UserChanges,
 } from '../data/identity.js';
+import { evictApiKeysOfUser } from './api-keys.js';
 import { isOperator } from './bootstrap.js';
 import { DUMMY_PASSWORD_HASH, MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from './passwords.js';
 import { createSession, hashToken, revokeSession, revokeUserSessions } from './sessions.js';
@@ -318,6 +319,7 @@ export async function updateUserAsAdmin(auth: AuthContext | undefined, userId: s
     ...(input.password !== undefined ? { passwordHash: await hashPassword(input.password) } : {}),
   };
   const updated = await updateUser(user.id, changes);
+  if (changes.role !== undefined) evictApiKeysOfUser(user.id);
   if (changes.passwordHash) await revokeUserSessions(user.id);
   return publicUser(updated);
 }
@@ -328,6 +330,7 @@ export async function deleteUserAsAdmin(auth: AuthContext | undefined, userId: s
   if (user.id === caller.user.id) throw new ForbiddenError('An admin cannot delete themself');
   if (await isOperator(user, user.tenantId)) throw new ForbiddenError('The platform operator cannot be deleted');
   await deleteUser(user);
+  evictApiKeysOfUser(user.id);
   await revokeUserSessions(user.id);
   return { id: user.id };
 }

@@ -210,3 +210,36 @@ describe('user administration', () => {
     }
   });
 });
+
+describe("a user's API keys after an admin changes the user", () => {
+  async function adminKey(owner: TestUser): Promise<string> {
+    const created = await api('POST', '/api/v1/api-keys', { cookie: owner.cookie, body: { name: 'admin key', scopes: ['*'] } });
+    expect(created.status, created.text).toBe(201);
+    // Used once, so that the key is verified (and cached) before the change.
+    expect((await api('GET', '/api/v1/users', { apiKey: created.body.data.key })).status).toBe(200);
+    return created.body.data.key;
+  }
+
+  it("stops granting admin rights at once when the key's owner is demoted", async () => {
+    const owner = await newUser(tenant.admin.cookie, 'admin');
+    const key = await adminKey(owner);
+
+    const demoted = await api('PATCH', `/api/v1/users/${owner.id}`, { cookie: tenant.admin.cookie, body: { role: 'user' } });
+    const response = await api('GET', '/api/v1/users', { apiKey: key });
+
+    expect(demoted.status).toBe(200);
+    expect(response.status).toBe(403);
+  });
+
+  it("stops authenticating at once when the key's owner is deleted", async () => {
+    const owner = await newUser(tenant.admin.cookie, 'admin');
+    const key = await adminKey(owner);
+
+    const deleted = await api('DELETE', `/api/v1/users/${owner.id}`, { cookie: tenant.admin.cookie });
+    const response = await api('GET', '/api/v1/tenants/me', { apiKey: key });
+
+    expect(deleted.status).toBe(200);
+    expect(response.status).toBe(401);
+    expect(response.body.code).toBe('INVALID_API_KEY');
+  });
+});
