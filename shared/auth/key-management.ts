@@ -25,7 +25,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../data/client.js';
-import { ForbiddenError, NotFoundError, ValidationError, type ErrorDetails } from '../errors.js';
+import { BadRequestError, ForbiddenError, NotFoundError, ValidationError, type ErrorDetails } from '../errors.js';
 import type { ApiRequest, AuthContext } from '../http/types.js';
 import { keyRequestsLast24h } from '../http/rate-limit.js';
 import { newId, randomString } from '../ids.js';
@@ -470,17 +470,17 @@ export async function revokeKey(caller: Caller & { auth: AuthContext }, keyId: s
   return { id: keyId, revokedAt: now };
 }
 
+const AUDIT_SORT_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#aud_[A-Za-z0-9]+$/;
+
 /** The key's audit log, newest first (also for revoked keys), at most `limit` entries. */
 export async function listAudit(auth: AuthContext, keyId: string, limit = 100, cursor?: string): Promise<{ entries: AuditEntry[]; nextCursor: string | null }> {
   await resolvePointer(keyId, auth, true);
   let startKey: Record<string, unknown> | undefined;
   if (cursor) {
-    try {
-      const sk = Buffer.from(cursor, 'base64url').toString('utf8');
-      startKey = { pk: auditPk(keyId), sk };
-    } catch {
-      startKey = undefined;
-    }
+    // Only an audit sort key (`<ISO timestamp>#<auditId>`) continues the list; anything else is 400.
+    const sk = Buffer.from(cursor, 'base64url').toString('utf8');
+    if (!AUDIT_SORT_KEY.test(sk)) throw new BadRequestError('The cursor is invalid', { cursor: 'is not a cursor of this audit log' });
+    startKey = { pk: auditPk(keyId), sk };
   }
   const page = await db().send(
     new QueryCommand({

@@ -280,6 +280,26 @@ describe('GET /api/v1/api-keys/{id}/audit', () => {
     expect((await api('GET', `/api/v1/api-keys/${created.id}/audit`, { cookie: other.cookie })).status).toBe(404);
     expect((await api('GET', `/api/v1/api-keys/${created.id}/audit`, { cookie: tenant.admin.cookie })).status).toBe(200);
   });
+
+  it('continues from the Link cursor and refuses a cursor it did not issue with 400 INVALID_REQUEST', async () => {
+    const created = await createKey(user.cookie);
+    await api('PATCH', `/api/v1/api-keys/${created.id}`, { cookie: user.cookie, body: { name: 'renamed' } });
+    const first = await api('GET', `/api/v1/api-keys/${created.id}/audit?limit=1`, { cookie: user.cookie });
+    const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')?.[1];
+
+    const second = await api('GET', next!, { cookie: user.cookie });
+    const forged = await Promise.all(['=', 'zzzz', Buffer.from('#').toString('base64url')].map((cursor) =>
+      api('GET', `/api/v1/api-keys/${created.id}/audit?cursor=${encodeURIComponent(cursor)}`, { cookie: user.cookie }),
+    ));
+
+    expect(second.status).toBe(200);
+    expect(second.body.data.map((e: { action: string }) => e.action)).toEqual(['created']);
+    for (const response of forged) {
+      expect(response.status, response.text).toBe(400);
+      expect(response.body.code).toBe('INVALID_REQUEST');
+      expect(response.body.details).toHaveProperty('cursor');
+    }
+  });
 });
 
 describe('usage counters', () => {
