@@ -3,12 +3,14 @@
  * a batch of N sub-requests costs N. The sub-requests are counted by the rate-limit middleware of
  * their own stacks; the batch request itself is not counted on top, except when it may be
  * answered without running any sub-request: a body that is not a valid batch (refused as a
- * whole) or an Idempotency-Key (a replay runs nothing). Those count once, like any request, so
+ * whole), an Idempotency-Key (a replay runs nothing) or sub-requests none of which reaches a
+ * family (unknown paths, a nested batch). Those count once, like any request, so
  * that no request of an authenticated caller goes uncounted.
  */
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { ApiEvent, ApiLambdaContext, ApiRequest } from '../http/types.js';
+import { subRequestTarget } from './sub-request.js';
 import { parseBatch } from './validate.js';
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
@@ -19,8 +21,11 @@ export function countsItself(req: Pick<ApiRequest, 'route' | 'headers' | 'rawBod
   if (req.headers['idempotency-key'] !== undefined) return true;
   if (!req.rawBody || !JSON_TYPE.test(req.headers['content-type'] ?? '')) return true;
   try {
-    parseBatch(JSON.parse(req.rawBody.toString('utf8')));
-    return false;
+    const items = parseBatch(JSON.parse(req.rawBody.toString('utf8')));
+    // Sub-requests answered before reaching a stack (unknown path, nested batch) count nothing:
+    // when no sub-request runs, the batch counts itself.
+    const outer = { headers: req.headers, requestId: 'count', ip: '' };
+    return items.every((item, i) => 'error' in subRequestTarget(outer, item, i));
   } catch {
     return true;
   }

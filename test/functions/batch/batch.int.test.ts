@@ -271,6 +271,16 @@ describe('POST /api/v1/batch rate counting', () => {
     expect(response.headers.get('x-ratelimit-remaining')).toBe('4');
   });
 
+  it('counts a batch none of whose sub-requests runs once, with the rate-limit headers', async () => {
+    const member = await newUser(tenant.admin.cookie);
+
+    const response = await batch([{ id: 'a', method: 'GET', path: '/no/such/path/here' }], { cookie: member.cookie, baseUrl: server.url });
+
+    expect(response.status).toBe(200);
+    expect(response.body.responses[0].status).toBe(404);
+    expect(response.headers.get('x-ratelimit-remaining')).toBe('4');
+  });
+
   it('counts a batch with an Idempotency-Key once besides its sub-requests, and its replay once', async () => {
     const member = await newUser(tenant.admin.cookie);
     const requests = [

@@ -19,6 +19,14 @@ describe('what a batch counts against the rate limit', () => {
     expect(countsItself({ route: batchRoute, headers: json, rawBody: undefined })).toBe(true);
   });
 
+  it('counts a batch whose sub-requests all answer without running (unknown paths, a nested batch)', () => {
+    const unroutable = Buffer.from(JSON.stringify({ requests: [{ id: 'a', method: 'GET', path: '/no/such/path/here' }, { id: 'b', method: 'POST', path: '/batch' }] }));
+    const mixed = Buffer.from(JSON.stringify({ requests: [{ id: 'a', method: 'GET', path: '/no/such/path/here' }, { id: 'b', method: 'GET', path: '/users/me' }] }));
+
+    expect(countsItself({ route: batchRoute, headers: json, rawBody: unroutable })).toBe(true);
+    expect(countsItself({ route: batchRoute, headers: json, rawBody: mixed })).toBe(false);
+  });
+
   it('counts every other request', () => {
     expect(countsItself({ route: findRoute('GET', '/api/v1/users/me')!, headers: {}, rawBody: undefined })).toBe(true);
   });
