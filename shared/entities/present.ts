@@ -33,7 +33,7 @@ export function present(entity: LoadedEntity, record: StoredRecord, options: Pre
   if (options.metadata) out.metadata = record.metadata ?? {};
   if (options.metas) {
     const all = record.metas ?? {};
-    out.metas = options.metas === 'all' ? { ...all } : Object.fromEntries(options.metas.filter((k) => k in all).map((k) => [k, all[k]]));
+    out.metas = options.metas === 'all' ? { ...all } : Object.fromEntries(options.metas.filter((k) => Object.prototype.hasOwnProperty.call(all, k)).map((k) => [k, all[k]]));
   }
   return out;
 }
@@ -42,6 +42,6 @@ export function present(entity: LoadedEntity, record: StoredRecord, options: Pre
 export function pick(record: Record<string, unknown>, fields: readonly string[] | undefined): Record<string, unknown> {
   if (!fields) return record;
   const out: Record<string, unknown> = { id: record.id };
-  for (const f of fields) if (f in record && !PROTECTED.has(f)) out[f] = record[f];
+  for (const f of fields) if (Object.prototype.hasOwnProperty.call(record, f) && !PROTECTED.has(f)) out[f] = record[f];
   return out;
 }

@@ -21,6 +21,10 @@ export const METADATA_MAX_CHARS = 10_000;
 export const RECORD_MAX_CHARS = 100_000;
 export const MAX_LINKS = 100;
 export const MAX_METAS = 100;
+/** How deep objects and arrays may nest inside a value (metadata counts as level 1; DynamoDB stops at 32 with the item). */
+export const MAX_NESTING = 30;
+/** Smallest non-zero magnitude DynamoDB stores. */
+const MIN_NUMBER_MAGNITUDE = 1e-130;
 
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
 addFormats.default(ajv, ['date-time', 'uuid']);
@@ -170,7 +174,9 @@ function detailsOf(errors: readonly ErrorObject[], entity: LoadedEntity): Record
     if (!field && error.keyword === 'required') field = String((error.params as { missingProperty: string }).missingProperty);
     if (!field && error.keyword === 'additionalProperties') field = String((error.params as { additionalProperty: string }).additionalProperty);
     if (error.keyword === 'propertyNames') continue;
-    details[field || 'body'] ??= messageOf(error, entity, field);
+    const key = field || 'body';
+    // defineProperty: a key such as __proto__ or constructor is named like any other.
+    if (!Object.prototype.hasOwnProperty.call(details, key)) Object.defineProperty(details, key, { value: messageOf(error, entity, field), enumerable: true, writable: true, configurable: true });
   }
   return details;
 }
@@ -188,6 +194,29 @@ export function sanitizeObject(value: unknown): unknown {
     );
   }
   return value;
+}
+
+/**
+ * Why DynamoDB could not store a value (undefined when it can): a number it cannot represent
+ * exactly (the SDK refuses integers beyond ±2^53 − 1; DynamoDB refuses magnitudes under 1e-130),
+ * an empty key, or nesting deeper than MAX_NESTING. Stops at the first problem and never
+ * recurses past MAX_NESTING, so a hostile body cannot exhaust the stack.
+ */
+export function unstorable(value: unknown, depth = 1): string | undefined {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER) return `numbers must be between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`;
+    if (value !== 0 && Math.abs(value) < MIN_NUMBER_MAGNITUDE) return `numbers must be 0 or at least ${MIN_NUMBER_MAGNITUDE} in magnitude`;
+    return undefined;
+  }
+  if (value === null || typeof value !== 'object') return undefined;
+  if (depth > MAX_NESTING) return `must be nested at most ${MAX_NESTING} levels deep`;
+  const entries = Array.isArray(value) ? value.map((v) => ['0', v] as const) : Object.entries(value);
+  for (const [key, v] of entries) {
+    if (key === '') return 'keys must not be empty';
+    const problem = unstorable(v, depth + 1);
+    if (problem) return problem;
+  }
+  return undefined;
 }
 
 /** Values to write, split by kind. */
@@ -224,7 +253,7 @@ function split(entity: LoadedEntity, body: Record<string, unknown>, mode: 'creat
   const input: WriteInput = { data, unset };
   for (const [key, value] of Object.entries(body)) {
     if (key === 'metadata') input.metadata = value === null ? null : (sanitizeObject(value) as Record<string, unknown>);
-    else if (key === 'metas') input.metas = value as WriteInput['metas'];
+    else if (key === 'metas') input.metas = value === null ? null : (sanitizeObject(value) as WriteInput['metas']);
     else if (value === null) {
       if (mode === 'update') unset.push(key);
     } else data[key] = normalize(entity, key, value);
@@ -252,6 +281,13 @@ function check(entity: LoadedEntity, body: unknown, mode: 'create' | 'update'): 
   const validate = compileSchemas(entity)[mode];
   const value = withoutGenerated(entity, body);
   if (!validate(value)) throw new ValidationError(detailsOf(validate.errors ?? [], entity));
+  const problems = Object.entries(value).flatMap(([key, v]) => {
+    // ajv's date-time format admits leap seconds (23:59:60), which Date cannot represent.
+    if (entity.fields[key]?.type === 'datetime' && typeof v === 'string' && Number.isNaN(Date.parse(v))) return [[key, 'must be an ISO 8601 date-time']];
+    const problem = unstorable(v);
+    return problem ? [[key, problem]] : [];
+  });
+  if (problems.length) throw new ValidationError(Object.fromEntries(problems));
   const input = split(entity, value, mode);
   checkSizes(input);
   return input;

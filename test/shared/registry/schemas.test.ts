@@ -111,6 +111,7 @@ describe('checkCreate', () => {
       venueId: 'must be a UUID',
       open: 'must be a boolean',
     });
+    expect(detailsOf(() => checkCreate(events, { at: '2024-12-31T23:59:60Z' }))).toEqual({ at: 'must be an ISO 8601 date-time' });
   });
 });
 
@@ -145,5 +146,25 @@ describe('bodySchema', () => {
     expect(schema.properties.title).toEqual({ type: 'string', maxLength: 200, minLength: 1 });
     expect(schema.properties.status).toEqual({ enum: ['todo', 'in_progress', 'completed', null] });
     expect(Object.keys(schema.properties)).toEqual(['title', 'description', 'status', 'priority', 'assigneeId', 'tagIds', 'metadata', 'metas']);
+  });
+});
+
+describe('checkCreate: what DynamoDB cannot store', () => {
+  it('refuses with 422 unsafe numbers, empty keys and nesting over 30 levels', () => {
+    const nested = (levels: number): Record<string, unknown> => (levels === 1 ? { a: 1 } : { a: nested(levels - 1) });
+
+    expect(detailsOf(() => checkCreate(entities.products, { name: 'Lamp', price: 2 ** 60 }))).toHaveProperty('price');
+    expect(detailsOf(() => checkCreate(entities.products, { name: 'Lamp', price: 1e-200 }))).toHaveProperty('price');
+    expect(detailsOf(() => checkCreate(entities.tasks, { title: 'x', metadata: { '': 1 } }))).toHaveProperty('metadata');
+    expect(detailsOf(() => checkCreate(entities.tasks, { title: 'x', metas: { '': 'v' } }))).toHaveProperty('metas');
+    expect(detailsOf(() => checkCreate(entities.tasks, { title: 'x', metadata: nested(31) }))).toHaveProperty('metadata');
+    expect(detailsOf(() => checkCreate(entities.tasks, { title: 'x', metadata: JSON.parse(`${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`) }))).toHaveProperty('metadata');
+    expect(checkCreate(entities.tasks, { title: 'x', metadata: nested(30) }).metadata).toEqual(nested(30));
+    expect(checkCreate(entities.products, { name: 'Lamp', price: 0.5 }).data.price).toBe(0.5);
+  });
+
+  it('drops __proto__ and constructor keys of metas, and names a __proto__ body key in details', () => {
+    expect(checkCreate(entities.tasks, JSON.parse('{"title":"x","metas":{"constructor":"c","__proto__":"p","k":"v"}}')).metas).toEqual({ k: 'v' });
+    expect(Object.keys(detailsOf(() => checkCreate(entities.tasks, JSON.parse('{"title":"x","__proto__":{"a":1}}'))))).toEqual(['__proto__']);
   });
 });
