@@ -31,6 +31,8 @@ export const COUNTER_SK = '#count';
 /** Change events are kept at least this long (TTL). */
 export const EVENT_TTL_SECONDS = 24 * 3600;
 const MAX_EPOCH_MS = 9_999_999_999_999;
+/** DynamoDB's limit on a partition key value (UTF-8 bytes). */
+export const MAX_PARTITION_KEY_BYTES = 2048;
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -86,8 +88,18 @@ export function ownerPartition(entity: LoadedEntity, tenantId: string, ownerId: 
   return `${tenantPartition(entity, tenantId)}#owner=${encodeURIComponent(ownerId)}`;
 }
 
+/**
+ * encodeURIComponent, except that a lone surrogate (which it refuses) becomes `%uXXXX`, a form
+ * encodeURIComponent never produces: values stay distinct and well-formed text is unchanged.
+ */
+export function encodeKeyValue(text: string): string {
+  return text.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]|[\uD800-\uDFFF]|[^\uD800-\uDFFF]+/g, (part) =>
+    part.length === 1 && part >= '\uD800' && part <= '\uDFFF' ? `%u${part.charCodeAt(0).toString(16).toUpperCase()}` : encodeURIComponent(part),
+  );
+}
+
 export function fieldPartition(base: string, field: string, value: unknown): string {
-  return `${base}#${field}=${encodeURIComponent(String(value))}`;
+  return `${base}#${field}=${encodeKeyValue(String(value))}`;
 }
 
 /** The base partitions a record is listed in (before indexed fields). */

@@ -34,6 +34,9 @@ export async function getRecord(entity: LoadedEntity, id: string): Promise<Store
 
 const CONFLICT_ATTEMPTS = 5;
 
+/** Largest `Limit` sent with a Query (DynamoDB takes a 32-bit integer; each Query stops at 1 MB anyway). */
+export const MAX_QUERY_LIMIT = 1_000_000;
+
 /**
  * ONE TransactWriteItems. A failed condition on the first item (the record) is a WriteConflict.
  * Another transaction on the same items at the same moment (two writes bumping one counter)
@@ -121,7 +124,7 @@ export async function skipEntries(partition: string, count: number): Promise<{ t
   do {
     const out = await db().send(
       new QueryCommand(
-        listingQuery(partition, FROM_COUNTER, count - seen + (counterSeen ? 0 : 1), {
+        listingQuery(partition, FROM_COUNTER, Math.min(count - seen + (counterSeen ? 0 : 1), MAX_QUERY_LIMIT), {
           ProjectionExpression: '#sk, #count',
           ExpressionAttributeNames: { '#count': 'count' },
           ...(start ? { ExclusiveStartKey: start } : {}),

@@ -10,7 +10,7 @@
  * - ids: ONE BatchGetItem.
  */
 import { recordKey, fromItem, type StoredRecord, type Viewer } from '../data/records-keys.js';
-import { batchGet, batchKey, firstPage, pageAfter, queryAll, readCounter, readCounters, skipEntries } from '../data/records.js';
+import { batchGet, batchKey, firstPage, MAX_ID_LENGTH, pageAfter, queryAll, readCounter, readCounters, skipEntries } from '../data/records.js';
 import { BadRequestError } from '../errors.js';
 import type { Pagination } from '../http/types.js';
 import { encodeQueryCursor } from '../query/cursor.js';
@@ -125,7 +125,8 @@ export async function executeList(entity: LoadedEntity, plan: ListPlan, visible:
   checkCursor(plan);
   if (plan.kind === 'partition') return readPartition(plan);
   if (plan.kind === 'ids') {
-    const ids = plan.spec.ids ?? [];
+    // No record has an id longer than MAX_ID_LENGTH (and DynamoDB refuses such keys).
+    const ids = (plan.spec.ids ?? []).filter((id) => id.length <= MAX_ID_LENGTH);
     const found = ids.length ? await batchGet([{ table: 'records', keys: ids.map((id) => recordKey(entity, id)) }]) : new Map();
     const records = ids
       .map((id) => found.get(batchKey('records', recordKey(entity, id))))

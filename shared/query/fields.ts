@@ -39,7 +39,7 @@ export function resolveField(entity: LoadedEntity, name: string): Resolution {
     if (parts.length === 0 || parts.some((p) => p === '' || p === '__proto__' || p === 'constructor' || p === 'prototype')) return { ok: false, reason: 'unknown' };
     return { ok: true, ref: { name, path: ['metadata', ...parts], type: 'any', sortable: true } };
   }
-  if (TOP[name]) return { ok: true, ref: { name, path: [name], type: TOP[name], sortable: true } };
+  if (Object.prototype.hasOwnProperty.call(TOP, name)) return { ok: true, ref: { name, path: [name], type: TOP[name], sortable: true } };
   const field = Object.prototype.hasOwnProperty.call(entity.fields, name) ? entity.fields[name] : undefined;
   if (!field) return { ok: false, reason: 'unknown' };
   return { ok: true, ref: { name, path: ['data', name], type: field.type, sortable: field.sortable !== false, values: field.values } };

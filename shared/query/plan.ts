@@ -12,7 +12,7 @@
  *                FilterExpression (and a date range on createdAt as a key range), then checked,
  *                sorted and paginated in memory; total = number of matches. Cost: O(partition).
  */
-import { fieldPartition, invertedTime, listingPartitionFor, type Viewer } from '../data/records-keys.js';
+import { fieldPartition, invertedTime, listingPartitionFor, MAX_PARTITION_KEY_BYTES, type Viewer } from '../data/records-keys.js';
 import { indexedFields } from '../data/records-keys.js';
 import type { LoadedEntity } from '../registry/types.js';
 import { shapeHash } from './cursor.js';
@@ -76,7 +76,10 @@ export function planQuery(entity: LoadedEntity, viewer: Viewer, spec: QuerySpec,
     const name = c.field.path.length === 2 && c.field.path[0] === 'data' ? c.field.path[1] : undefined;
     if (!name || !indexed.has(name) || c.op !== '$eq' || c.value === '' || c.value === null) continue;
     if (candidates.some((x) => x.field === name)) continue;
-    candidates.push({ field: name, value: c.value, partition: fieldPartition(base, name, c.value), condition: c });
+    const partition = fieldPartition(base, name, c.value);
+    // A value too long for a key has no partition (no record could be written with it): left to the filter.
+    if (Buffer.byteLength(partition) > MAX_PARTITION_KEY_BYTES) continue;
+    candidates.push({ field: name, value: c.value, partition, condition: c });
   }
 
   const hash = shapeHash({

@@ -5,6 +5,7 @@ import {
   decodeCursor,
   deleteTransaction,
   encodeCursor,
+  encodeKeyValue,
   eventItem,
   invertedTime,
   listingPartitionFor,
@@ -50,6 +51,12 @@ function kinds(items: TransactItem[]): string[] {
 }
 
 describe('keys', () => {
+  it('encodes key values like encodeURIComponent, and a lone surrogate as %uXXXX instead of throwing', () => {
+    expect(encodeKeyValue('a#b=c é 😀')).toBe(encodeURIComponent('a#b=c é 😀'));
+    expect(encodeKeyValue('x\ud800y\udc00')).toBe('x%uD800y%uDC00');
+    expect(encodeKeyValue('\ud800')).not.toBe(encodeKeyValue('\ufffd'));
+  });
+
   it('stores the record under <table>#<id>', () => {
     expect(recordKey(entities.tasks, 'tsk_A')).toEqual({ pk: 'tasks#tsk_A', sk: '#record' });
   });

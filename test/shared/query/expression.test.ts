@@ -60,3 +60,24 @@ describe('buildFilterExpression names', () => {
     expect(pushed?.names).toEqual({ '#f0': 'data', '#f1': 'priority' });
   });
 });
+
+describe('buildFilterExpression limits', () => {
+  it('stays within 300 operators and 4 KB, leaving the rest to the in-memory check', () => {
+    const words = Array.from({ length: 400 }, (_, i) => `w${i}`);
+    const { pushed } = build({ title: { $nin: Array.from({ length: 100 }, (_, i) => `t${i}`) } }, words);
+    const operators = pushed!.expression.match(/\b(?:AND|OR|NOT|IN)\b|=|\b[a-z_]+\(/g)!.length;
+
+    expect(operators).toBeLessThanOrEqual(300);
+    expect(pushed!.expression.length).toBeLessThanOrEqual(4000);
+    // Every placeholder used is defined, and every defined one is used.
+    const used = new Set(pushed!.expression.match(/[#:][fv]\d+/g));
+    expect(new Set([...Object.keys(pushed!.names), ...Object.keys(pushed!.values)])).toEqual(used);
+  });
+
+  it('leaves a metadata path nested over 32 levels to the in-memory check', () => {
+    const { pushed, residual } = build({ [`metadata.${Array(40).fill('a').join('.')}`]: 'x', status: 'todo' });
+
+    expect(pushed?.expression).toBe('#f0.#f1 = :v0');
+    expect(residual).toHaveLength(1);
+  });
+});
