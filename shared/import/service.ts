@@ -262,7 +262,8 @@ export async function importRecords(entity: LoadedEntity, req: ApiRequest): Prom
 
 /** assigneeEmail → user id of the caller's tenant (two BatchGetItem: e-mails, then users). */
 async function resolveEmails(emails: string[], auth: AuthContext): Promise<Map<string, string>> {
-  const unique = [...new Set(emails.map((e) => e.trim().toLowerCase()))];
+  // No stored e-mail is longer than 254 characters (and DynamoDB refuses over-long keys).
+  const unique = [...new Set(emails.map((e) => e.trim().toLowerCase()))].filter((e) => e.length <= 254);
   const resolved = new Map<string, string>();
   if (unique.length === 0) return resolved;
   const pointers = await batchGet([{ table: 'identity', keys: unique.map((e) => emailKey(e)) }]);
