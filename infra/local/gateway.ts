@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ApiError, NotFoundError, PayloadTooLargeError } from '../../shared/errors.js';
-import { proxyQueryFields } from '../../shared/http/request-context.js';
+import { proxyQueryFields, validRequestId } from '../../shared/http/request-context.js';
 import { familyOfPath, matchPath } from '../../shared/routes.js';
 import { isStreaming, lambdaContext, loadHandler, ResponseStream, type LambdaHandler, type StreamPrelude } from './lambda-runtime.js';
 
@@ -118,7 +118,8 @@ class HttpResponseStream extends ResponseStream {
 
 async function handle(req: IncomingMessage, res: ServerResponse, load: HandlerLoader): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://local');
-  const requestId = (req.headers['x-request-id'] as string | undefined) ?? randomUUID();
+  // The gateway's own errors echo X-Request-ID under the same rule as the stack's responses.
+  const requestId = validRequestId(req.headers['x-request-id'] as string | undefined) ?? randomUUID();
   let body: Buffer;
   try {
     body = await readBody(req);

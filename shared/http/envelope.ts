@@ -7,13 +7,15 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { createHash, randomUUID } from 'node:crypto';
 import { ApiError, toApiError } from '../errors.js';
 import { logger } from '../logger.js';
+import { validRequestId } from './request-context.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest, Reply } from './types.js';
 
 /** A proxy result whose body may also be a stream (Lambda response streaming). */
 type Result = Omit<APIGatewayProxyResult, 'body'> & { body: unknown };
 
 function baseHeaders(req: ApiRequest | undefined, event: ApiEvent): Record<string, string> {
-  const requestId = req?.requestId ?? event.headers?.['X-Request-ID'] ?? event.headers?.['x-request-id'] ?? event.requestContext?.requestId ?? randomUUID();
+  const supplied = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'x-request-id')?.[1] ?? undefined;
+  const requestId = req?.requestId ?? validRequestId(supplied) ?? event.requestContext?.requestId ?? randomUUID();
   return { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-ID': requestId, ...(req?.responseHeaders ?? {}) };
 }
 

@@ -12,6 +12,11 @@ import type { ApiEvent, ApiLambdaContext, ApiRequest } from './types.js';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** A client's X-Request-ID when it may be echoed (1 to 128 of [A-Za-z0-9._:-]), else undefined. */
+export function validRequestId(supplied: string | undefined): string | undefined {
+  return supplied !== undefined && REQUEST_ID_PATTERN.test(supplied) ? supplied : undefined;
+}
+
 function lowerCaseHeaders(event: ApiEvent): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) {
@@ -61,8 +66,7 @@ function queryOf(event: ApiEvent): { query: Record<string, string>; multiQuery: 
 
 export function buildApiRequest(event: ApiEvent): ApiRequest {
   const headers = lowerCaseHeaders(event);
-  const supplied = headers['x-request-id'];
-  const requestId = supplied && REQUEST_ID_PATTERN.test(supplied) ? supplied : event.requestContext?.requestId || randomUUID();
+  const requestId = validRequestId(headers['x-request-id']) ?? (event.requestContext?.requestId || randomUUID());
   const { query, multiQuery } = queryOf(event);
   const rawBody =
     event.body === null || event.body === undefined || event.body === ''

@@ -68,6 +68,14 @@ describe('local gateway', () => {
     expect(await res.json()).toMatchObject({ success: false, code: 'NOT_FOUND' });
   });
 
+  it('echoes a valid X-Request-ID on its own errors and replaces an invalid one, as the stack does', async () => {
+    const valid = await fetch(`${base}/api/v1/a/b/c/d/e`, { headers: { 'X-Request-ID': 'req-1.2:3' } });
+    const invalid = await fetch(`${base}/api/v1/a/b/c/d/e`, { headers: { 'X-Request-ID': '<script>alert(1)</script>' } });
+
+    expect(valid.headers.get('x-request-id')).toBe('req-1.2:3');
+    expect(invalid.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it('answers a request over 6 MB with 413 PAYLOAD_TOO_LARGE in the envelope', async () => {
     const res = await fetch(`${base}/api/v1/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: Buffer.alloc(MAX_REQUEST_BYTES + 1, 32) });
 

@@ -148,6 +148,17 @@ describe('middleware stack', () => {
     expect(res.body.code).toBe('METHOD_NOT_ALLOWED');
   });
 
+  it('replaces an invalid X-Request-ID on a 405 answered before the request is built', async () => {
+    const handler = createApiHandler({ [HEALTH]: async () => ({ data: 1 }) });
+    const event = proxyEvent({ method: 'DELETE', path: '/api/health', headers: { 'X-Request-ID': '<bad id>' } });
+
+    const res = await invoke(handler, { ...event, resource: '/api/health' });
+
+    expect(res.status).toBe(405);
+    expect(res.headers['X-Request-ID']).not.toBe('<bad id>');
+    expect(res.headers['X-Request-ID']).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+  });
+
   it('answers a CORS preflight without authentication', async () => {
     const handler = createApiHandler({});
 
