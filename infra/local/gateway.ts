@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ApiError, NotFoundError, PayloadTooLargeError } from '../../shared/errors.js';
-import { proxyQueryFields, validRequestId } from '../../shared/http/request-context.js';
+import { nameMap, proxyQueryFields, validRequestId } from '../../shared/http/request-context.js';
 import { familyOfPath, matchPath } from '../../shared/routes.js';
 import { isStreaming, lambdaContext, loadHandler, ResponseStream, type LambdaHandler, type StreamPrelude } from './lambda-runtime.js';
 
@@ -34,8 +34,8 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 export function toProxyEvent(req: IncomingMessage, url: URL, body: Buffer, resource: string, params: Record<string, string>): APIGatewayProxyEvent {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  const headers = nameMap<string>();
+  const multiValueHeaders = nameMap<string[]>();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i];
     const value = req.rawHeaders[i + 1];

@@ -17,8 +17,16 @@ export function validRequestId(supplied: string | undefined): string | undefined
   return supplied !== undefined && REQUEST_ID_PATTERN.test(supplied) ? supplied : undefined;
 }
 
+/**
+ * A map of request-supplied names (headers, query parameters, cookies) with no prototype, so
+ * that names such as `constructor` or `__proto__` are plain entries, never inherited members.
+ */
+export function nameMap<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
 function lowerCaseHeaders(event: ApiEvent): Record<string, string> {
-  const headers: Record<string, string> = {};
+  const headers = nameMap<string>();
   for (const [name, value] of Object.entries(event.headers ?? {})) {
     if (value !== undefined && value !== null) headers[name.toLowerCase()] = value;
   }
@@ -29,7 +37,7 @@ function lowerCaseHeaders(event: ApiEvent): Record<string, string> {
 }
 
 export function parseCookies(header: string | undefined): Record<string, string> {
-  const cookies: Record<string, string> = {};
+  const cookies = nameMap<string>();
   for (const part of (header ?? '').split(';')) {
     const eq = part.indexOf('=');
     if (eq <= 0) continue;
@@ -42,8 +50,8 @@ export function parseCookies(header: string | undefined): Record<string, string>
 /** The query-string fields of a REST proxy event, as API Gateway fills them (null when empty). */
 export function proxyQueryFields(searchParams: URLSearchParams): Pick<ApiEvent, 'queryStringParameters' | 'multiValueQueryStringParameters'> {
   if (searchParams.size === 0) return { queryStringParameters: null, multiValueQueryStringParameters: null };
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
+  const query = nameMap<string>();
+  const multiQuery = nameMap<string[]>();
   for (const [name, value] of searchParams) {
     query[name] = value;
     (multiQuery[name] ??= []).push(value);
@@ -52,14 +60,14 @@ export function proxyQueryFields(searchParams: URLSearchParams): Pick<ApiEvent, 
 }
 
 function queryOf(event: ApiEvent): { query: Record<string, string>; multiQuery: Record<string, string[]> } {
-  const multiQuery: Record<string, string[]> = {};
+  const multiQuery = nameMap<string[]>();
   for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
     if (values) multiQuery[name] = values;
   }
   for (const [name, value] of Object.entries(event.queryStringParameters ?? {})) {
     if (value !== undefined && !(name in multiQuery)) multiQuery[name] = [value];
   }
-  const query: Record<string, string> = {};
+  const query = nameMap<string>();
   for (const [name, values] of Object.entries(multiQuery)) query[name] = values[values.length - 1];
   return { query, multiQuery };
 }

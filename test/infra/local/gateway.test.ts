@@ -42,6 +42,16 @@ describe('local gateway', () => {
     expect(event.requestContext.requestId).toMatch(/.+/);
   });
 
+  it('passes query parameters and headers named like object members as plain entries', async () => {
+    const res = await fetch(`${base}/api/v1/users/usr_1?constructor=1&__proto__=2&toString=3`, { headers: { constructor: 'c' } });
+    const event = (await res.json()) as APIGatewayProxyEvent;
+
+    expect(res.status).toBe(200);
+    // JSON.parse makes `__proto__` an own key, as the gateway must.
+    expect(event.multiValueQueryStringParameters).toEqual(JSON.parse('{"constructor":["1"],"__proto__":["2"],"toString":["3"]}'));
+    expect(event.headers.constructor).toBe('c');
+  });
+
   it('passes a binary body base64-encoded and a JSON body as text', async () => {
     const bytes = Buffer.from([0, 1, 2, 250, 255]);
     const binary = (await (await fetch(`${base}/api/v1/users`, { method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: bytes })).json()) as APIGatewayProxyEvent;

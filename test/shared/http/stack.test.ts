@@ -172,6 +172,21 @@ describe('middleware stack', () => {
     expect(res.headers['Access-Control-Allow-Methods']).toContain('PATCH');
   });
 
+  it('reads query parameters and cookies named like object members as plain values', async () => {
+    const handler = createApiHandler({ [HEALTH]: async (req) => ({ data: { query: { ...req.query }, multi: { ...req.multiQuery }, has: 'toString' in req.query } }) });
+    const event = {
+      ...proxyEvent({ method: 'GET', path: '/api/health', headers: { Cookie: 'constructor=x; __proto__=y' } }),
+      queryStringParameters: { constructor: '1' },
+      multiValueQueryStringParameters: JSON.parse('{"constructor":["1"],"__proto__":["2"]}'),
+    };
+
+    const res = await invoke(handler, event);
+
+    expect(res.status).toBe(200);
+    // JSON.parse makes `__proto__` an own key, as the request context must.
+    expect(res.body.data).toEqual(JSON.parse('{"query":{"constructor":"1","__proto__":"2"},"multi":{"constructor":["1"],"__proto__":["2"]},"has":false}'));
+  });
+
   it('keeps not-found errors in the envelope', async () => {
     const handler = createApiHandler({ [HEALTH]: async () => { throw new NotFoundError('Record not found'); } });
 
