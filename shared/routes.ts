@@ -48,7 +48,8 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: `${V1}/auth/refresh`, family: 'auth', auth: 'session' },
   { method: 'POST', path: `${V1}/auth`, family: 'auth', auth: 'session' },
   { method: 'GET', path: `${V1}/users/me`, family: 'auth', auth: 'required' },
-  { method: 'PATCH', path: `${V1}/users/me`, family: 'auth', auth: 'required' },
+  // A change to the caller's own user: read-only keys may not (a session has write; keys need `write` or `*`).
+  { method: 'PATCH', path: `${V1}/users/me`, family: 'auth', auth: 'required', scope: 'write' },
   { method: 'GET', path: `${V1}/users`, family: 'auth', auth: 'required' },
   { method: 'POST', path: `${V1}/users`, family: 'auth', auth: 'required' },
   { method: 'GET', path: `${V1}/users/{id}`, family: 'auth', auth: 'required' },

@@ -97,6 +97,21 @@ describe('PATCH /api/v1/users/me', () => {
 
     expect(response.status).toBe(422);
   });
+
+  it('refuses a read-only key with 403 INSUFFICIENT_PERMISSIONS and accepts a key with write', async () => {
+    const me = await newUser(tenant.admin.cookie);
+    const keyWith = async (scopes: string[]) => (await api('POST', '/api/v1/api-keys', { cookie: me.cookie, body: { name: 'k', scopes } })).body.data.key as string;
+    const readOnly = await keyWith(['tasks:read', 'read']);
+    const writer = await keyWith(['write']);
+
+    const refused = await api('PATCH', '/api/v1/users/me', { apiKey: readOnly, body: { name: 'Renamed by a read-only key' } });
+    const accepted = await api('PATCH', '/api/v1/users/me', { apiKey: writer, body: { name: 'Renamed by a writer' } });
+
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('INSUFFICIENT_PERMISSIONS');
+    expect(accepted.status).toBe(200);
+    expect((await api('GET', '/api/v1/users/me', { cookie: me.cookie })).body.data.name).toBe('Renamed by a writer');
+  });
 });
 
 describe('user administration', () => {
