@@ -43,6 +43,7 @@ import { DUMMY_PASSWORD_HASH, MIN_PASSWORD_LENGTH, hashPassword, verifyPassword 
 import { createSession, hashToken, revokeSession, revokeUserSessions } from './sessions.js';
 import { compile } from './validate.js';
 import { invalidateMetadataSources } from '../entities/metadata.js';
+import { unstorable } from '../registry/schemas.js';
 
 /** A failed login takes at least this long, whatever failed. */
 export const LOGIN_FAILURE_FLOOR_MS = 100;
@@ -152,13 +153,19 @@ export async function padTo(startedAt: number, floorMs: number): Promise<void> {
   if (remaining > 0) await sleep(Math.ceil(remaining));
 }
 
-/** Shallow merge; a key set to null is removed. Throws 422 when the result is too large. */
+/**
+ * Shallow merge; a key set to null is removed. Throws 422 when the result is too large or holds
+ * what DynamoDB cannot store (deep nesting, empty keys, unsafe numbers) or a `__proto__` key.
+ */
 export function mergeObject(current: Record<string, unknown> | undefined, changes: Record<string, unknown>, field: string): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...(current ?? {}) };
   for (const [key, value] of Object.entries(changes)) {
+    if (key === '__proto__') throw new ValidationError({ [field]: "'__proto__' is not an allowed key" });
     if (value === null) delete merged[key];
     else merged[key] = value;
   }
+  const problem = unstorable(merged);
+  if (problem) throw new ValidationError({ [field]: problem });
   if (Buffer.byteLength(JSON.stringify(merged)) > MAX_OBJECT_BYTES) {
     throw new ValidationError({ [field]: `must be at most ${MAX_OBJECT_BYTES} bytes of JSON` });
   }

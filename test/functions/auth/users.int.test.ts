@@ -92,6 +92,21 @@ describe('PATCH /api/v1/users/me', () => {
     });
   });
 
+  it('answers 422, not 500, for preferences and settings DynamoDB cannot store', async () => {
+    const deep = `${'{"a":'.repeat(40)}1${'}'.repeat(40)}`;
+    const bodies = [`{"preferences":${deep}}`, '{"preferences":{"":1}}', '{"preferences":{"x":1e400}}', '{"preferences":{"x":12345678901234567890123}}'];
+
+    const responses = await Promise.all([
+      ...bodies.map((rawBody) => api('PATCH', '/api/v1/users/me', { cookie: user.cookie, rawBody, headers: { 'Content-Type': 'application/json' } })),
+      api('PATCH', '/api/v1/tenants/me', { cookie: tenant.admin.cookie, rawBody: '{"settings":{"":1}}', headers: { 'Content-Type': 'application/json' } }),
+    ]);
+
+    for (const response of responses) {
+      expect(response.status, response.text).toBe(422);
+      expect(response.body.code).toBe('VALIDATION_FAILED');
+    }
+  });
+
   it('refuses an empty body with 422', async () => {
     const response = await api('PATCH', '/api/v1/users/me', { cookie: user.cookie, body: {} });
 

@@ -24,6 +24,24 @@ describe('mergeObject', () => {
       expect((error as ApiError).details).toHaveProperty('settings');
     }
   });
+
+  it('refuses with a 422 on the field what DynamoDB cannot store: deep nesting, empty keys, unsafe numbers, __proto__', () => {
+    let deep: Record<string, unknown> = { leaf: 1 };
+    for (let i = 0; i < 40; i++) deep = { a: deep };
+    const bad = [{ deep }, { '': 1 }, { x: { '': 2 } }, { x: Infinity }, { x: 12345678901234567890123 }, JSON.parse('{"__proto__": {"a": 1}}')];
+
+    for (const changes of bad) {
+      let thrown: unknown;
+      try {
+        mergeObject({}, changes, 'preferences');
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, JSON.stringify(changes)).toBeInstanceOf(ApiError);
+      expect((thrown as ApiError).status).toBe(422);
+      expect((thrown as ApiError).details).toHaveProperty('preferences');
+    }
+  });
 });
 
 describe('requireAdmin', () => {
