@@ -103,6 +103,13 @@ function tenantKeysIndexKey(tenantId: string): string {
 
 const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
+/** Whether YYYY-MM-DD names a day the calendar has (Date.parse rolls 2030-02-30 over to March). */
+function isCalendarDate(ymd: string): boolean {
+  const [y, m, d] = ymd.split('-').map(Number);
+  const date = new Date(Date.UTC(y, m - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+}
+
 function checkFields(body: Record<string, unknown>, allowed: readonly string[], details: ErrorDetails): void {
   for (const field of Object.keys(body)) if (!allowed.includes(field)) details[field] = 'is not an allowed field';
 }
@@ -140,7 +147,7 @@ function checkScopes(value: unknown, family: ScopeFamily, resources: ReadonlySet
 
 function checkExpiresAt(value: unknown, details: ErrorDetails): string | null | undefined {
   if (value === undefined || value === null) return value as null | undefined;
-  const ms = typeof value === 'string' && ISO_DATETIME.test(value) ? Date.parse(value) : NaN;
+  const ms = typeof value === 'string' && ISO_DATETIME.test(value) && isCalendarDate(value.slice(0, 10)) ? Date.parse(value) : NaN;
   if (Number.isNaN(ms)) {
     details.expiresAt = 'must be an ISO 8601 datetime or null';
     return undefined;

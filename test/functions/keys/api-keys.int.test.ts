@@ -78,6 +78,19 @@ describe('POST /api/v1/api-keys', () => {
     expect(Object.keys(response.body.details).sort()).toEqual(['expiresAt', 'name', 'owner']);
   });
 
+  it('refuses an expiresAt on a day the calendar does not have with 422, rather than rolling it over', async () => {
+    const responses = await Promise.all(
+      ['2030-02-30', '2030-02-30T10:00:00Z', '2030-04-31T00:00:00Z'].map((expiresAt) =>
+        api('POST', '/api/v1/api-keys', { cookie: user.cookie, body: { name: 'rolled', scopes: ['tasks:read'], expiresAt } }),
+      ),
+    );
+
+    for (const response of responses) {
+      expect(response.status, response.text).toBe(422);
+      expect(response.body.details).toHaveProperty('expiresAt');
+    }
+  });
+
   it("refuses '*' from a non-admin with 403", async () => {
     const response = await api('POST', '/api/v1/api-keys', { cookie: user.cookie, body: { name: 'all', scopes: ['*'] } });
 
