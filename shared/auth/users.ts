@@ -10,7 +10,7 @@
  *   of an admin, or an admin's API key holding `*`; anybody else gets 403 FORBIDDEN. Another
  *   tenant's user id answers 404.
  * - An admin cannot delete themself nor change their own role; the operator can be neither
- *   deleted nor demoted through the API.
+ *   deleted nor demoted through the API, nor have their password reset by another admin.
  * - Changing a password needs a session (not an API key); the own password needs currentPassword
  *   (wrong → 422 with details.currentPassword). A password change ends the user's other sessions;
  *   an admin's reset ends all of them.
@@ -319,6 +319,8 @@ export async function updateUserAsAdmin(auth: AuthContext | undefined, userId: s
   if (input.password !== undefined) {
     if (self) throw new ValidationError({ password: 'change your own password with PATCH /api/v1/users/me and currentPassword' });
     if (caller.type !== 'session') throw new ForbiddenError('Resetting a password needs a session; an API key cannot do it');
+    // Another admin of the default tenant would otherwise take over the operator's account.
+    if (await isOperator(user, user.tenantId)) throw new ForbiddenError("The platform operator's password cannot be reset through the API");
   }
   const changes: UserChanges = {
     ...(input.name !== undefined ? { name: input.name.trim() } : {}),

@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { MAX_OBJECT_BYTES, mergeObject, padTo, requireAdmin } from '../../../shared/auth/users.js';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MAX_OBJECT_BYTES, mergeObject, padTo, requireAdmin, updateUserAsAdmin } from '../../../shared/auth/users.js';
 import { ApiError } from '../../../shared/errors.js';
 import type { AuthContext } from '../../../shared/http/types.js';
 
@@ -80,5 +82,25 @@ describe('padTo', () => {
     await padTo(before - 1000, 50);
 
     expect(performance.now() - before).toBeLessThan(20);
+  });
+});
+
+describe('updateUserAsAdmin on the platform operator', () => {
+  // The default tenant names usr_op as its operator; usr_admin is another admin of that tenant.
+  const dynamo = mockClient(DynamoDBDocumentClient);
+  afterAll(() => dynamo.restore());
+  const items: Record<string, Record<string, unknown>> = {
+    'TENANT#ten_default': { id: 'ten_default', name: 'Default', settings: {}, operatorUserId: 'usr_op' },
+    'USER#usr_op': { id: 'usr_op', tenantId: 'ten_default', email: 'op@x.y', name: 'Op', role: 'admin', passwordHash: 'h', preferences: {} },
+  };
+  dynamo.on(GetCommand).callsFake((input) => ({ Item: items[input.Key.pk] }));
+  dynamo.on(UpdateCommand).resolves({ Attributes: items['USER#usr_op'] });
+  const otherAdmin = caller({ user: { id: 'usr_admin', email: 'a@x.y', role: 'admin' }, tenantId: 'ten_default' });
+
+  it("refuses another admin's reset of the operator's password with 403, writing nothing", async () => {
+    const attempt = updateUserAsAdmin(otherAdmin, 'usr_op', { password: 'taken-over-1' });
+
+    await expect(attempt).rejects.toMatchObject({ status: 403, code: 'FORBIDDEN' });
+    expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(0);
   });
 });
