@@ -224,7 +224,8 @@ export function eventItem(
   return { pk: `${record.tenantId}#${entity.tableName}`, sk: `${ids.now}#${ids.suffix}`, ...event };
 }
 
-function counterUpdate(tables: TableNames, partition: string, delta: 1 | -1): TransactItem {
+/** Adds `delta` to a partition's counter (created at the first write). */
+export function counterUpdate(tables: TableNames, partition: string, delta: number): TransactItem {
   return {
     Update: {
       TableName: tables.records,

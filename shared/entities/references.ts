@@ -13,7 +13,7 @@ import { findEntity } from '../registry/index.js';
 import type { LoadedEntity } from '../registry/types.js';
 import { canSee } from './access.js';
 
-interface Check {
+export interface Check {
   field: string;
   target: string;
   ids: string[];
@@ -41,9 +41,8 @@ function keyOf(target: string, id: string): { table: 'records' | 'identity'; key
   return entity ? { table: 'records', key: recordKey(entity, id) } : undefined;
 }
 
-export async function checkReferences(entity: LoadedEntity, data: Record<string, unknown>, auth: AuthContext, skip: readonly string[] = []): Promise<void> {
-  const checks = referenceChecks(entity, data, skip);
-  if (checks.length === 0) return;
+/** The reads every check needs, for one BatchGetItem. */
+export function referenceReads(checks: readonly Check[]): BatchRequest[] {
   const requests: BatchRequest[] = [];
   for (const check of checks) {
     for (const id of check.ids) {
@@ -51,20 +50,33 @@ export async function checkReferences(entity: LoadedEntity, data: Record<string,
       if (k) requests.push({ table: k.table, keys: [k.key] });
     }
   }
-  const found = await batchGet(requests);
+  return requests;
+}
+
+/** What is wrong with one check, given what the batch read found; undefined when it holds. */
+export function referenceProblem(check: Check, data: Record<string, unknown>, found: Map<string, Record<string, unknown>>, auth: AuthContext): string | undefined {
+  const missing = check.ids.filter((id) => {
+    const k = keyOf(check.target, id);
+    const item = k && found.get(batchKey(k.table, k.key));
+    if (!item) return true;
+    if (check.target === 'users') return item.tenantId !== auth.tenantId;
+    return !canSee(findEntity(check.target)!, fromItem(item), auth);
+  });
+  if (missing.length === 0) return undefined;
+  const unknown = `(unknown: ${missing.join(', ')})`;
+  if (check.target === 'users') return `must be the id of a user of your tenant ${unknown}`;
+  if (check.ids.length === 1 && !Array.isArray(data[check.field])) return `must be the id of an existing ${check.target} record you can see ${unknown}`;
+  return `must be ids of ${check.target} records you can see ${unknown}`;
+}
+
+export async function checkReferences(entity: LoadedEntity, data: Record<string, unknown>, auth: AuthContext, skip: readonly string[] = []): Promise<void> {
+  const checks = referenceChecks(entity, data, skip);
+  if (checks.length === 0) return;
+  const found = await batchGet(referenceReads(checks));
   const details: Record<string, string> = {};
   for (const check of checks) {
-    const missing = check.ids.filter((id) => {
-      const k = keyOf(check.target, id);
-      const item = k && found.get(batchKey(k.table, k.key));
-      if (!item) return true;
-      if (check.target === 'users') return item.tenantId !== auth.tenantId;
-      return !canSee(findEntity(check.target)!, fromItem(item), auth);
-    });
-    if (missing.length === 0) continue;
-    if (check.target === 'users') details[check.field] = `must be the id of a user of your tenant (unknown: ${missing.join(', ')})`;
-    else if (check.ids.length === 1 && !Array.isArray(data[check.field])) details[check.field] = `must be the id of an existing ${check.target} record you can see (unknown: ${missing.join(', ')})`;
-    else details[check.field] = `must be ids of ${check.target} records you can see (unknown: ${missing.join(', ')})`;
+    const problem = referenceProblem(check, data, found, auth);
+    if (problem) details[check.field] = problem;
   }
   if (Object.keys(details).length) throw new ValidationError(details);
 }

@@ -26,11 +26,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { emailKey, userKey } from '../data/identity.js';
-import { batchGet, batchKey, recordTables, type BatchRequest } from '../data/records.js';
-import { eventItem, fromItem, recordKey, type Key, type StoredRecord } from '../data/records-keys.js';
-import { canSee, requireCaller, requireOperation, requirePermission } from '../entities/access.js';
+import { batchGet, batchKey, recordTables } from '../data/records.js';
+import { eventItem, type StoredRecord } from '../data/records-keys.js';
+import { requireCaller, requireOperation, requirePermission } from '../entities/access.js';
 import { present, type PublicRecord } from '../entities/present.js';
-import { referenceChecks } from '../entities/references.js';
+import { referenceChecks, referenceProblem, referenceReads } from '../entities/references.js';
 import { ApiError, ValidationError } from '../errors.js';
 import { idempotencyKeyOf, idempotencyScope } from '../http/idempotency.js';
 import type { ApiRequest, AuthContext } from '../http/types.js';
@@ -63,12 +63,6 @@ export interface ItemResult {
   details?: Record<string, string>;
 }
 
-function keyOf(target: string, id: string): { table: 'records' | 'identity'; key: Key } | undefined {
-  if (target === 'users') return { table: 'identity', key: userKey(id) };
-  const entity = findEntity(target);
-  return entity ? { table: 'records', key: recordKey(entity, id) } : undefined;
-}
-
 /**
  * The reference checks of every item at once (ONE BatchGetItem per 100 keys, across tables):
  * the same rules as shared/entities/references.ts, reported into each item's details.
@@ -76,34 +70,17 @@ function keyOf(target: string, id: string): { table: 'records' | 'identity'; key
 async function checkAllReferences(entity: LoadedEntity, results: ItemResult[], auth: AuthContext): Promise<void> {
   const pending = results.map((r) => {
     const data = r.input ? r.input.data : unvalidatedReferences(entity, r.item, r.details ?? {});
-    return { result: r, checks: isPlainObject(r.item) ? referenceChecks(entity, data) : [] };
+    return { result: r, data, checks: isPlainObject(r.item) ? referenceChecks(entity, data) : [] };
   });
-  const requests: BatchRequest[] = [];
-  for (const p of pending) {
-    for (const check of p.checks) {
-      for (const id of check.ids) {
-        const k = keyOf(check.target, id);
-        if (k) requests.push({ table: k.table, keys: [k.key] });
-      }
-    }
-  }
+  const requests = referenceReads(pending.flatMap((p) => p.checks));
   if (requests.length === 0) return;
   const found = await batchGet(requests);
-  for (const { result, checks } of pending) {
+  for (const { result, checks, data } of pending) {
     for (const check of checks) {
-      const missing = check.ids.filter((id) => {
-        const k = keyOf(check.target, id);
-        const item = k && found.get(batchKey(k.table, k.key));
-        if (!item) return true;
-        if (check.target === 'users') return item.tenantId !== auth.tenantId;
-        return !canSee(findEntity(check.target)!, fromItem(item), auth);
-      });
-      if (missing.length === 0) continue;
+      const problem = referenceProblem(check, data, found, auth);
+      if (!problem) continue;
       result.details ??= {};
-      result.details[check.field] =
-        check.target === 'users'
-          ? `must be the id of a user of your tenant (unknown: ${missing.join(', ')})`
-          : `must be ids of ${check.target} records you can see (unknown: ${missing.join(', ')})`;
+      result.details[check.field] = problem;
       delete result.input;
     }
   }

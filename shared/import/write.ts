@@ -20,7 +20,7 @@
 import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../data/client.js';
 import {
-  counterKey,
+  counterUpdate,
   fromItem,
   indexItem,
   listingPartitions,
@@ -61,18 +61,6 @@ function putsOf(entity: LoadedEntity, planned: PlannedRecord, tables: TableNames
   return { puts, partitions, bytes: JSON.stringify(puts).length };
 }
 
-function counterAdd(tables: TableNames, partition: string, delta: number): TransactItem {
-  return {
-    Update: {
-      TableName: tables.records,
-      Key: counterKey(partition),
-      UpdateExpression: 'ADD #count :delta SET #kind = :counter',
-      ExpressionAttributeNames: { '#count': 'count', '#kind': 'kind' },
-      ExpressionAttributeValues: { ':delta': delta, ':counter': 'counter' },
-    },
-  };
-}
-
 /**
  * Packs records into transactions (pure): each record's items whole in one transaction, then one
  * counter ADD per partition of that transaction; at most MAX_TRANSACTION_ITEMS items each.
@@ -85,7 +73,7 @@ export function packTransactions(entity: LoadedEntity, planned: readonly Planned
   let bytes = 0;
   const close = () => {
     if (records.length === 0) return;
-    chunks.push({ records, items: [...puts, ...[...counters].map(([p, n]) => counterAdd(tables, p, n))] });
+    chunks.push({ records, items: [...puts, ...[...counters].map(([p, n]) => counterUpdate(tables, p, n))] });
     records = [];
     puts = [];
     counters = new Map();
