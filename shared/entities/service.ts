@@ -15,8 +15,7 @@ import {
   type StoredRecord,
   type TransactItem,
 } from '../data/records-keys.js';
-import { batchGet, batchKey, getRecord, recordTables, transact, WriteConflict } from '../data/records.js';
-import { fromItem, recordKey } from '../data/records-keys.js';
+import { getRecord, recordTables, transact, WriteConflict } from '../data/records.js';
 import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { ApiRequest, AuthContext, Reply } from '../http/types.js';
 import { newId, newUuid } from '../ids.js';

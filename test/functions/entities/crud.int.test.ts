@@ -11,13 +11,11 @@ import { as, created, keyOf, PROTECTED, type Caller } from './support.js';
 let tenant: TestTenant;
 let user: TestUser;
 let me: Caller;
-let admin: Caller;
 
 beforeAll(async () => {
   tenant = await newTenant();
   user = await newUser(tenant.admin.cookie);
   me = as(await keyOf(user.cookie));
-  admin = as(await keyOf(tenant.admin.cookie, ['*']));
 });
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
