@@ -190,17 +190,8 @@ export async function toRecord(item: ApiKeyItem): Promise<KeyRecord> {
   const local = unwrittenUsage(item.id);
   const total = (item.totalRequests ?? 0) + local.pending;
   return {
-    id: item.id,
-    keyPrefix: item.keyPrefix,
-    name: item.name,
-    scopes: item.scopes,
-    status: statusOf(item),
-    expiresAt: item.keyExpiresAt ?? null,
+    ...recordWithoutUsage(item),
     lastUsedAt: maxIso(item.lastUsedAt, local.lastUsedAt),
-    createdAt: item.createdAt,
-    updatedAt: item.updatedAt,
-    environment: item.environment ?? (item.keyPrefix.startsWith('sk_test_') ? 'test' : 'live'),
-    userId: item.userId,
     // The lifetime total is written coalesced; it is never less than the last 24 hours.
     totalRequests: Math.max(total, requestsLast24h),
     requestsLast24h,
@@ -377,7 +368,7 @@ function recordWithoutUsage(item: ApiKeyItem): KeyRecord {
     lastUsedAt: item.lastUsedAt ?? null,
     createdAt: item.createdAt,
     updatedAt: item.updatedAt,
-    environment: item.environment,
+    environment: item.environment ?? (item.keyPrefix.startsWith('sk_test_') ? 'test' : 'live'),
     userId: item.userId,
     totalRequests: item.totalRequests ?? 0,
     requestsLast24h: 0,
