@@ -3,7 +3,7 @@
  * mocked (aws-sdk-client-mock), the identity table is a tiny in-memory map.
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
@@ -11,6 +11,7 @@ import { handler, PHYSICAL_RESOURCE_ID, redact, type BootstrapAdminProperties } 
 import { ensureBootstrapAdmin } from '../../../shared/auth/bootstrap.js';
 import { verifyPassword } from '../../../shared/auth/passwords.js';
 import { logger } from '../../../shared/logger.js';
+import { answerFromMap, type Items } from '../../support/identity-table-mock.js';
 
 vi.mock('../../../shared/auth/bootstrap.js', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../../shared/auth/bootstrap.js')>();
@@ -22,11 +23,8 @@ const PASSWORD = 'Gq8vT2mZk4Lr9Xw1Pn6Hs3Dc7Bf5Jy0A';
 
 const secrets = mockClient(SecretsManagerClient);
 const dynamo = mockClient(DynamoDBDocumentClient);
-let items: Map<string, Record<string, any>>;
+let items: Items;
 
-function conditionFailure(name: string): Error {
-  return Object.assign(new Error(name), { name });
-}
 
 function event(
   requestType: 'Create' | 'Update' | 'Delete',
@@ -59,30 +57,9 @@ function userByEmail(email: string): Record<string, any> | undefined {
 
 beforeEach(() => {
   vi.mocked(ensureBootstrapAdmin).mockClear();
-  items = new Map();
+  items = answerFromMap(dynamo);
   secrets.reset();
   secrets.on(GetSecretValueCommand, { SecretId: SECRET_ARN }).resolves({ SecretString: PASSWORD });
-  dynamo.reset();
-  dynamo.on(GetCommand).callsFake((input) => ({ Item: items.get(input.Key.pk) }));
-  dynamo.on(PutCommand).callsFake((input) => {
-    if (input.ConditionExpression && items.has(input.Item.pk)) throw conditionFailure('ConditionalCheckFailedException');
-    items.set(input.Item.pk, input.Item);
-    return {};
-  });
-  dynamo.on(TransactWriteCommand).callsFake((input) => {
-    const puts = input.TransactItems.map((t: any) => t.Put.Item);
-    if (puts.some((item: any) => items.has(item.pk))) throw conditionFailure('TransactionCanceledException');
-    for (const item of puts) items.set(item.pk, item);
-    return {};
-  });
-  dynamo.on(UpdateCommand).callsFake((input) => {
-    const item = items.get(input.Key.pk);
-    if (!item) throw conditionFailure('ConditionalCheckFailedException');
-    for (const [placeholder, name] of Object.entries<string>(input.ExpressionAttributeNames)) {
-      item[name] = input.ExpressionAttributeValues[placeholder.replace('#f', ':v')];
-    }
-    return { Attributes: item };
-  });
 });
 
 describe('bootstrap admin custom resource handler', () => {

@@ -1,40 +1,17 @@
-import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ensureBootstrapAdmin, isOperator } from '../../../shared/auth/bootstrap.js';
 import { verifyPassword } from '../../../shared/auth/passwords.js';
+import { answerFromMap, type Items } from '../../support/identity-table-mock.js';
 
 /** A tiny in-memory identity table: enough of Get, Put, TransactWrite and Update for bootstrap. */
 const dynamo = mockClient(DynamoDBDocumentClient);
-let items: Map<string, Record<string, any>>;
+let items: Items;
 
-function conditionFailure(name: string): Error {
-  return Object.assign(new Error(name), { name });
-}
 
 beforeEach(() => {
-  items = new Map();
-  dynamo.reset();
-  dynamo.on(GetCommand).callsFake((input) => ({ Item: items.get(input.Key.pk) }));
-  dynamo.on(PutCommand).callsFake((input) => {
-    if (input.ConditionExpression && items.has(input.Item.pk)) throw conditionFailure('ConditionalCheckFailedException');
-    items.set(input.Item.pk, input.Item);
-    return {};
-  });
-  dynamo.on(TransactWriteCommand).callsFake((input) => {
-    const puts = input.TransactItems.map((t: any) => t.Put.Item);
-    if (puts.some((item: any) => items.has(item.pk))) throw conditionFailure('TransactionCanceledException');
-    for (const item of puts) items.set(item.pk, item);
-    return {};
-  });
-  dynamo.on(UpdateCommand).callsFake((input) => {
-    const item = items.get(input.Key.pk);
-    if (!item) throw conditionFailure('ConditionalCheckFailedException');
-    for (const [placeholder, name] of Object.entries<string>(input.ExpressionAttributeNames)) {
-      item[name] = input.ExpressionAttributeValues[placeholder.replace('#f', ':v')];
-    }
-    return { Attributes: item };
-  });
+  items = answerFromMap(dynamo);
 });
 
 function userByEmail(email: string): Record<string, any> {
