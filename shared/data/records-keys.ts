@@ -89,7 +89,7 @@ export function ownerPartition(entity: LoadedEntity, tenantId: string, ownerId: 
 }
 
 /**
- * encodeURIComponent, except that a lone surrogate (which it refuses) becomes `%uXXXX`, a form
+ * encodeURIComponent, except that a lone surrogate (which it refuses) becomes `%u` and four hex digits, a form
  * encodeURIComponent never produces: values stay distinct and well-formed text is unchanged.
  */
 export function encodeKeyValue(text: string): string {
