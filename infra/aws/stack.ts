@@ -6,7 +6,9 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { DEPLOYMENT_SECRET_ARN_ENV } from '../../shared/auth/deployment-secret.js';
 import { families as routeFamilies, routes as routeTable, type Route } from '../../shared/routes.js';
 import { createRestApi } from './api.js';
 import { BootstrapAdmin } from './bootstrap.js';
@@ -35,6 +37,8 @@ export class EntityRecordApiStack extends Stack {
   readonly functions: FamilyFunctions;
   readonly api: RestApi;
   readonly bootstrapAdmin: BootstrapAdmin;
+  /** Root of the keys that sign cursors and encrypt webhook secrets (shared/auth/deployment-secret.ts). */
+  readonly deploymentSecret: secretsmanager.Secret;
 
   constructor(scope: Construct, id: string, props: EntityRecordApiStackProps = {}) {
     super(scope, id, props);
@@ -43,7 +47,18 @@ export class EntityRecordApiStack extends Stack {
     const routes: Route[] = routeTable.filter((r) => deployed.has(r.family));
 
     const tables = (this.tables = createTables(this));
-    this.functions = new FamilyFunctions(this, 'Functions', { families, tables, environment: props.environment, code: props.code });
+    const deploymentSecret = (this.deploymentSecret = new secretsmanager.Secret(this, 'DeploymentSecret', {
+      description: 'Entity Record API: root of the keys that sign cursors and encrypt webhook secrets',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    }));
+    this.functions = new FamilyFunctions(this, 'Functions', {
+      families,
+      tables,
+      environment: { [DEPLOYMENT_SECRET_ARN_ENV]: deploymentSecret.secretArn, ...props.environment },
+      code: props.code,
+    });
+    // The health check signs and decrypts nothing.
+    for (const [family, fn] of this.functions.byFamily) if (family !== 'health') deploymentSecret.grantRead(fn);
     const api = (this.api = createRestApi(this, 'Api', {
       routes,
       functionFor: (family) => this.functions.get(family),

@@ -8,6 +8,7 @@ import { createDynamoClient } from '../../shared/data/client.js';
 import { ensureBootstrapAdmin } from '../../shared/auth/bootstrap.js';
 import { loadRegistry } from '../../shared/registry/index.js';
 import { startDynamoLocal, type DynamoLocal } from './dynamodb-local.js';
+import { useLocalDeploymentSecret } from './deployment-secret.js';
 import { createGateway } from './gateway.js';
 import { ensureTables } from './tables.js';
 
@@ -35,6 +36,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // Handlers read the endpoint through config(), exactly as they read it on Lambda.
   process.env.DYNAMODB_ENDPOINT = dynamoEndpoint;
   resetConfig();
+  useLocalDeploymentSecret(options.dataDir);
   try {
     const client = createDynamoClient();
     await ensureTables(client);

@@ -22,6 +22,8 @@ const cdkJson = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'ut
 const INLINE_CODE = lambda.Code.fromInline('export const handler = async () => ({ statusCode: 200 });');
 
 const EXISTING_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:entity-api/admin-AbC123';
+/** The admin password secret is the one with a 32-character generated password. */
+const ADMIN_PASSWORD_SECRET = { GenerateSecretString: Match.objectLike({ PasswordLength: 32 }) };
 
 function synth(props: EntityRecordApiStackProps = {}): { stack: EntityRecordApiStack; template: Template; resources: Resources } {
   const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
@@ -86,7 +88,7 @@ describe('bootstrap admin with the defaults (generated secret, admin@localhost)'
   });
 
   it('generates a 32-character password secret without punctuation or spaces', () => {
-    template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    template.resourcePropertiesCountIs('AWS::SecretsManager::Secret', ADMIN_PASSWORD_SECRET, 1);
     template.hasResourceProperties('AWS::SecretsManager::Secret', {
       GenerateSecretString: { PasswordLength: 32, ExcludePunctuation: true, IncludeSpace: false, SecretStringTemplate: Match.absent() },
     });
@@ -169,7 +171,7 @@ describe('bootstrap admin configured by context', () => {
 
   it('uses an existing secret by ARN instead of generating one, granting read on it alone', () => {
     const { stack, template, resources } = synth({ adminPasswordSecretArn: EXISTING_SECRET_ARN });
-    template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    template.resourcePropertiesCountIs('AWS::SecretsManager::Secret', ADMIN_PASSWORD_SECRET, 0);
     expect(customResource(resources).Properties.AdminPasswordSecretArn).toBe(EXISTING_SECRET_ARN);
     template.hasOutput('AdminPasswordSecretArn', { Value: EXISTING_SECRET_ARN });
     const roleId = logicalIdIn(stack, stack.bootstrapAdmin.function.role!);

@@ -226,6 +226,23 @@ describe('EntityRecordApiStack with every family of the route table', () => {
       expect(actions.filter((a) => /^dynamodb:(\*|DeleteTable|UpdateTable|CreateTable)$/.test(a))).toEqual([]);
     });
 
+    it('lets every family but health read the deployment secret (cursor signing, webhook secrets), and only read it', () => {
+      const secretId = logicalId(stack.deploymentSecret);
+      for (const family of families) {
+        const fn = stack.functions.get(family);
+        const env = (resources[logicalId(fn)].Properties.Environment?.Variables ?? {}) as Record<string, unknown>;
+        expect(env.DEPLOYMENT_SECRET_ARN, family).toEqual({ Ref: secretId });
+        const roleId = logicalIdIn(stack, fn.role!);
+        const actions = Object.values(resources)
+          .filter((r) => r.Type === 'AWS::IAM::Policy' && asList(r.Properties.Roles).some((role: { Ref?: string }) => role.Ref === roleId))
+          .flatMap((r) => r.Properties.PolicyDocument.Statement)
+          .filter((s: { Resource: unknown }) => JSON.stringify(s.Resource).includes(`"${secretId}"`))
+          .flatMap((s: { Action: string | string[] }) => asList(s.Action));
+        if (family === 'health') expect(actions, family).toEqual([]);
+        else expect(actions.sort(), family).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
+      }
+    });
+
     it('falls back to identity read-and-update and limits read-write for a family without its own line', () => {
       expect(tableAccessFor('some-future-family')).toEqual(DEFAULT_ACCESS);
       expect(DEFAULT_ACCESS).toEqual({ identity: 'readUpdate', limits: 'readWrite' });
