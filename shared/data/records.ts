@@ -67,6 +67,8 @@ export interface PartitionPage {
   total?: number;
   /** Sort key of the last record returned. */
   lastSk?: string;
+  /** Copies follow the last one returned. */
+  more: boolean;
 }
 
 function listingQuery(partition: string, condition: { op: '>' | '>='; sk: string }, limit: number, extra: Partial<QueryCommandInput> = {}): QueryCommandInput {
@@ -88,26 +90,45 @@ const FROM_COUNTER = { op: '>=', sk: COUNTER_SK } as const;
 const COPIES_ONLY = { op: '>', sk: COUNTER_SK } as const;
 
 /**
- * The first page of a partition and its total in ONE Query: the counter, then up to `limit`
- * copies.
+ * Up to `want` items of a partition from a key condition on, in listing order. One Query stops at
+ * 1 MB (a few dozen large records), so the read continues from LastEvaluatedKey until `want`
+ * items are in or the partition ends: a page is never cut short by the size of its records.
+ */
+async function readItems(partition: string, condition: { op: '>' | '>='; sk: string }, want: number): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(new QueryCommand(listingQuery(partition, condition, want - items.length, start ? { ExclusiveStartKey: start } : {})));
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start && items.length < want);
+  return items;
+}
+
+function pageOf(copies: Record<string, unknown>[], limit: number): PartitionPage {
+  const page = copies.slice(0, limit);
+  return { records: page.map(fromItem), lastSk: page.length ? String(page[page.length - 1].sk) : undefined, more: copies.length > limit };
+}
+
+/**
+ * The first page of a partition and its total: the counter, then up to `limit` copies and one
+ * more (which tells whether anything follows). ONE Query unless the records pass 1 MB.
  */
 export async function firstPage(partition: string, limit: number): Promise<PartitionPage> {
-  const { Items = [] } = await db().send(new QueryCommand(listingQuery(partition, FROM_COUNTER, limit + 1)));
+  const items = await readItems(partition, FROM_COUNTER, limit + 2);
   let total = 0;
   const copies: Record<string, unknown>[] = [];
-  for (const item of Items) {
+  for (const item of items) {
     if (item.sk === COUNTER_SK) total = Number(item.count ?? 0);
     else copies.push(item);
   }
-  const page = copies.slice(0, limit);
-  return { records: page.map(fromItem), total, lastSk: page.length ? String(page[page.length - 1].sk) : undefined };
+  return { ...pageOf(copies, limit), total };
 }
 
-/** Up to `limit` copies after a sort key (a cursor or the end of skipped entries). */
+/** Up to `limit` copies after a sort key (a cursor or the end of skipped entries), and whether more follow. */
 export async function pageAfter(partition: string, afterSk: string, limit: number): Promise<PartitionPage> {
-  if (limit <= 0) return { records: [] };
-  const { Items = [] } = await db().send(new QueryCommand(listingQuery(partition, { op: '>', sk: afterSk }, limit)));
-  return { records: Items.map(fromItem), lastSk: Items.length ? String(Items[Items.length - 1].sk) : undefined };
+  if (limit <= 0) return { records: [], more: false };
+  return pageOf(await readItems(partition, { op: '>', sk: afterSk }, limit + 1), limit);
 }
 
 /**
@@ -153,10 +174,9 @@ export async function readCounter(partition: string): Promise<number> {
   return Number(Item?.count ?? 0);
 }
 
-/** The first `limit` copies of a partition in default order (one Query; included children). */
+/** The first `limit` copies of a partition in default order (included children; past 1 MB too). */
 export async function queryPartition(partition: string, limit: number): Promise<StoredRecord[]> {
-  const { Items = [] } = await db().send(new QueryCommand(listingQuery(partition, COPIES_ONLY, limit)));
-  return Items.map(fromItem);
+  return (await readItems(partition, COPIES_ONLY, limit)).map(fromItem);
 }
 
 export interface BatchRequest {

@@ -2,24 +2,26 @@
  * LIST: request parameters (shared/query/params.ts) → a plan (shared/query/plan.ts) → DynamoDB.
  *
  * Cost per access path (items read; see README "Query language"):
- * - partition, page 1: ONE Query returning the partition's counter and the page (limit + 1 items);
+ * - partition, page 1: ONE Query returning the partition's counter, the page and one item more
+ *   (whether a next page exists); more Queries only when the page passes 1 MB;
  * - partition, page N: keys-only Query(s) over the (N-1)·limit entries before the page (1 MB per
- *   call), then ONE Query for the page;
- * - partition, cursor: ONE Query for the page (after the cursor's key) + ONE GetItem (the total);
+ *   call), then the page as above;
+ * - partition, cursor: the page after the cursor's key (as above) + ONE GetItem (the total);
  * - read-all: every copy of the narrowest partition (in the key range), filter pushed down;
  * - ids: ONE BatchGetItem.
  */
 import { recordKey, fromItem, type StoredRecord, type Viewer } from '../data/records-keys.js';
-import { batchGet, batchKey, firstPage, MAX_ID_LENGTH, pageAfter, queryAll, readCounter, readCounters, skipEntries } from '../data/records.js';
+import { batchGet, batchKey, firstPage, MAX_ID_LENGTH, pageAfter, queryAll, readCounter, readCounters, skipEntries, type PartitionPage } from '../data/records.js';
+import { deploymentKey } from '../auth/deployment-secret.js';
 import { BadRequestError } from '../errors.js';
 import type { Pagination } from '../http/types.js';
-import { encodeQueryCursor } from '../query/cursor.js';
+import { decodeQueryCursor, encodeQueryCursor, type QueryCursor } from '../query/cursor.js';
 import { buildFilterExpression } from '../query/expression.js';
 import { searchableFields, valueAt } from '../query/fields.js';
 import { matchesAll, matchesSearch } from '../query/filter.js';
 import { parsePagination, type QuerySpec } from '../query/params.js';
 import { planQuery, type ListPlan } from '../query/plan.js';
-import { comparator } from '../query/sort.js';
+import { comparePositions, compareText, positionOf, type Position } from '../query/sort.js';
 import type { LoadedEntity } from '../registry/types.js';
 
 export { DEFAULT_LIMIT, MAX_LIMIT } from '../query/params.js';
@@ -47,42 +49,66 @@ export interface ListResult {
   distinct?: DistinctValue[];
 }
 
-export function paginationOf(page: number, limit: number, total: number, next: { hash: string; sk?: string } | undefined, returned: number): Pagination {
-  const totalPages = Math.ceil(total / limit);
-  const hasNext = page * limit < total && returned === limit;
+/**
+ * The pagination block. `hasNext` and `nextCursor` come from what lies after the page's last
+ * item (read, never computed from page × limit against a total that concurrent writes change).
+ */
+export function paginationOf(page: number, limit: number, total: number, nextCursor?: string | null): Pagination {
   return {
     page,
     limit,
     total,
-    totalPages,
-    hasNext,
+    totalPages: Math.ceil(total / limit),
+    hasNext: Boolean(nextCursor),
     hasPrev: page > 1,
-    nextCursor: hasNext && next ? encodeQueryCursor({ h: next.hash, p: page + 1, ...(next.sk ? { s: next.sk } : {}) }) : null,
+    nextCursor: nextCursor ?? null,
   };
 }
 
-function checkCursor(plan: ListPlan): void {
-  const cursor = plan.spec.cursor;
-  if (cursor && cursor.h !== plan.hash) {
+/** The cursor the request brought, verified (signature, then shape); undefined on a first page. */
+async function cursorOf(plan: ListPlan, key: Buffer): Promise<QueryCursor | undefined> {
+  const text = plan.spec.cursor;
+  if (!text) return undefined;
+  const cursor = decodeQueryCursor(text, key);
+  if (!cursor) throw new BadRequestError('Invalid pagination parameters', { cursor: 'is not a cursor returned by this API (unknown, edited or truncated)' });
+  if (cursor.h !== plan.hash) {
     throw new BadRequestError('The cursor belongs to another query', { cursor: 'was returned for another query (filter, sort, search, limit or caller differ)' });
   }
+  const expected = plan.kind === 'partition' ? cursor.s !== undefined : cursor.i !== undefined && cursor.s === undefined;
+  if (!expected) throw new BadRequestError('Invalid pagination parameters', { cursor: 'is not a cursor returned by this API (unknown, edited or truncated)' });
+  return cursor;
 }
 
-async function readPartition(plan: ListPlan): Promise<ListResult> {
-  const { partition } = plan;
-  const { page, limit, cursor } = plan.spec;
+interface Paging {
+  plan: ListPlan;
+  key: Buffer;
+  cursor?: QueryCursor;
+  /** Page number of this page. */
+  page: number;
+}
+
+function nextOf(paging: Paging, position: Omit<QueryCursor, 'h' | 'p'> | undefined): string | null {
+  return position ? encodeQueryCursor({ h: paging.plan.hash, p: paging.page + 1, ...position }, paging.key) : null;
+}
+
+async function readPartition(paging: Paging): Promise<ListResult> {
+  const { partition } = paging.plan;
+  const { limit } = paging.plan.spec;
+  const { page, cursor } = paging;
+  let result: PartitionPage;
+  let total: number;
   if (cursor?.s) {
-    const [result, total] = await Promise.all([pageAfter(partition, cursor.s, limit), readCounter(partition)]);
-    return { records: result.records, pagination: paginationOf(page, limit, total, { hash: plan.hash, sk: result.lastSk }, result.records.length) };
+    [result, total] = await Promise.all([pageAfter(partition, cursor.s, limit), readCounter(partition)]);
+  } else if (page === 1) {
+    result = await firstPage(partition, limit);
+    total = result.total ?? 0;
+  } else {
+    const skipped = await skipEntries(partition, (page - 1) * limit);
+    total = skipped.total;
+    result = skipped.lastSk ? await pageAfter(partition, skipped.lastSk, limit) : { records: [], more: false };
   }
-  if (page === 1) {
-    const result = await firstPage(partition, limit);
-    return { records: result.records, pagination: paginationOf(1, limit, result.total ?? 0, { hash: plan.hash, sk: result.lastSk }, result.records.length) };
-  }
-  const skipped = await skipEntries(partition, (page - 1) * limit);
-  if (!skipped.lastSk) return { records: [], pagination: paginationOf(page, limit, skipped.total, undefined, 0) };
-  const result = await pageAfter(partition, skipped.lastSk, limit);
-  return { records: result.records, pagination: paginationOf(page, limit, skipped.total, { hash: plan.hash, sk: result.lastSk }, result.records.length) };
+  const next = result.more && result.lastSk ? nextOf(paging, { s: result.lastSk }) : null;
+  return { records: result.records, pagination: paginationOf(page, limit, total, next) };
 }
 
 /** With several indexed equalities, the partition with the fewest copies (ONE BatchGetItem of counters). */
@@ -94,26 +120,54 @@ async function narrowest(plan: ListPlan): Promise<{ partition: string; answered?
   return { partition: best.partition, answered: best };
 }
 
-function finish(entity: LoadedEntity, plan: ListPlan, matches: StoredRecord[]): ListResult {
-  const { page, limit, distinct } = plan.spec;
-  // ids= (and a manyToMany child collection) keep the order of the ids unless sort is given.
-  const sorted = plan.kind === 'ids' && plan.spec.sort.length === 0 ? matches : [...matches].sort(comparator(plan.spec.sort));
-  const start = (page - 1) * limit;
+/**
+ * One page of an ordered list held in memory: after the cursor's position (everything strictly
+ * after it), else at the page's offset; the next cursor is the position of the page's last item
+ * when anything follows it.
+ */
+function pageOfList<T>(paging: Paging, items: readonly T[], after: (item: T) => boolean, positionOf: (item: T) => Omit<QueryCursor, 'h' | 'p'>): { slice: T[]; next: string | null } {
+  const { limit } = paging.plan.spec;
+  const start = paging.cursor ? items.findIndex(after) : (paging.page - 1) * limit;
+  if (start < 0) return { slice: [], next: null };
+  const slice = items.slice(start, start + limit);
+  const next = start + limit < items.length && slice.length ? nextOf(paging, positionOf(slice[slice.length - 1])) : null;
+  return { slice, next };
+}
+
+function finish(entity: LoadedEntity, paging: Paging, matches: StoredRecord[]): ListResult {
+  const { plan, cursor, page } = paging;
+  const { limit, distinct, sort } = plan.spec;
   if (distinct) {
     const field = distinct === 'id' || distinct === 'createdAt' || distinct === 'updatedAt' || distinct === 'deletedAt' ? [distinct] : ['data', distinct];
     const seen = new Map<string, DistinctValue>();
-    for (const r of sorted) {
+    for (const r of matches) {
       const v = valueAt(r, field);
       if (v === undefined || v === null || v === '') continue;
       const text = Array.isArray(v) ? v.join(',') : String(v);
       if (!seen.has(text)) seen.set(text, { value: text, label: text, entityType: entity.name });
     }
-    const values = [...seen.values()].sort((a, b) => (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
-    const slice = values.slice(start, start + limit);
-    return { records: [], distinct: slice, pagination: paginationOf(page, limit, values.length, { hash: plan.hash }, slice.length) };
+    const values = [...seen.values()].sort((a, b) => compareText(a.value, b.value));
+    const last = cursor?.i ?? '';
+    const { slice, next } = pageOfList(paging, values, (v) => compareText(v.value, last) > 0, (v) => ({ i: v.value }));
+    return { records: [], distinct: slice, pagination: paginationOf(page, limit, values.length, next) };
   }
-  const slice = sorted.slice(start, start + limit);
-  return { records: slice, pagination: paginationOf(page, limit, sorted.length, { hash: plan.hash }, slice.length) };
+  if (plan.kind === 'ids' && sort.length === 0) {
+    // ids= (and a manyToMany child collection) keep the order of the ids unless sort is given.
+    const order = new Map((plan.spec.ids ?? []).map((id, i) => [id, i]));
+    const lastIndex = cursor?.i !== undefined ? (order.get(cursor.i) ?? -1) : -1;
+    const { slice, next } = pageOfList(paging, matches, (r) => (order.get(r.id) ?? -1) > lastIndex, (r) => ({ i: r.id }));
+    return { records: slice, pagination: paginationOf(page, limit, matches.length, next) };
+  }
+  const positioned = matches.map((r) => ({ r, at: positionOf(r, sort) }));
+  positioned.sort((a, b) => comparePositions(a.at, b.at, sort));
+  const from: Position | undefined = cursor ? { values: cursor.v ?? [], id: cursor.i ?? '' } : undefined;
+  const { slice, next } = pageOfList(
+    paging,
+    positioned,
+    (x) => comparePositions(x.at, from!, sort) > 0,
+    (x) => ({ v: x.at.values, i: x.at.id }),
+  );
+  return { records: slice.map((x) => x.r), pagination: paginationOf(page, limit, matches.length, next) };
 }
 
 function inMemory(entity: LoadedEntity, plan: ListPlan): (r: StoredRecord) => boolean {
@@ -122,8 +176,11 @@ function inMemory(entity: LoadedEntity, plan: ListPlan): (r: StoredRecord) => bo
 }
 
 export async function executeList(entity: LoadedEntity, plan: ListPlan, visible: (r: StoredRecord) => boolean): Promise<ListResult> {
-  checkCursor(plan);
-  if (plan.kind === 'partition') return readPartition(plan);
+  const key = await deploymentKey('cursor');
+  const cursor = await cursorOf(plan, key);
+  const paging: Paging = { plan, key, cursor, page: cursor?.p ?? plan.spec.page };
+  if (plan.kind === 'empty') return { records: [], ...(plan.spec.distinct ? { distinct: [] } : {}), pagination: paginationOf(paging.page, plan.spec.limit, 0, null) };
+  if (plan.kind === 'partition') return readPartition(paging);
   if (plan.kind === 'ids') {
     // No record has an id longer than MAX_ID_LENGTH (and DynamoDB refuses such keys).
     const ids = (plan.spec.ids ?? []).filter((id) => id.length <= MAX_ID_LENGTH);
@@ -135,7 +192,7 @@ export async function executeList(entity: LoadedEntity, plan: ListPlan, visible:
       .filter(visible)
       .filter((r) => (plan.candidates.length ? plan.candidates.every((c) => c.condition || r.data[c.field] === c.value) : true));
     const unique = [...new Map(records.map((r) => [r.id, r])).values()];
-    return finish(entity, plan, unique.filter(inMemory(entity, plan)));
+    return finish(entity, paging, unique.filter(inMemory(entity, plan)));
   }
   const { partition, answered } = await narrowest(plan);
   const pushed = buildFilterExpression(
@@ -143,5 +200,5 @@ export async function executeList(entity: LoadedEntity, plan: ListPlan, visible:
     plan.spec.words,
   ).pushed;
   const records = await queryAll(partition, { range: plan.keyRange, filter: pushed });
-  return finish(entity, plan, records.filter(inMemory(entity, plan)));
+  return finish(entity, paging, records.filter(inMemory(entity, plan)));
 }

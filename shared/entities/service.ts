@@ -177,19 +177,21 @@ export function listHeaders(req: Pick<ApiRequest, 'path' | 'multiQuery' | 'query
     'X-Page': String(pagination.page),
     'X-Per-Page': String(pagination.limit),
   };
-  const target = (page: number): string => {
+  // next continues from the page's position (nextCursor); prev is an offset page.
+  const target = (at: { page: number } | { cursor: string }): string => {
     const params = new URLSearchParams();
     const multi = req.multiQuery ?? Object.fromEntries(Object.entries(req.query).map(([k, v]) => [k, [v]]));
     for (const [key, values] of Object.entries(multi)) {
       if (key === 'page' || key === 'cursor') continue;
       for (const v of values) params.append(key, v);
     }
-    params.set('page', String(page));
+    if ('cursor' in at) params.set('cursor', at.cursor);
+    else params.set('page', String(at.page));
     return `${req.path}?${params.toString()}`;
   };
   const links: string[] = [];
-  if (pagination.hasNext) links.push(`<${target(pagination.page + 1)}>; rel="next"`);
-  if (pagination.hasPrev) links.push(`<${target(Math.min(pagination.page - 1, Math.max(pagination.totalPages, 1)))}>; rel="prev"`);
+  if (pagination.hasNext && pagination.nextCursor) links.push(`<${target({ cursor: pagination.nextCursor })}>; rel="next"`);
+  if (pagination.hasPrev) links.push(`<${target({ page: Math.min(pagination.page - 1, Math.max(pagination.totalPages, 1)) })}>; rel="prev"`);
   if (links.length) headers.Link = links.join(', ');
   return headers;
 }
@@ -343,7 +345,7 @@ export async function listChildren(entity: LoadedEntity, id: string, child: stri
   const parent = await visibleParent(entity, id, req.auth);
   if (relation.type === 'hasMany') {
     if (!target.access.public && !req.auth) {
-      const pagination = paginationOf(params.page, params.limit, 0, undefined, 0);
+      const pagination = paginationOf(params.page, params.limit, 0, null);
       return { data: [], pagination, headers: listHeaders(req, pagination) };
     }
     return listReply(target, req, { field: relation.foreignKey, value: parent.id });

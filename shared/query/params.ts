@@ -7,7 +7,6 @@
  */
 import { BadRequestError } from '../errors.js';
 import type { LoadedEntity } from '../registry/types.js';
-import { decodeQueryCursor, type QueryCursor } from './cursor.js';
 import { parseDateRange, type DateRange } from './dates.js';
 import { isMetadataPath, PROTECTED, resolveField, selectableFields } from './fields.js';
 import { equalityFromText, invalidFilter, parseFilter, searchWords, type Condition } from './filter.js';
@@ -27,8 +26,8 @@ export const RESERVED_PARAMETERS = new Set([
 export interface QuerySpec {
   page: number;
   limit: number;
-  /** A decoded cursor (checked against the query's shape when the plan is made). */
-  cursor?: QueryCursor;
+  /** The cursor as given (its signature and shape are checked when the list runs). */
+  cursor?: string;
   conditions: Condition[];
   /** Lower-cased search words; each must match. */
   words: string[];
@@ -62,18 +61,19 @@ function positiveInt(value: string | undefined, name: string, details: Record<st
   return Number(value);
 }
 
-/** page (default 1), limit (default 20, capped at 100), cursor; 400 INVALID_REQUEST with details otherwise. */
-export function parsePagination(query: Record<string, string>): { page: number; limit: number; cursor?: QueryCursor } {
+/**
+ * page (default 1), limit (default 20, capped at 100), cursor; 400 INVALID_REQUEST with details
+ * otherwise. A cursor carries its own position and page number, so `page` with `cursor` is refused.
+ */
+export function parsePagination(query: Record<string, string>): { page: number; limit: number; cursor?: string } {
   const details: Record<string, string> = {};
   const page = positiveInt(query.page, 'page', details);
   const limit = positiveInt(query.limit, 'limit', details);
-  let cursor: QueryCursor | undefined;
-  if (query.cursor !== undefined && query.cursor !== '') {
-    cursor = decodeQueryCursor(query.cursor);
-    if (!cursor) details.cursor = 'is not a cursor returned by this API';
-  }
+  const cursor = query.cursor !== undefined && query.cursor !== '' ? query.cursor : undefined;
+  if (cursor !== undefined && !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(cursor)) details.cursor = 'is not a cursor returned by this API';
+  if (cursor !== undefined && page !== undefined) details.page = 'cannot be combined with cursor (the cursor knows its page)';
   if (Object.keys(details).length) throw new BadRequestError('Invalid pagination parameters', details);
-  return { page: cursor?.p ?? page ?? 1, limit: Math.min(limit ?? DEFAULT_LIMIT, MAX_LIMIT), ...(cursor ? { cursor } : {}) };
+  return { page: page ?? 1, limit: Math.min(limit ?? DEFAULT_LIMIT, MAX_LIMIT), ...(cursor ? { cursor } : {}) };
 }
 
 /** `fields=a,b`: known, non-protected names; 400 INVALID_REQUEST details.fields otherwise. */

@@ -11,6 +11,8 @@
  *                smallest) is read to its end with the rest of the filter pushed down as a
  *                FilterExpression (and a date range on createdAt as a key range), then checked,
  *                sorted and paginated in memory; total = number of matches. Cost: O(partition).
+ * - `empty`:     a date range whose start is after its end: nothing can match; an empty page
+ *                (200), on every date field and every collection, without reading anything.
  */
 import { fieldPartition, invertedTime, listingPartitionFor, MAX_PARTITION_KEY_BYTES, type Viewer } from '../data/records-keys.js';
 import { indexedFields } from '../data/records-keys.js';
@@ -35,7 +37,7 @@ export interface KeyRange {
 }
 
 export interface ListPlan {
-  kind: 'partition' | 'read-all' | 'ids';
+  kind: 'partition' | 'read-all' | 'ids' | 'empty';
   /** The caller's view (before indexed fields). */
   base: string;
   /** Indexed-field partitions that could serve the query (first one for `partition`). */
@@ -95,13 +97,16 @@ export function planQuery(entity: LoadedEntity, viewer: Viewer, spec: QuerySpec,
   });
 
   let kind: ListPlan['kind'];
-  if (spec.ids) kind = 'ids';
+  const range = spec.dateRange;
+  if (range?.start && range.end && Date.parse(range.start) > Date.parse(range.end)) kind = 'empty';
+  else if (spec.ids) kind = 'ids';
   else {
     const answered = candidates.length === 1 && (candidates[0].condition ? conditions.length === 1 : conditions.length === 0);
     const plain = (conditions.length === 0 && candidates.length === 0) || answered;
     kind = plain && spec.words.length === 0 && !spec.distinct && isDefaultOrder(spec.sort) ? 'partition' : 'read-all';
   }
-  const keyRange =
-    kind === 'read-all' && spec.dateRange && spec.dateRange.field.name === 'createdAt' ? createdAtKeyRange(spec.dateRange.start, spec.dateRange.end) : undefined;
+  const keyRange = kind === 'read-all' && range && range.field.name === 'createdAt' ? createdAtKeyRange(range.start, range.end) : undefined;
+  // Bounds clamped to the key's span can still cross (both far outside it): nothing there either.
+  if (keyRange && keyRange.lo > keyRange.hi) kind = 'empty';
   return { kind, base, candidates, partition: candidates[0]?.partition ?? base, keyRange, conditions, spec, hash };
 }

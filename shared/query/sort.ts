@@ -1,7 +1,8 @@
 /**
  * `sort` / `sortBy` and `order` / `sortOrder` (comma lists that pair up; a missing order is asc),
  * and the in-memory comparator: values of one type compare naturally (numbers numerically,
- * strings by code point, false before true); a missing or null value sorts before any value
+ * strings in UTF-8 byte order — DynamoDB's, so sorting, comparisons and cursors agree with
+ * filters DynamoDB evaluates — false before true); a missing or null value sorts before any value
  * (first in asc, last in desc); ties are always broken by id ascending. Pure.
  */
 import { BadRequestError } from '../errors.js';
@@ -57,26 +58,62 @@ export function isDefaultOrder(keys: readonly SortKey[]): boolean {
 
 const TYPE_RANK: Record<string, number> = { boolean: 1, number: 2, string: 3, object: 4 };
 
+/**
+ * UTF-16 code unit → a rank in code point order: U+E000..U+FFFF come before the surrogates
+ * (which encode U+10000 and above). Code point order is UTF-8 byte order.
+ */
+function unitRank(unit: number): number {
+  return unit >= 0xe000 ? unit - 0x800 : unit >= 0xd800 ? unit + 0x2000 : unit;
+}
+
+/** Strings in UTF-8 byte order (DynamoDB's order for strings): negative, zero or positive. */
+export function compareText(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return unitRank(x) - unitRank(y);
+  }
+  return a.length - b.length;
+}
+
 export function compareValues(a: unknown, b: unknown): number {
   const aMissing = a === undefined || a === null;
   const bMissing = b === undefined || b === null;
   if (aMissing || bMissing) return aMissing === bMissing ? 0 : aMissing ? -1 : 1;
   if (typeof a !== typeof b) return (TYPE_RANK[typeof a] ?? 9) - (TYPE_RANK[typeof b] ?? 9);
   if (typeof a === 'number' || typeof a === 'boolean') return Number(a) - Number(b);
-  if (typeof a === 'string') return a < (b as string) ? -1 : a > (b as string) ? 1 : 0;
-  const sa = JSON.stringify(a);
-  const sb = JSON.stringify(b);
-  return sa < sb ? -1 : sa > sb ? 1 : 0;
+  if (typeof a === 'string') return compareText(a, b as string);
+  return compareText(JSON.stringify(a), JSON.stringify(b));
+}
+
+const DEFAULT_KEYS: readonly SortKey[] = [{ field: { name: 'createdAt', path: ['createdAt'], type: 'datetime', sortable: true }, direction: 'desc' }];
+
+function effectiveKeys(keys: readonly SortKey[]): readonly SortKey[] {
+  return keys.length ? keys : DEFAULT_KEYS;
+}
+
+/** A record's place in the order of the keys: its sort values (missing as null) and its id. */
+export interface Position {
+  values: unknown[];
+  id: string;
+}
+
+export function positionOf(record: { id: string }, keys: readonly SortKey[]): Position {
+  return { values: effectiveKeys(keys).map((k) => valueAt(record, k.field.path) ?? null), id: record.id };
+}
+
+/** Two positions in the order of the keys (default order when empty), ties by id asc. */
+export function comparePositions(a: Position, b: Position, keys: readonly SortKey[]): number {
+  const effective = effectiveKeys(keys);
+  for (let i = 0; i < effective.length; i++) {
+    const c = compareValues(a.values[i], b.values[i]);
+    if (c !== 0) return effective[i].direction === 'asc' ? c : -c;
+  }
+  return compareText(a.id, b.id);
 }
 
 /** A comparator of stored records for the keys (default order when empty), ties by id asc. */
 export function comparator(keys: readonly SortKey[]): (a: { id: string }, b: { id: string }) => number {
-  const effective: readonly SortKey[] = keys.length ? keys : [{ field: { name: 'createdAt', path: ['createdAt'], type: 'datetime', sortable: true }, direction: 'desc' }];
-  return (a, b) => {
-    for (const k of effective) {
-      const c = compareValues(valueAt(a, k.field.path), valueAt(b, k.field.path));
-      if (c !== 0) return k.direction === 'asc' ? c : -c;
-    }
-    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-  };
+  return (a, b) => comparePositions(positionOf(a, keys), positionOf(b, keys), keys);
 }

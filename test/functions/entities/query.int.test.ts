@@ -54,12 +54,13 @@ describe('default order, pagination and headers', () => {
     expect(response.headers.get('etag')).toMatch(/^W\/"/);
   });
 
-  it('links next and prev pages with the other parameters kept (RFC 8288)', async () => {
+  it('links the next page by cursor and the previous by page, the other parameters kept (RFC 8288)', async () => {
     const response = await me.get('/api/v1/tasks?limit=2&page=2&foo=bar');
 
     expect(ids(response)).toEqual(byId('T4', 'T3'));
     expect(response.body.pagination).toMatchObject({ page: 2, limit: 2, total: 6, totalPages: 3, hasNext: true, hasPrev: true });
-    expect(response.headers.get('link')).toBe('</api/v1/tasks?limit=2&foo=bar&page=3>; rel="next", </api/v1/tasks?limit=2&foo=bar&page=1>; rel="prev"');
+    const cursor = new URLSearchParams({ cursor: response.body.pagination.nextCursor }).toString();
+    expect(response.headers.get('link')).toBe(`</api/v1/tasks?limit=2&foo=bar&${cursor}>; rel="next", </api/v1/tasks?limit=2&foo=bar&page=1>; rel="prev"`);
     expect(response.headers.get('x-page')).toBe('2');
     expect(response.headers.get('x-per-page')).toBe('2');
   });

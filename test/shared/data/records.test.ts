@@ -58,7 +58,23 @@ describe('listing reads', () => {
     expect(page.records[0]).not.toHaveProperty('pk');
     expect(page.lastSk).toBe('8#b');
     const input = dynamo.commandCalls(QueryCommand)[0].args[0].input;
-    expect(input).toMatchObject({ KeyConditionExpression: '#pk = :pk AND #sk >= :sk', ExpressionAttributeValues: { ':pk': 'p', ':sk': '#count' }, Limit: 3, ConsistentRead: true });
+    expect(input).toMatchObject({ KeyConditionExpression: '#pk = :pk AND #sk >= :sk', ExpressionAttributeValues: { ':pk': 'p', ':sk': '#count' }, Limit: 4, ConsistentRead: true });
+    expect(page.more).toBe(false);
+  });
+
+  it('completes a page cut short at 1 MB from LastEvaluatedKey, and reads one more item to know a next page exists', async () => {
+    dynamo
+      .on(QueryCommand)
+      .resolvesOnce({ Items: [{ pk: 'p', sk: '#count', count: 5 }, { pk: 'p', sk: '8#a', id: 'a', data: {} }], LastEvaluatedKey: { pk: 'p', sk: '8#a' } })
+      .resolvesOnce({ Items: [{ pk: 'p', sk: '8#b', id: 'b', data: {} }], LastEvaluatedKey: { pk: 'p', sk: '8#b' } })
+      .resolvesOnce({ Items: [{ pk: 'p', sk: '8#c', id: 'c', data: {} }, { pk: 'p', sk: '8#d', id: 'd', data: {} }] });
+
+    const page = await firstPage('p', 3);
+
+    expect(page.records.map((r) => r.id)).toEqual(['a', 'b', 'c']);
+    expect(page).toMatchObject({ total: 5, lastSk: '8#c', more: true });
+    expect(dynamo.commandCalls(QueryCommand).map((c) => c.args[0].input.Limit)).toEqual([5, 3, 2]);
+    expect(dynamo.commandCalls(QueryCommand)[2].args[0].input.ExclusiveStartKey).toEqual({ pk: 'p', sk: '8#b' });
   });
 
   it('skips entries reading keys only, and stops at once when the page is past the end', async () => {

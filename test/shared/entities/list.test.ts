@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeQueryCursor } from '../../../shared/query/cursor.js';
+import { parsePagination } from '../../../shared/query/params.js';
 import { BadRequestError } from '../../../shared/errors.js';
 import { paginationOf, parseListParams } from '../../../shared/entities/list.js';
 
@@ -24,18 +24,17 @@ describe('parseListParams', () => {
     }
   });
 
-  it('takes the page number from a cursor', () => {
-    const cursor = encodeQueryCursor({ h: 'shape', s: '8000000000000#tsk_A', p: 4 });
-
-    expect(parseListParams({ cursor, limit: '10' })).toEqual({ page: 4, limit: 10 });
-    expect(() => parseListParams({ cursor: 'garbage' })).toThrow(BadRequestError);
+  it('keeps the cursor for the list to verify, and refuses page with cursor or a malformed cursor', () => {
+    expect(parsePagination({ cursor: 'abc.def', limit: '10' })).toEqual({ page: 1, limit: 10, cursor: 'abc.def' });
+    expect(() => parsePagination({ cursor: 'garbage' })).toThrow(BadRequestError);
+    expect(() => parsePagination({ cursor: 'abc.def', page: '2' })).toThrow(BadRequestError);
   });
 });
 
 describe('paginationOf', () => {
-  it('always has hasNext and hasPrev, and a cursor when there is a next page', () => {
-    expect(paginationOf(1, 20, 45, { hash: 'h', sk: '8#a' }, 20)).toEqual({ page: 1, limit: 20, total: 45, totalPages: 3, hasNext: true, hasPrev: false, nextCursor: expect.any(String) });
-    expect(paginationOf(3, 20, 45, { hash: 'h', sk: '8#b' }, 5)).toEqual({ page: 3, limit: 20, total: 45, totalPages: 3, hasNext: false, hasPrev: true, nextCursor: null });
-    expect(paginationOf(1, 20, 0, undefined, 0)).toEqual({ page: 1, limit: 20, total: 0, totalPages: 0, hasNext: false, hasPrev: false, nextCursor: null });
+  it('always has hasNext and hasPrev; hasNext exactly when there is a next cursor', () => {
+    expect(paginationOf(1, 20, 45, 'c.m')).toEqual({ page: 1, limit: 20, total: 45, totalPages: 3, hasNext: true, hasPrev: false, nextCursor: 'c.m' });
+    expect(paginationOf(3, 20, 45, null)).toEqual({ page: 3, limit: 20, total: 45, totalPages: 3, hasNext: false, hasPrev: true, nextCursor: null });
+    expect(paginationOf(1, 20, 0)).toEqual({ page: 1, limit: 20, total: 0, totalPages: 0, hasNext: false, hasPrev: false, nextCursor: null });
   });
 });

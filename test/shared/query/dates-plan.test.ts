@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../../shared/errors.js';
 import { listingSortKey } from '../../../shared/data/records-keys.js';
@@ -72,11 +73,17 @@ describe('planQuery', () => {
     expect(planQuery(tasks, { ...viewer, userId: 'usr_2' }, parseListQuery(tasks, {})).hash).not.toBe(plan({}).hash);
   });
 
-  it('round-trips cursors and refuses garbage', () => {
-    const text = encodeQueryCursor({ h: 'abc', p: 3, s: '8000000000000#tsk_a' });
+  it('round-trips signed cursors and refuses garbage, edits and other keys', () => {
+    const key = randomBytes(32);
+    const text = encodeQueryCursor({ h: 'abc', p: 3, s: '8000000000000#tsk_a' }, key);
 
-    expect(decodeQueryCursor(text)).toEqual({ h: 'abc', p: 3, s: '8000000000000#tsk_a' });
-    expect(decodeQueryCursor('garbage')).toBeUndefined();
+    expect(decodeQueryCursor(text, key)).toEqual({ h: 'abc', p: 3, s: '8000000000000#tsk_a' });
+    expect(decodeQueryCursor('garbage', key)).toBeUndefined();
+    expect(decodeQueryCursor(text, randomBytes(32))).toBeUndefined();
+    const [payload, mac] = text.split('.');
+    const edited = Buffer.from(JSON.stringify({ h: 'abc', p: 9, s: '8000000000000#tsk_a' })).toString('base64url');
+    expect(decodeQueryCursor(`${edited}.${mac}`, key)).toBeUndefined();
+    expect(decodeQueryCursor(`${payload}.${mac.slice(0, -2)}`, key)).toBeUndefined();
   });
 });
 
