@@ -25,6 +25,7 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { findEntity, isRegistryLoaded } from '../registry/index.js';
 import type { LoadedEntity } from '../registry/types.js';
+import { foldText } from '../query/fold.js';
 
 export const RECORD_SK = '#record';
 export const COUNTER_SK = '#count';
@@ -162,7 +163,8 @@ export function recordItem(entity: LoadedEntity, record: StoredRecord): Record<s
 }
 
 /**
- * Attribute of listing copies holding the record's searchable fields lower-cased (one per line):
+ * Attribute of listing copies holding the record's searchable fields folded (case, accents and
+ * compatibility forms: shared/query/fold.ts; one per line):
  * `search` and case-insensitive matching push `contains(_search, :word)` into the Query.
  */
 export const SEARCH_ATTRIBUTE = '_search';
@@ -172,7 +174,7 @@ export function searchTextOf(entity: Pick<LoadedEntity, 'fields'>, record: Pick<
     .filter(([, f]) => f.searchable)
     .map(([name]) => record.data[name])
     .filter((v): v is string | number => typeof v === 'string' || typeof v === 'number')
-    .map((v) => String(v).toLowerCase())
+    .map((v) => foldText(String(v)))
     .join('\n');
 }
 

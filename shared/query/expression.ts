@@ -6,7 +6,7 @@
  * would take the expression over DynamoDB's limits (4 KB, 300 operators, paths nested over 32
  * levels).
  *
- * Search uses the lower-cased search text stored on every listing copy (attribute `_search`,
+ * Search uses the folded search text (shared/query/fold.ts) stored on every listing copy (attribute `_search`,
  * written by shared/data/records-keys.ts): `contains(_search, :word)` per word.
  */
 import type { Condition } from './filter.js';

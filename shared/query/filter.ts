@@ -9,6 +9,8 @@
 import { BadRequestError } from '../errors.js';
 import type { LoadedEntity } from '../registry/types.js';
 import { resolveField, valueAt, type FieldRef, type ValueType } from './fields.js';
+import { foldText } from './fold.js';
+import { compareText } from './sort.js';
 
 export const OPERATORS = ['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin', '$contains', '$startsWith', '$endsWith', '$null'] as const;
 export type Operator = (typeof OPERATORS)[number];
@@ -123,20 +125,30 @@ export function parseFilter(entity: LoadedEntity, raw: string | undefined): Cond
   return conditions;
 }
 
+/** JSON number syntax only (no hex, binary, '+', blanks or Infinity); a finite number. */
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+export function numberFromText(text: string): number | undefined {
+  if (!JSON_NUMBER.test(text)) return undefined;
+  const value = Number(text);
+  return Number.isFinite(value) ? value : undefined;
+}
+
 /** A `{field}=value` parameter's text as a value of the field's type. */
 export function equalityFromText(entity: LoadedEntity, name: string, text: string): Condition {
   const field = fieldOf(entity, name);
   let value: unknown = text;
   if (field.type === 'number') {
-    value = text.trim() === '' ? NaN : Number(text);
-    if (!Number.isFinite(value)) throw invalidFilter(`'${name}' needs a number, got '${text}'`);
+    value = numberFromText(text);
+    if (value === undefined) throw invalidFilter(`'${name}' needs a number (JSON number syntax), got '${text}'`);
   } else if (field.type === 'boolean') {
     if (text !== 'true' && text !== 'false') throw invalidFilter(`'${name}' needs true or false, got '${text}'`);
     value = text === 'true';
   } else if (field.type === 'any') {
     // A metadata path has no declared type: the text matches the string, or the number / boolean it spells.
     const values: unknown[] = [text];
-    if (text.trim() !== '' && Number.isFinite(Number(text))) values.push(Number(text));
+    const number = numberFromText(text);
+    if (number !== undefined) values.push(number);
     if (text === 'true' || text === 'false') values.push(text === 'true');
     if (values.length > 1) return condition(field, '$in', values);
   }
@@ -153,6 +165,11 @@ function comparable(a: unknown, b: unknown): boolean {
   return (typeof a === 'number' && typeof b === 'number') || (typeof a === 'string' && typeof b === 'string');
 }
 
+/** Numbers numerically, strings in UTF-8 byte order (as DynamoDB compares them). */
+function order(a: unknown, b: unknown): number {
+  return typeof a === 'string' ? compareText(a, b as string) : (a as number) - (b as number);
+}
+
 /**
  * One condition on a stored record. The same semantics as the pushed-down FilterExpression
  * (shared/query/expression.ts): comparisons only between values of one type; a missing value
@@ -166,19 +183,19 @@ export function matchesCondition(record: unknown, c: Condition): boolean {
     case '$ne':
       return !same(v, c.value);
     case '$gt':
-      return comparable(v, c.value) && (v as number) > (c.value as number);
+      return comparable(v, c.value) && order(v, c.value) > 0;
     case '$gte':
-      return comparable(v, c.value) && (v as number) >= (c.value as number);
+      return comparable(v, c.value) && order(v, c.value) >= 0;
     case '$lt':
-      return comparable(v, c.value) && (v as number) < (c.value as number);
+      return comparable(v, c.value) && order(v, c.value) < 0;
     case '$lte':
-      return comparable(v, c.value) && (v as number) <= (c.value as number);
+      return comparable(v, c.value) && order(v, c.value) <= 0;
     case '$in':
       return (c.value as unknown[]).some((x) => same(v, x));
     case '$nin':
       return !(c.value as unknown[]).some((x) => same(v, x));
     case '$contains':
-      return typeof v === 'string' && v.toLowerCase().includes(String(c.value).toLowerCase());
+      return typeof v === 'string' && foldText(v).includes(foldText(String(c.value)));
     case '$startsWith':
       return typeof v === 'string' && v.startsWith(String(c.value));
     case '$endsWith':
@@ -192,17 +209,17 @@ export function matchesAll(record: unknown, conditions: readonly Condition[]): b
   return conditions.every((c) => matchesCondition(record, c));
 }
 
-/** `search`: lower-cased words, each of which must appear. */
+/** `search`: folded words (shared/query/fold.ts), each of which must appear. */
 export function searchWords(text: string | undefined): string[] {
-  return [...new Set((text ?? '').toLowerCase().split(/\s+/).filter(Boolean))];
+  return [...new Set(foldText(text ?? '').split(/\s+/).filter(Boolean))];
 }
 
-/** The text `search` looks in: the searchable fields, lower-cased, one per line. */
+/** The text `search` looks in: the searchable fields, folded, one per line. */
 export function searchTextOf(data: Record<string, unknown>, fields: readonly string[]): string {
   return fields
     .map((f) => data[f])
     .filter((v): v is string | number => typeof v === 'string' || typeof v === 'number')
-    .map((v) => String(v).toLowerCase())
+    .map((v) => foldText(String(v)))
     .join('\n');
 }
 

@@ -200,3 +200,64 @@ describe('reversed date ranges', () => {
     }
   });
 });
+
+describe('one text order (UTF-8 bytes, as DynamoDB compares)', () => {
+  it('compares, sorts and pages text beyond U+FFFF and full-width forms the same way', async () => {
+    const me = await freshCaller();
+    const rocket = await created(me, 'tasks', { title: 'uo 🚀' });
+    const wide = await created(me, 'tasks', { title: 'uo ｚ' });
+    const plain = await created(me, 'tasks', { title: 'uo z' });
+    const filter = (f: unknown) => `/api/v1/tasks?filter=${encodeURIComponent(JSON.stringify(f))}`;
+
+    // Code points: 'z' U+007A < 'ｚ' U+FF5A < '🚀' U+1F680.
+    expect(ids(await me.get(`${filter({ title: { $startsWith: 'uo' } })}&sort=title`))).toEqual([plain.id, wide.id, rocket.id]);
+    expect(ids(await me.get(`${filter({ title: { $startsWith: 'uo' } })}&sort=title&order=desc`))).toEqual([rocket.id, wide.id, plain.id]);
+    expect(ids(await me.get(filter({ title: { $gt: 'uo ｚ' } })))).toEqual([rocket.id]);
+    expect(ids(await me.get(`${filter({ title: { $lt: 'uo ｚ', $startsWith: 'uo' } })}`))).toEqual([plain.id]);
+    expect(ids(await me.get(`${filter({ title: { $lte: 'uo 🚀', $gte: 'uo ｚ' } })}&sort=title`))).toEqual([wide.id, rocket.id]);
+    expect(await walk(me, `${filter({ title: { $startsWith: 'uo' } })}&sort=title&limit=1`)).toEqual([plain.id, wide.id, rocket.id]);
+  });
+});
+
+describe('numbers in parameters', () => {
+  it('accept JSON number syntax only', async () => {
+    const me = await freshCaller();
+    const category = `num-${Date.now()}`;
+    const ten = await created(me, 'products', { name: 'ten', price: 10, category });
+    await created(me, 'products', { name: 'eleven', price: 11, category });
+
+    for (const good of ['10', '10.0', '1e1', '1.0E+1']) {
+      expect(ids(await me.get(`/api/v1/products?category=${category}&price=${encodeURIComponent(good)}`)), good).toEqual([ten.id]);
+    }
+    for (const loose of ['0x0A', '0b1010', '0o12', '+10', '%2010', '10%20', '010', '.10e2', '10.', 'Infinity', '']) {
+      const response = await me.get(`/api/v1/products?category=${category}&price=${loose}`);
+      expect(response.status, loose).toBe(400);
+      expect(response.body).toMatchObject({ code: 'INVALID_FILTER', details: { filter: expect.stringContaining('price') } });
+    }
+  });
+});
+
+describe('case folding', () => {
+  it('finds text whatever its case, accents and compatibility forms, in search and $contains', async () => {
+    const me = await freshCaller();
+    const pairs: [string, string][] = [
+      ['İstanbul trip', 'istanbul'],
+      ['STRASSE repair', 'straße'],
+      ['Straße cleanup', 'STRASSE'],
+      ['ΟΔΟΣ plan', 'οδος'],
+      ['Café menu', 'cafe'],
+      ['ｆｕｌｌ width', 'full'],
+      ['Oﬃce move', 'office'],
+    ];
+    const records = await inParallel(pairs, 7, ([title]) => created(me, 'tasks', { title }));
+    expect((await me.get('/api/v1/tasks?search=strasse')).body.pagination.total).toBe(2);
+    expect((await me.get('/api/v1/tasks?search=istanbul%20cafe')).body.pagination.total).toBe(0);
+
+    for (const [i, [title, word]] of pairs.entries()) {
+      const search = await me.get(`/api/v1/tasks?search=${encodeURIComponent(word)}`);
+      expect(ids(search), `search ${word} → ${title}`).toContain(records[i].id);
+      const contains = await me.get(`/api/v1/tasks?filter=${encodeURIComponent(JSON.stringify({ title: { $contains: word } }))}`);
+      expect(ids(contains), `$contains ${word} → ${title}`).toContain(records[i].id);
+    }
+  });
+});
