@@ -11,6 +11,7 @@ import { startDynamoLocal, type DynamoLocal } from './dynamodb-local.js';
 import { useLocalDeploymentSecret } from './deployment-secret.js';
 import { createGateway } from './gateway.js';
 import { ensureTables } from './tables.js';
+import { releaseEarlierLocks } from './idempotency-locks.js';
 
 export interface LocalStackOptions {
   host: string;
@@ -31,6 +32,7 @@ export interface LocalStack {
 }
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const startedAt = Date.now();
   let engine: DynamoLocal | undefined;
   const dynamoEndpoint = options.dynamoEndpoint ?? (engine = await startDynamoLocal({ dataDir: options.dataDir })).endpoint;
   // Handlers read the endpoint through config(), exactly as they read it on Lambda.
@@ -40,6 +42,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   try {
     const client = createDynamoClient();
     await ensureTables(client);
+    if (engine) await releaseEarlierLocks(client, startedAt);
     client.destroy();
     const generatedAdmin = await ensureBootstrapAdmin({ email: options.admin?.email, password: options.admin?.password });
     // A bad entity definition stops start-up here, not at the first request.

@@ -2,7 +2,10 @@
  * Idempotency-Key (CONTRACT.md) on every POST: a retry with the same key and the same request
  * within 24 hours gets the first response back (with `Idempotent-Replayed: true`) and the work is
  * not done again; the same key with a different request answers 422 IDEMPOTENCY_KEY_REUSED; a
- * retry while the first is still running answers 409 IDEMPOTENCY_KEY_IN_PROGRESS (Retry-After: 1).
+ * retry while the first is still running answers 409 IDEMPOTENCY_KEY_IN_PROGRESS (Retry-After: 1),
+ * at most until the first request's own time limit (its Lambda's deadline, 29 s at most): a lock
+ * whose request died (a crashed container) lapses then. The local runtime releases, when it
+ * starts, every lock taken before (nothing from an earlier run still runs).
  *
  * Hand-written rather than Powertools idempotency: the record must live in the `limits` table
  * under our own key layout, be scoped to the caller, and hold the FINAL API Gateway response
@@ -20,7 +23,7 @@
  * (`t:<tenant>#k:<keyId>` for an API key, `t:<tenant>#u:<userId>` for a session, `ip:<ip>` for
  * anonymous calls), so two callers never share a key. Attributes: status (in_progress |
  * completed), fingerprint (SHA-256 of method, path, query and raw body), lockId, lockedAt (ms),
- * expiresAt (TTL, 24 hours after the first request), response (completed only).
+ * lockedUntil (ms: the request's deadline), expiresAt (TTL, 24 hours after the first request), response (completed only).
  *
  * The stored response is sealed with AES-256-GCM under a key derived (HKDF) from the
  * Idempotency-Key itself and the scope: responses can carry secrets (a new API key, a session
@@ -39,7 +42,11 @@ import type { ApiEvent, ApiLambdaContext, ApiRequest, AuthContext } from './type
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
-/** A lock older than this is abandoned (its Lambda died): a retry may take it over. */
+/**
+ * A lock is held until the request's own time limit (the Lambda's remaining time when the lock is
+ * taken: 29 s at most, API Gateway's integration timeout), never longer than this: past it no
+ * request can still be running, so a retry takes the lock over.
+ */
 export const LOCK_TIMEOUT_MS = 30_000;
 /** DynamoDB items hold 400 KB; larger responses are not stored. */
 export const MAX_STORED_BYTES = 350_000;
@@ -108,12 +115,17 @@ export interface Claim {
   lockId: string;
   fingerprint: string;
   expiresAt: number;
+  /** The request's deadline (ms): the lock is abandoned after it. */
+  lockedUntil: number;
   /** Encryption key of the stored response. */
   secret: Buffer;
 }
 
-export function newClaim(scope: string, idempotencyKey: string, fingerprint: string, nowMs: number): Claim {
+/** `timeLimitMs`: what the request has left to run (the Lambda's remaining time); bounded by LOCK_TIMEOUT_MS. */
+export function newClaim(scope: string, idempotencyKey: string, fingerprint: string, nowMs: number, timeLimitMs = LOCK_TIMEOUT_MS): Claim {
+  const held = Number.isFinite(timeLimitMs) && timeLimitMs > 0 ? Math.min(timeLimitMs, LOCK_TIMEOUT_MS) : LOCK_TIMEOUT_MS;
   return {
+    lockedUntil: nowMs + held,
     key: idempotencyItemKey(scope, idempotencyKey),
     lockId: randomUUID(),
     fingerprint,
@@ -135,15 +147,18 @@ export function claimParams(claim: Claim, nowMs: number, table: string): PutComm
       fingerprint: claim.fingerprint,
       lockId: claim.lockId,
       lockedAt: nowMs,
+      lockedUntil: claim.lockedUntil,
       expiresAt: claim.expiresAt,
     },
     ConditionExpression:
-      'attribute_not_exists(pk) OR expiresAt < :now OR (#status = :inProgress AND fingerprint = :fingerprint AND lockedAt < :staleBefore)',
+      'attribute_not_exists(pk) OR expiresAt < :now OR (#status = :inProgress AND fingerprint = :fingerprint AND ' +
+      '(lockedUntil < :nowMs OR (attribute_not_exists(lockedUntil) AND lockedAt < :staleBefore)))',
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: {
       ':now': Math.floor(nowMs / 1000),
       ':inProgress': 'in_progress',
       ':fingerprint': claim.fingerprint,
+      ':nowMs': nowMs,
       ':staleBefore': nowMs - LOCK_TIMEOUT_MS,
     },
   };
@@ -174,6 +189,7 @@ export interface IdempotencyRecord {
   status?: string;
   fingerprint?: string;
   lockedAt?: number;
+  lockedUntil?: number;
   expiresAt?: number;
   response?: Uint8Array;
 }
@@ -185,7 +201,8 @@ export function classifyExisting(item: IdempotencyRecord | undefined, fingerprin
   if (!item || Number(item.expiresAt ?? 0) < Math.floor(nowMs / 1000)) return 'retry';
   if (item.fingerprint !== fingerprint) return 'reused';
   if (item.status === 'completed') return 'replay';
-  if (Number(item.lockedAt ?? 0) < nowMs - LOCK_TIMEOUT_MS) return 'retry';
+  const abandoned = item.lockedUntil !== undefined ? Number(item.lockedUntil) < nowMs : Number(item.lockedAt ?? 0) < nowMs - LOCK_TIMEOUT_MS;
+  if (abandoned) return 'retry';
   return 'in_progress';
 }
 
@@ -263,13 +280,13 @@ async function release(claim: Claim): Promise<void> {
   }
 }
 
-async function takeLock(req: ApiRequest, idempotencyKey: string, now: () => number): Promise<APIGatewayProxyResult | undefined> {
+async function takeLock(req: ApiRequest, idempotencyKey: string, now: () => number, timeLeft: () => number): Promise<APIGatewayProxyResult | undefined> {
   const scope = idempotencyScope(req.auth, req.ip);
   const fingerprint = requestFingerprint(req.method, req.path, req.multiQuery, req.rawBody);
   // Two rounds: a record that vanished or went stale between the lock and the read is retried once.
   for (let attempt = 0; attempt < 2; attempt++) {
     const nowMs = now();
-    const claim = newClaim(scope, idempotencyKey, fingerprint, nowMs);
+    const claim = newClaim(scope, idempotencyKey, fingerprint, nowMs, timeLeft());
     try {
       await db().send(new PutCommand(claimParams(claim, nowMs, tableName('limits'))));
       claims.set(req, claim);
@@ -303,7 +320,7 @@ async function finish(req: ApiRequest | undefined, result: APIGatewayProxyResult
     if (!sealed || sealed.byteLength > MAX_STORED_BYTES) return await release(claim);
     await db().send(new PutCommand(completeParams(claim, sealed, now(), tableName('limits'))));
   } catch (error) {
-    // The response still goes out; the lock expires on its own after LOCK_TIMEOUT_MS.
+    // The response still goes out; the lock lapses on its own at the request's deadline.
     if (!isConditionFailure(error)) logger.warn('idempotency record not written', { requestId: req.requestId, error: (error as Error).name });
   }
 }
@@ -319,7 +336,8 @@ export function idempotency(options: { now?: () => number } = {}): { claim: Midd
         const key = idempotencyKeyOf(req);
         if (key === undefined) return;
         // A returned value ends the request here: middy skips the handler and every `after`.
-        return takeLock(req, key, now);
+        const context = request.context as Partial<Pick<ApiLambdaContext, 'getRemainingTimeInMillis'>>;
+        return takeLock(req, key, now, () => (typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : LOCK_TIMEOUT_MS));
       },
     },
     record: {

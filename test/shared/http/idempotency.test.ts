@@ -120,6 +120,19 @@ describe('an existing record', () => {
     expect(classifyExisting({ ...fresh, lockedAt: NOW - LOCK_TIMEOUT_MS - 1 }, 'fp', NOW)).toBe('retry');
   });
 
+  it('is held until the request\'s own deadline (its remaining time, at most the timeout), then may be taken over', () => {
+    const claim = newClaim('ip:1', 'k', 'fp', NOW, 5_000);
+    expect(claim.lockedUntil).toBe(NOW + 5_000);
+    expect(newClaim('ip:1', 'k', 'fp', NOW, 10 * 60_000).lockedUntil).toBe(NOW + LOCK_TIMEOUT_MS);
+    expect(newClaim('ip:1', 'k', 'fp', NOW, 0).lockedUntil).toBe(NOW + LOCK_TIMEOUT_MS);
+    expect(claimParams(claim, NOW, 'Limits').Item).toMatchObject({ lockedUntil: NOW + 5_000 });
+    expect(claimParams(claim, NOW, 'Limits').ConditionExpression).toContain('lockedUntil < :nowMs');
+
+    const held = { ...fresh, lockedUntil: NOW + 5_000 };
+    expect(classifyExisting(held, 'fp', NOW + 4_999)).toBe('in_progress');
+    expect(classifyExisting(held, 'fp', NOW + 5_001)).toBe('retry');
+  });
+
   it('is ignored when gone or expired', () => {
     expect(classifyExisting(undefined, 'fp', NOW)).toBe('retry');
     expect(classifyExisting({ ...fresh, status: 'completed', expiresAt: NOW / 1000 - 1 }, 'other', NOW)).toBe('retry');
