@@ -301,24 +301,3 @@ export function deleteTransaction(entity: LoadedEntity, before: StoredRecord, ev
     eventPut(tables, event),
   ];
 }
-
-/** Opaque cursor: where the next page starts in a partition (and which page number that is). */
-export interface Cursor {
-  sk: string;
-  page: number;
-}
-
-export function encodeCursor(cursor: Cursor): string {
-  return Buffer.from(JSON.stringify({ s: cursor.sk, p: cursor.page }), 'utf8').toString('base64url');
-}
-
-export function decodeCursor(value: string): Cursor | undefined {
-  try {
-    const parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as { s?: unknown; p?: unknown };
-    if (typeof parsed.s !== 'string' || !/^\d{13}#/.test(parsed.s)) return undefined;
-    const page = typeof parsed.p === 'number' && Number.isInteger(parsed.p) && parsed.p > 0 ? parsed.p : 1;
-    return { sk: parsed.s, page };
-  } catch {
-    return undefined;
-  }
-}

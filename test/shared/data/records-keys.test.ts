@@ -2,9 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   COUNTER_SK,
   createTransaction,
-  decodeCursor,
   deleteTransaction,
-  encodeCursor,
   encodeKeyValue,
   eventItem,
   invertedTime,
@@ -203,17 +201,5 @@ describe('events', () => {
     const item = eventItem(entities.tasks, 'deleted', task(), { id: 'tsk_A', title: 'T' }, { eventId: 'evt_2', suffix: 'x', now: '2026-01-01T00:00:00.000Z' });
 
     expect(item).toMatchObject({ type: 'task.deleted', data: { id: 'tsk_A' } });
-  });
-});
-
-describe('cursors', () => {
-  it('round-trips and refuses anything else', () => {
-    const sk = listingSortKey(task());
-    const cursor = encodeCursor({ sk, page: 3 });
-
-    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(decodeCursor(cursor)).toEqual({ sk, page: 3 });
-    expect(decodeCursor('not-a-cursor')).toBeUndefined();
-    expect(decodeCursor(Buffer.from('{"s":"#record"}').toString('base64url'))).toBeUndefined();
   });
 });
