@@ -55,6 +55,8 @@ export interface Config {
   apiKeyCacheSeconds: number;
   metadataDefaults: Record<string, unknown>;
   secureCookies: boolean;
+  /** X-Request-Cost on every response (and ReturnConsumedCapacity on every DynamoDB call). */
+  requestCostHeader: boolean;
 }
 
 function load(): Config {
@@ -82,6 +84,7 @@ function load(): Config {
     apiKeyCacheSeconds: int('API_KEY_CACHE_SECONDS', 300),
     metadataDefaults: json<Record<string, unknown>>('METADATA_DEFAULTS', {}),
     secureCookies: process.env.SECURE_COOKIES === '1',
+    requestCostHeader: !['0', 'false', 'off'].includes((process.env.REQUEST_COST_HEADER ?? '').toLowerCase()),
   };
 }
 
