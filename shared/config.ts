@@ -50,6 +50,8 @@ export interface Config {
     anonymousPerHour: number;
     /** Length of a fixed rate-limit window; the limits above apply per window (3600 by default). */
     windowSeconds: number;
+    /** Most tokens a container leases per counter update (1: one write per request). */
+    leaseBlock: number;
   };
   /** How long a container may serve API key data from its cache. */
   apiKeyCacheSeconds: number;
@@ -80,6 +82,7 @@ function load(): Config {
       sessionPerHour: int('RATE_LIMIT_SESSION_PER_HOUR', 100),
       anonymousPerHour: int('RATE_LIMIT_ANONYMOUS_PER_HOUR', 300),
       windowSeconds: Math.max(1, int('RATE_LIMIT_WINDOW_SECONDS', 3600)),
+      leaseBlock: Math.max(1, int('RATE_LIMIT_LEASE_BLOCK', 10)),
     },
     apiKeyCacheSeconds: int('API_KEY_CACHE_SECONDS', 300),
     metadataDefaults: json<Record<string, unknown>>('METADATA_DEFAULTS', {}),
