@@ -44,6 +44,8 @@ export interface Config {
   region: string;
   allowedOrigins: string[];
   sessionTtlSeconds: number;
+  /** How long a container may serve a verified session (and its user's role) from its cache. */
+  sessionCacheSeconds: number;
   rateLimits: {
     apiKeyPerHour: number;
     sessionPerHour: number;
@@ -77,6 +79,7 @@ function load(): Config {
     region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
     allowedOrigins: list('ALLOWED_ORIGINS'),
     sessionTtlSeconds: int('SESSION_TTL_SECONDS', 12 * 3600),
+    sessionCacheSeconds: int('SESSION_CACHE_SECONDS', 60),
     rateLimits: {
       apiKeyPerHour: int('RATE_LIMIT_API_KEY_PER_HOUR', 1000),
       sessionPerHour: int('RATE_LIMIT_SESSION_PER_HOUR', 100),
