@@ -61,7 +61,7 @@ describe('Server-Timing on every family', () => {
       ['entities 404', await api('GET', '/api/v1/tasks/tsk_missing', { cookie })],
       ['entities 401', await api('GET', '/api/v1/tasks')],
       ['entities preflight', await api('OPTIONS', '/api/v1/tasks', { headers: { Origin: 'http://localhost:3000', 'Access-Control-Request-Method': 'GET' } })],
-      ['batch', await api('POST', '/api/v1/batch', { cookie, body: { requests: [{ method: 'GET', path: '/api/v1/users/me' }] } })],
+      ['batch', await api('POST', '/api/v1/batch', { cookie, body: { requests: [{ id: 'me', method: 'GET', path: '/api/v1/users/me' }] } })],
       ['import', await api('POST', '/api/v1/import/tasks', { cookie, body: { tasks: [{ title: 'Imported' }] } })],
       ['graphql', await api('POST', '/api/v1/graphql', { cookie, body: { query: '{ tasks { totalCount } }' } })],
     ];
