@@ -129,7 +129,7 @@ interface Fixture {
   taskIds: string[];
 }
 
-/** A fresh tenant, its admin's session and API key, 2 tags and 25 tasks. */
+/** A fresh tenant, its admin's session and API key, 2 tags and 40 tasks (0–19 read, 20–29 updated, 30–39 deleted). */
 async function fixture(runtime: LocalRuntime, label: string): Promise<Fixture> {
   const login = await call(runtime, 'POST', `${V1}/auth/login`, {}, runtime.admin);
   const operator = { Cookie: cookieOf(login.headers) };
@@ -141,7 +141,7 @@ async function fixture(runtime: LocalRuntime, label: string): Promise<Fixture> {
   const tagIds: string[] = [];
   for (const name of ['red', 'blue']) tagIds.push((await call(runtime, 'POST', `${V1}/tags`, key, { name })).body.data.id);
   const taskIds: string[] = [];
-  for (let i = 0; i < 25; i++) taskIds.push((await call(runtime, 'POST', `${V1}/tasks`, key, { title: `Capacity task ${i}`, description: 'A task of the capacity benchmark' })).body.data.id);
+  for (let i = 0; i < 40; i++) taskIds.push((await call(runtime, 'POST', `${V1}/tasks`, key, { title: `Capacity task ${i}`, description: 'A task of the capacity benchmark' })).body.data.id);
   return { key, session, userId: tenant.body.data.admin.id, tagIds, taskIds };
 }
 
@@ -159,8 +159,8 @@ function operations(runtime: LocalRuntime): Operation[] {
     { name: 'LIST tasks page 1', repeat: 20, run: (f) => go('GET', `${V1}/tasks?limit=20`, f.key) },
     { name: 'CREATE a task', repeat: 10, run: (f, i) => go('POST', `${V1}/tasks`, f.key, { title: `Created ${i}`, description: 'A task of the capacity benchmark' }) },
     { name: 'CREATE a task with assignee and 2 tags', repeat: 10, run: (f, i) => go('POST', `${V1}/tasks`, f.key, { title: `Assigned ${i}`, assigneeId: f.userId, tagIds: f.tagIds }) },
-    { name: "UPDATE a task's title", repeat: 10, run: (f, i) => go('PATCH', `${V1}/tasks/${f.taskIds[i]}`, f.key, { title: `Retitled ${i}` }) },
-    { name: 'DELETE a task', repeat: 10, run: (f, i) => go('DELETE', `${V1}/tasks/${f.taskIds[10 + i]}`, f.key) },
+    { name: "UPDATE a task's title", repeat: 10, run: (f, i) => go('PATCH', `${V1}/tasks/${f.taskIds[20 + i]}`, f.key, { title: `Retitled ${i}` }) },
+    { name: 'DELETE a task', repeat: 10, run: (f, i) => go('DELETE', `${V1}/tasks/${f.taskIds[30 + i]}`, f.key) },
     {
       name: 'IMPORT 100 tasks',
       repeat: 1,
@@ -194,9 +194,9 @@ async function measureAll(runtime: LocalRuntime, label: string, env: Record<stri
   try {
     const f = await fixture(runtime, label);
     // Warm: the key's cache, the session's cache, every family's module.
-    await call(runtime, 'GET', `${V1}/tasks/${f.taskIds[24]}`, f.key);
-    await call(runtime, 'GET', `${V1}/tasks/${f.taskIds[24]}`, f.session);
-    await call(runtime, 'POST', `${V1}/batch`, f.key, { requests: [{ id: 'warm', method: 'GET', path: `${V1}/tasks/${f.taskIds[24]}` }] });
+    await call(runtime, 'GET', `${V1}/tasks/${f.taskIds[0]}`, f.key);
+    await call(runtime, 'GET', `${V1}/tasks/${f.taskIds[0]}`, f.session);
+    await call(runtime, 'POST', `${V1}/batch`, f.key, { requests: [{ id: 'warm', method: 'GET', path: `${V1}/tasks/${f.taskIds[0]}` }] });
     const out: Measured[] = [];
     for (const op of operations(runtime)) {
       const tally = await recorded(async () => {
