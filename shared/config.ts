@@ -44,17 +44,23 @@ export interface Config {
   region: string;
   allowedOrigins: string[];
   sessionTtlSeconds: number;
+  /** How long a container may serve a verified session (and its user's role) from its cache. */
+  sessionCacheSeconds: number;
   rateLimits: {
     apiKeyPerHour: number;
     sessionPerHour: number;
     anonymousPerHour: number;
     /** Length of a fixed rate-limit window; the limits above apply per window (3600 by default). */
     windowSeconds: number;
+    /** Most tokens a container leases per counter update (1: one write per request). */
+    leaseBlock: number;
   };
   /** How long a container may serve API key data from its cache. */
   apiKeyCacheSeconds: number;
   metadataDefaults: Record<string, unknown>;
   secureCookies: boolean;
+  /** X-Request-Cost on every response (and ReturnConsumedCapacity on every DynamoDB call). */
+  requestCostHeader: boolean;
 }
 
 function load(): Config {
@@ -73,15 +79,18 @@ function load(): Config {
     region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
     allowedOrigins: list('ALLOWED_ORIGINS'),
     sessionTtlSeconds: int('SESSION_TTL_SECONDS', 12 * 3600),
+    sessionCacheSeconds: int('SESSION_CACHE_SECONDS', 60),
     rateLimits: {
       apiKeyPerHour: int('RATE_LIMIT_API_KEY_PER_HOUR', 1000),
       sessionPerHour: int('RATE_LIMIT_SESSION_PER_HOUR', 100),
       anonymousPerHour: int('RATE_LIMIT_ANONYMOUS_PER_HOUR', 300),
       windowSeconds: Math.max(1, int('RATE_LIMIT_WINDOW_SECONDS', 3600)),
+      leaseBlock: Math.max(1, int('RATE_LIMIT_LEASE_BLOCK', 10)),
     },
     apiKeyCacheSeconds: int('API_KEY_CACHE_SECONDS', 300),
     metadataDefaults: json<Record<string, unknown>>('METADATA_DEFAULTS', {}),
     secureCookies: process.env.SECURE_COOKIES === '1',
+    requestCostHeader: !['0', 'false', 'off'].includes((process.env.REQUEST_COST_HEADER ?? '').toLowerCase()),
   };
 }
 

@@ -93,6 +93,13 @@ export class ConflictError extends ApiError {
   }
 }
 
+/** 412: an If-Match / If-Unmodified-Since that the record no longer satisfies; `etag` is the current one, when there is a record to show. */
+export class PreconditionFailedError extends ApiError {
+  constructor(message: string, etag?: string) {
+    super(412, 'PRECONDITION_FAILED', message, { headers: etag ? { ETag: etag } : {} });
+  }
+}
+
 export class PayloadTooLargeError extends ApiError {
   constructor(message = 'The request body is too large') {
     super(413, 'PAYLOAD_TOO_LARGE', message);

@@ -9,8 +9,11 @@
  *   SLIDE_INTERVAL_SECONDS have passed since the last extension (`extendedAt`).
  * - Each session is also listed under its user (gsi1pk `USER#<userId>#SESSIONS`), so that a
  *   password change or a deleted user can end every session of that user.
- * - The user's role, e-mail and name are read from the user item on each verification, so a role
- *   change or a deleted user takes effect at once.
+ * - A container keeps a verified session and its user for SESSION_CACHE_SECONDS (60): a warm
+ *   session request reads nothing it read within that time. Logout, a role change, a password
+ *   change or a deleted user forget the cached entries at once in the container that made the
+ *   change (every family, locally: one process); other containers may still accept the old
+ *   session or role for at most SESSION_CACHE_SECONDS. 0 turns the cache off (a read per request).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -72,6 +75,45 @@ export function needsExtension(extendedAt: number, now: number): boolean {
   return now - extendedAt > SLIDE_INTERVAL_SECONDS;
 }
 
+interface CachedSession {
+  session: SessionItem;
+  user: SessionUser;
+  /** Date.now() when read. */
+  readAt: number;
+}
+
+/** Most sessions a container keeps (the oldest read is dropped first). */
+const CACHE_MAX_ENTRIES = 10_000;
+const cache = new Map<string, CachedSession>();
+
+/** Forgets the cached sessions of a user (its role, e-mail or password changed, it was deleted). */
+export function forgetSessionsOfUser(userId: string): void {
+  for (const [hash, entry] of cache) if (entry.session.userId === userId) cache.delete(hash);
+}
+
+export function clearSessionCache(): void {
+  cache.clear();
+}
+
+/** The session and its user: from this container's cache when read within SESSION_CACHE_SECONDS. */
+async function sessionAndUser(hash: string): Promise<CachedSession | undefined> {
+  const maxAgeMs = config().sessionCacheSeconds * 1000;
+  const cached = cache.get(hash);
+  if (cached && Date.now() - cached.readAt < maxAgeMs) return cached;
+  cache.delete(hash);
+  const { Item } = await db().send(new GetCommand({ TableName: tableName('identity'), Key: sessionKey(hash), ConsistentRead: true }));
+  const session = Item as SessionItem | undefined;
+  if (!session || session.expiresAt <= nowSeconds()) return undefined;
+  const user = await getUser(session.userId);
+  if (!user || user.tenantId !== session.tenantId) return undefined;
+  const entry: CachedSession = { session, user: { id: user.id, tenantId: user.tenantId, email: user.email, name: user.name, role: user.role }, readAt: Date.now() };
+  if (maxAgeMs > 0) {
+    if (cache.size >= CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value!);
+    cache.set(hash, entry);
+  }
+  return entry;
+}
+
 export async function createSession(user: SessionUser): Promise<{ token: string; hash: string; expiresAt: number }> {
   const token = randomBytes(32).toString('base64url');
   const hash = hashToken(token);
@@ -96,12 +138,13 @@ export async function createSession(user: SessionUser): Promise<{ token: string;
 export async function verifySession(token: string): Promise<AuthContext | undefined> {
   if (!TOKEN_PATTERN.test(token)) return undefined;
   const hash = hashToken(token);
-  const { Item } = await db().send(new GetCommand({ TableName: tableName('identity'), Key: sessionKey(hash), ConsistentRead: true }));
-  const session = Item as SessionItem | undefined;
+  const entry = await sessionAndUser(hash);
   const now = nowSeconds();
-  if (!session || session.expiresAt <= now) return undefined;
-  const user = await getUser(session.userId);
-  if (!user || user.tenantId !== session.tenantId) return undefined;
+  if (!entry || entry.session.expiresAt <= now) {
+    cache.delete(hash);
+    return undefined;
+  }
+  const { session, user } = entry;
   let renewedUntil: number | undefined;
   if (needsExtension(session.extendedAt ?? 0, now)) {
     renewedUntil = now + config().sessionTtlSeconds;
@@ -116,6 +159,10 @@ export async function verifySession(token: string): Promise<AuthContext | undefi
           ExpressionAttributeValues: { ':exp': renewedUntil, ':now': now },
         }),
       )
+      .then(() => {
+        session.extendedAt = now;
+        session.expiresAt = renewedUntil!;
+      })
       .catch((error: unknown) => {
         renewedUntil = undefined;
         logger.warn('session extension failed', { error: (error as Error).name });
@@ -132,11 +179,13 @@ export async function verifySession(token: string): Promise<AuthContext | undefi
 }
 
 export async function revokeSession(hash: string): Promise<void> {
+  cache.delete(hash);
   await db().send(new DeleteCommand({ TableName: tableName('identity'), Key: sessionKey(hash) }));
 }
 
 /** Ends every session of a user, except `exceptHash` (the caller's own, on a password change). */
 export async function revokeUserSessions(userId: string, exceptHash?: string): Promise<number> {
+  forgetSessionsOfUser(userId);
   const hashes = (await queryByParent(userSessionsIndexKey(userId), 'pk'))
     .map((item) => String(item.pk).slice('SESSION#'.length))
     .filter((hash) => hash !== exceptHash);

@@ -40,7 +40,7 @@ import {
 import { evictApiKeysOfUser } from './api-keys.js';
 import { isOperator } from './bootstrap.js';
 import { DUMMY_PASSWORD_HASH, MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from './passwords.js';
-import { createSession, hashToken, revokeSession, revokeUserSessions } from './sessions.js';
+import { createSession, forgetSessionsOfUser, hashToken, revokeSession, revokeUserSessions } from './sessions.js';
 import { compile } from './validate.js';
 import { invalidateMetadataSources } from '../entities/metadata.js';
 import { unstorable } from '../registry/schemas.js';
@@ -277,6 +277,7 @@ export async function updateMe(auth: AuthContext | undefined, body: unknown): Pr
   }
   const updated = await updateUser(user.id, changes);
   if (changes.passwordHash) await revokeUserSessions(user.id, caller.sessionId);
+  else forgetSessionsOfUser(user.id);
   // Preferences are a source of merged metadata, cached per container.
   if (changes.preferences) invalidateMetadataSources({ userId: user.id });
   return publicUser(updated);
@@ -329,6 +330,7 @@ export async function updateUserAsAdmin(auth: AuthContext | undefined, userId: s
   };
   const updated = await updateUser(user.id, changes);
   if (changes.role !== undefined) evictApiKeysOfUser(user.id);
+  forgetSessionsOfUser(user.id);
   if (changes.passwordHash) await revokeUserSessions(user.id);
   return publicUser(updated);
 }

@@ -5,30 +5,38 @@
  * answered without running any sub-request: a body that is not a valid batch (refused as a
  * whole), an Idempotency-Key (a replay runs nothing) or sub-requests none of which reaches a
  * family (unknown paths, a nested batch). Those count once, like any request, so
- * that no request of an authenticated caller goes uncounted.
+ * that no request of an authenticated caller goes uncounted. A batch that runs its sub-requests
+ * leases their tokens first, with one update (shared/http/rate-limit.ts), so they spend tokens
+ * without writing.
  */
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { leaseAhead } from '../http/rate-limit.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest } from '../http/types.js';
 import { subRequestTarget } from './sub-request.js';
 import { parseBatch } from './validate.js';
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
 
-/** Whether the request counts itself: every request but a batch that will run its sub-requests. */
-export function countsItself(req: Pick<ApiRequest, 'route' | 'headers' | 'rawBody'>): boolean {
-  if (req.route.family !== 'batch') return true;
-  if (req.headers['idempotency-key'] !== undefined) return true;
-  if (!req.rawBody || !JSON_TYPE.test(req.headers['content-type'] ?? '')) return true;
+/** How many sub-requests of a batch will reach a family's stack (0: the request counts itself). */
+export function subRequestsRun(req: Pick<ApiRequest, 'route' | 'headers' | 'rawBody'>): number {
+  if (req.route.family !== 'batch') return 0;
+  if (req.headers['idempotency-key'] !== undefined) return 0;
+  if (!req.rawBody || !JSON_TYPE.test(req.headers['content-type'] ?? '')) return 0;
   try {
     const items = parseBatch(JSON.parse(req.rawBody.toString('utf8')));
     // Sub-requests answered before reaching a stack (unknown path, nested batch) count nothing:
     // when no sub-request runs, the batch counts itself.
     const outer = { headers: req.headers, requestId: 'count', ip: '' };
-    return items.every((item, i) => 'error' in subRequestTarget(outer, item, i));
+    return items.filter((item, i) => !('error' in subRequestTarget(outer, item, i))).length;
   } catch {
-    return true;
+    return 0;
   }
+}
+
+/** Whether the request counts itself: every request but a batch that will run its sub-requests. */
+export function countsItself(req: Pick<ApiRequest, 'route' | 'headers' | 'rawBody'>): boolean {
+  return subRequestsRun(req) === 0;
 }
 
 type Middleware = middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext>;
@@ -38,7 +46,8 @@ export function exceptCountedBySubRequests(limit: Middleware): Middleware {
   const before = limit.before!;
   return {
     before: function limitRateUnlessBatch(request) {
-      return countsItself(request.context.api!) ? before(request) : undefined;
+      const running = subRequestsRun(request.context.api!);
+      return running === 0 ? before(request) : leaseAhead(request.context.api!, running);
     },
   };
 }

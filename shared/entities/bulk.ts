@@ -9,6 +9,10 @@
  * per item, atomic per item, not across items. Disabled operations (405) and missing scopes
  * (403) refuse the whole request before any item runs. Items run in order, a few at a time;
  * an id repeated in one request is refused (422) rather than written twice.
+ *
+ * Each item may carry `ifMatch` (an ETag of READ, or `*`), as If-Match does for one record: an
+ * update item `{id, ifMatch, ...fields}`, a delete item `{id, ifMatch}` in place of a bare id.
+ * An item whose record moved on fails alone with PRECONDITION_FAILED (and `etag`, the current one).
  */
 import { BadRequestError, EntityNotFoundError, NotFoundError, toApiError, ValidationError } from '../errors.js';
 import type { ApiRequest, Reply } from '../http/types.js';
@@ -16,6 +20,7 @@ import { findEntity } from '../registry/index.js';
 import type { LoadedEntity } from '../registry/types.js';
 import { RESERVED_SLUGS } from '../registry/validate.js';
 import { requireCaller, requireOperation, requirePermission } from './access.js';
+import { preconditionsOfValue } from './preconditions.js';
 import { deleteRecord, updateRecord } from './service.js';
 
 export const MAX_BULK_ITEMS = 100;
@@ -27,6 +32,8 @@ export interface BulkFailure {
   error: string;
   code: string;
   details?: Record<string, unknown>;
+  /** The record's current ETag, when an ifMatch failed. */
+  etag?: string;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -81,7 +88,7 @@ async function each<T>(count: number, work: (i: number) => Promise<T>): Promise<
 
 function failureOf(index: number, id: unknown, error: unknown): BulkFailure {
   const e = toApiError(error);
-  return { index, id, error: e.message, code: e.code, ...(e.details ? { details: e.details } : {}) };
+  return { index, id, error: e.message, code: e.code, ...(e.details ? { details: e.details } : {}), ...(e.headers.ETag ? { etag: e.headers.ETag } : {}) };
 }
 
 const BAD_ID = (value: unknown) => typeof value !== 'string' || value.length === 0;
@@ -99,9 +106,9 @@ export async function bulkUpdate(req: ApiRequest): Promise<Reply> {
     if (!isPlainObject(update) || BAD_ID(update.id)) {
       return { failure: failureOf(i, isPlainObject(update) ? update.id : undefined, new ValidationError({ id: 'is required (a string)' })) };
     }
-    const { id, ...fields } = update;
+    const { id, ifMatch, ...fields } = update;
     try {
-      return { record: await updateRecord(entity, id as string, auth, fields, { replaceMetadata }) };
+      return { record: await updateRecord(entity, id as string, auth, fields, { replaceMetadata, preconditions: preconditionsOfValue(ifMatch) }) };
     } catch (error) {
       return { failure: failureOf(i, id, error) };
     }
@@ -117,13 +124,19 @@ export async function bulkDelete(req: ApiRequest): Promise<Reply> {
   const auth = requireCaller(req.auth);
   requirePermission(entity, 'delete', auth);
   if (req.body === undefined) throw new BadRequestError('A bulk delete needs a JSON body {ids: [...]}', { ids: 'is required' });
-  const ids = listOf(req.body, 'ids');
+  const entries = listOf(req.body, 'ids');
+  // An entry is an id, or {id, ifMatch}.
+  const ids = entries.map((entry) => (isPlainObject(entry) ? entry.id : entry));
   duplicates(ids, 'ids');
   const results = await each(ids.length, async (i) => {
     const id = ids[i];
+    const entry = entries[i];
     if (BAD_ID(id)) return { failure: failureOf(i, id, new ValidationError({ id: 'must be a non-empty string' })) };
+    if (isPlainObject(entry) && Object.keys(entry).some((k) => k !== 'id' && k !== 'ifMatch')) {
+      return { failure: failureOf(i, id, new ValidationError({ [`ids[${i}]`]: 'takes only id and ifMatch' })) };
+    }
     try {
-      await deleteRecord(entity, id as string, auth);
+      await deleteRecord(entity, id as string, auth, isPlainObject(entry) ? preconditionsOfValue(entry.ifMatch) : undefined);
       return { id: id as string };
     } catch (error) {
       return { failure: failureOf(i, id, error) };

@@ -14,7 +14,8 @@ import type { LoadedEntity } from '../registry/types.js';
 import { routeKey, type RouteRateLimit } from '../routes.js';
 import { bulkDelete, bulkUpdate } from './bulk.js';
 import { findOverride, type OverridableOperation } from './overrides.js';
-import { createChild, createRecord, deleteRecord, describe, listChildren, listRecords, readRecord, updateRecord } from './service.js';
+import { preconditionsOf } from './preconditions.js';
+import { createChild, createRecordReply, deleteRecord, describe, listChildren, listRecords, readRecord, updateRecordReply } from './service.js';
 
 export const ENTITY_PATHS = {
   collection: '/api/v1/{entity}',
@@ -88,15 +89,17 @@ function replaceMetadata(req: ApiRequest): boolean {
 
 export const entityOperations: Record<string, Operation> = {
   [routeKey('GET', ENTITY_PATHS.collection)]: (req) => resolve(req, 'list', (e) => listRecords(e, req)),
-  [routeKey('POST', ENTITY_PATHS.collection)]: (req) => resolve(req, 'create', async (e) => ({ status: 201, data: await createRecord(e, req.auth, req.body ?? {}) })),
+  [routeKey('POST', ENTITY_PATHS.collection)]: (req) => resolve(req, 'create', (e) => createRecordReply(e, req.auth, req.body ?? {})),
   [routeKey('OPTIONS', ENTITY_PATHS.collection)]: (req) => resolve(req, 'options', (e) => describe(e, req.auth)),
   // Bulk update / delete (shared/entities/bulk.ts): each item through updateRecord / deleteRecord.
   [routeKey('PATCH', ENTITY_PATHS.collection)]: (req) => bulkUpdate(req),
   [routeKey('DELETE', ENTITY_PATHS.collection)]: (req) => bulkDelete(req),
   [routeKey('GET', ENTITY_PATHS.record)]: (req) => resolve(req, 'read', (e) => readRecord(e, req.params.id, req)),
   [routeKey('PATCH', ENTITY_PATHS.record)]: (req) =>
-    resolve(req, 'update', async (e) => ({ data: await updateRecord(e, req.params.id, req.auth, req.body ?? {}, { replaceMetadata: replaceMetadata(req) }) })),
-  [routeKey('DELETE', ENTITY_PATHS.record)]: (req) => resolve(req, 'delete', (e) => deleteRecord(e, req.params.id, req.auth)),
+    resolve(req, 'update', (e) =>
+      updateRecordReply(e, req.params.id, req.auth, req.body ?? {}, { replaceMetadata: replaceMetadata(req), preconditions: preconditionsOf(req.headers) }),
+    ),
+  [routeKey('DELETE', ENTITY_PATHS.record)]: (req) => resolve(req, 'delete', (e) => deleteRecord(e, req.params.id, req.auth, preconditionsOf(req.headers))),
   [routeKey('GET', ENTITY_PATHS.child)]: (req) => resolve(req, 'listChild', (e) => listChildren(e, req.params.id, req.params.child, req)),
   [routeKey('POST', ENTITY_PATHS.child)]: (req) => resolve(req, 'createChild', (e) => createChild(e, req.params.id, req.params.child, req.auth, req.body ?? {})),
 };

@@ -27,6 +27,7 @@ import { canSee, changeableOr404, requireCaller, requireOperation, requirePermis
 import { executeList, paginationOf, parseListParams, planList } from './list.js';
 import { cleanMetadata, mergeMetadataPatch, metadataSources, metadataView, parseMetadataOptions, type MetadataOptions } from './metadata.js';
 import { pick, present, type PublicRecord } from './present.js';
+import { preconditionFailed, recordEtag, satisfied, type Preconditions } from './preconditions.js';
 import { checkReferences } from './references.js';
 import { attachRelations, parseIncludes, type Include } from './relations.js';
 import { list, parseFields, parseListQuery } from '../query/params.js';
@@ -217,7 +218,8 @@ export async function readRecord(entity: LoadedEntity, id: string, req: ApiReque
   const view = parseView(entity, req.query);
   const record = visibleOr404(entity, await getRecord(entity, id), id, req.auth);
   const [data] = await render(entity, [record], view, req.auth);
-  return { data };
+  // The version's ETag (the one writes return and If-Match takes), whatever the view.
+  return { data, headers: { ETag: recordEtag(record) } };
 }
 
 export interface CreateOptions {
@@ -251,6 +253,16 @@ async function validated(entity: LoadedEntity, payload: unknown, auth: AuthConte
 
 /** Validates and writes a new record: ONE TransactWriteItems. */
 export async function createRecord(entity: LoadedEntity, auth: AuthContext | undefined, payload: unknown, options: CreateOptions = {}): Promise<PublicRecord> {
+  return present(entity, await insertRecord(entity, auth, payload, options));
+}
+
+/** CREATE as a reply: 201, the record and its ETag. */
+export async function createRecordReply(entity: LoadedEntity, auth: AuthContext | undefined, payload: unknown): Promise<Reply> {
+  const record = await insertRecord(entity, auth, payload);
+  return { status: 201, data: present(entity, record), headers: { ETag: recordEtag(record) } };
+}
+
+async function insertRecord(entity: LoadedEntity, auth: AuthContext | undefined, payload: unknown, options: CreateOptions = {}): Promise<StoredRecord> {
   requireOperation(entity, 'create');
   const caller = requireCaller(auth);
   requirePermission(entity, 'create', caller);
@@ -260,34 +272,63 @@ export async function createRecord(entity: LoadedEntity, auth: AuthContext | und
   const record = newRecord(entity, caller, input, options.forced);
   const items = [...createTransaction(entity, record, changeEvent(entity, 'created', record, record.createdAt), recordTables()), ...(options.alongside?.(record) ?? [])];
   await transact(items);
-  return present(entity, record);
+  return record;
 }
 
 /**
  * Reads, changes and writes one record, retrying when it changed in between (the write is
  * conditional on the version read). `build` returns the new state (none for a hard delete) and
  * the transaction.
+ *
+ * With preconditions (If-Match / If-Unmodified-Since), the version read must satisfy them and
+ * the write is conditional on exactly that version: a change in between fails the write itself,
+ * which is then 412 (never retried onto a version the caller did not see). A record the caller
+ * cannot see (none, deleted, another's) is 412 too, without an ETag, so existence is not revealed.
  */
 async function rewrite(
   entity: LoadedEntity,
   id: string,
   auth: AuthContext,
   build: (before: StoredRecord) => Promise<{ after?: StoredRecord; items: TransactItem[] }>,
+  preconditions?: Preconditions,
 ): Promise<{ before: StoredRecord; after?: StoredRecord }> {
+  const visible = (record: StoredRecord | undefined) => (record && canSee(entity, record, auth) ? record : undefined);
   for (let attempt = 1; ; attempt++) {
-    const before = changeableOr404(entity, await getRecord(entity, id), id, auth);
+    const current = await getRecord(entity, id);
+    if (preconditions) {
+      if (!visible(current)) throw preconditionFailed(entity.name, id, undefined);
+      changeableOr404(entity, current, id, auth);
+      if (!satisfied(preconditions, current)) throw preconditionFailed(entity.name, id, current);
+    }
+    const before = changeableOr404(entity, current, id, auth);
     const { after: next, items } = await build(before);
     try {
       await transact(items);
       return { before, after: next };
     } catch (error) {
       if (!(error instanceof WriteConflict)) throw error;
+      if (preconditions) throw preconditionFailed(entity.name, id, visible(await getRecord(entity, id)));
       if (attempt >= WRITE_ATTEMPTS) throw new ConflictError(`The ${entity.name} changed while it was being written; retry`);
     }
   }
 }
 
-export async function updateRecord(entity: LoadedEntity, id: string, auth: AuthContext | undefined, payload: unknown, options: { replaceMetadata?: boolean } = {}): Promise<PublicRecord> {
+export interface UpdateOptions {
+  replaceMetadata?: boolean;
+  preconditions?: Preconditions;
+}
+
+export async function updateRecord(entity: LoadedEntity, id: string, auth: AuthContext | undefined, payload: unknown, options: UpdateOptions = {}): Promise<PublicRecord> {
+  return present(entity, await updateStored(entity, id, auth, payload, options));
+}
+
+/** PATCH as a reply: the record and the new version's ETag. */
+export async function updateRecordReply(entity: LoadedEntity, id: string, auth: AuthContext | undefined, payload: unknown, options: UpdateOptions = {}): Promise<Reply> {
+  const record = await updateStored(entity, id, auth, payload, options);
+  return { data: present(entity, record), headers: { ETag: recordEtag(record) } };
+}
+
+async function updateStored(entity: LoadedEntity, id: string, auth: AuthContext | undefined, payload: unknown, options: UpdateOptions): Promise<StoredRecord> {
   requireOperation(entity, 'update');
   const caller = requireCaller(auth);
   requirePermission(entity, 'update', caller);
@@ -296,11 +337,11 @@ export async function updateRecord(entity: LoadedEntity, id: string, auth: AuthC
     await checkReferences(entity, changedReferences(before, input), caller);
     const next = applyUpdate(before, input, options);
     return { after: next, items: updateTransaction(entity, before, next, changeEvent(entity, 'updated', next, next.updatedAt), recordTables()) };
-  });
-  return present(entity, updated!);
+  }, options.preconditions);
+  return updated!;
 }
 
-export async function deleteRecord(entity: LoadedEntity, id: string, auth: AuthContext | undefined): Promise<Reply> {
+export async function deleteRecord(entity: LoadedEntity, id: string, auth: AuthContext | undefined, preconditions?: Preconditions): Promise<Reply> {
   requireOperation(entity, 'delete');
   const caller = requireCaller(auth);
   requirePermission(entity, 'delete', caller);
@@ -311,8 +352,8 @@ export async function deleteRecord(entity: LoadedEntity, id: string, auth: AuthC
       return { after: next, items: updateTransaction(entity, before, next, changeEvent(entity, 'deleted', next, now), recordTables()) };
     }
     return { items: deleteTransaction(entity, before, changeEvent(entity, 'deleted', before, new Date().toISOString()), recordTables()) };
-  });
-  if (deleted) return { data: present(entity, deleted) };
+  }, preconditions);
+  if (deleted) return { data: present(entity, deleted), headers: { ETag: recordEtag(deleted) } };
   return { message: `${entity.name} ${id} deleted` };
 }
 

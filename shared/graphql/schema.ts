@@ -12,7 +12,8 @@
  *   edges [{node}], pageInfo {hasNextPage, hasPreviousPage} and totalCount.
  *   <Type>Filter: equality on each field (AND) and `search` (the LIST `search`).
  * - Mutation: create<Type>(input: Create<Type>Input!): <Type>!, update<Type>(id: ID!, input:
- *   Update<Type>Input!): <Type>!, delete<Type>(id: ID!): Boolean! — each only when the
+ *   Update<Type>Input!, ifMatch: String): <Type>!, delete<Type>(id: ID!, ifMatch: String): Boolean!
+ *   (ifMatch: READ's ETag or `*`, as the If-Match header) — each only when the
  *   operation is enabled. Inputs: the writable fields (required ones non-null in Create) and
  *   manyToMany id lists (tagIds).
  * - type User { id: ID!, name: String, email: String } for relations to users.
@@ -40,6 +41,7 @@ import {
 } from 'graphql';
 import { hasScope } from '../auth/scopes.js';
 import { requirePermission } from '../entities/access.js';
+import { preconditionsOfValue } from '../entities/preconditions.js';
 import { createRecord, deleteRecord, listRecords, readRecord, updateRecord } from '../entities/service.js';
 import { InsufficientPermissionsError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { ApiRequest, AuthContext, Pagination } from '../http/types.js';
@@ -246,20 +248,20 @@ function buildSchema(): GraphQLSchema {
       const input = new GraphQLInputObjectType({ name: `Update${names.type}Input`, fields: inputFields('update') });
       mutation[names.update] = {
         type: new GraphQLNonNull(type),
-        args: { id: { type: new GraphQLNonNull(GraphQLID) }, input: { type: new GraphQLNonNull(input) } },
-        resolve: (_root, args: { id: string; input: Source }, context) => {
+        args: { id: { type: new GraphQLNonNull(GraphQLID) }, input: { type: new GraphQLNonNull(input) }, ifMatch: { type: GraphQLString } },
+        resolve: (_root, args: { id: string; input: Source; ifMatch?: string | null }, context) => {
           requireScope(entity, 'write', 'update', context.auth);
-          return updateRecord(entity, args.id, context.auth, { ...args.input });
+          return updateRecord(entity, args.id, context.auth, { ...args.input }, { preconditions: preconditionsOfValue(args.ifMatch) });
         },
       };
     }
     if (entity.operations.delete) {
       mutation[names.remove] = {
         type: new GraphQLNonNull(GraphQLBoolean),
-        args: { id: { type: new GraphQLNonNull(GraphQLID) } },
-        resolve: async (_root, args: { id: string }, context) => {
+        args: { id: { type: new GraphQLNonNull(GraphQLID) }, ifMatch: { type: GraphQLString } },
+        resolve: async (_root, args: { id: string; ifMatch?: string | null }, context) => {
           requireScope(entity, 'delete', 'delete', context.auth);
-          await deleteRecord(entity, args.id, context.auth);
+          await deleteRecord(entity, args.id, context.auth, preconditionsOfValue(args.ifMatch));
           return true;
         },
       };

@@ -10,7 +10,7 @@ import { routes } from '../routes.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest } from './types.js';
 
 const ALLOW_HEADERS = 'Authorization, X-API-Key, Content-Type, X-Request-ID, X-API-Version, If-None-Match, Idempotency-Key, Last-Event-ID, Accept-Language';
-const EXPOSE_HEADERS = 'X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag, X-Total-Count, X-Page, X-Per-Page, Link, Deprecation, Sunset';
+const EXPOSE_HEADERS = 'X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag, X-Total-Count, X-Page, X-Per-Page, Link, Deprecation, Sunset, Server-Timing, X-Request-Cost';
 
 /** Same origin (the Host the request was sent to) or one of ALLOWED_ORIGINS. */
 export function isAllowedOrigin(origin: string, req: ApiRequest, allowWildcard: boolean): boolean {

@@ -53,7 +53,8 @@ export function replyToResult(reply: Reply, req: ApiRequest | undefined, event: 
   if (reply.stream) return withCookies({ statusCode: status, headers, body: reply.stream }, req);
   const body = JSON.stringify(successBody(reply));
   if (event.httpMethod === 'GET' && status === 200) {
-    const etag = etagOf(body);
+    // A record's READ names its version (shared/entities/preconditions.ts); other GETs hash the body.
+    const etag = headers.ETag ?? etagOf(body);
     headers.ETag = etag;
     if (ifNoneMatchHits(req?.headers['if-none-match'], etag)) {
       delete headers['Content-Type'];

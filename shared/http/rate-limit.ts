@@ -18,6 +18,17 @@
  * A key's windows are kept 24 hours past their end (TTL), which gives the key's requestsLast24h
  * as the sum of at most 24 small items (`keyRequestsLast24h`), read only when keys are listed.
  * If the counter cannot be written the request passes (fail open) and the failure is logged.
+ *
+ * Leasing: `n` counts tokens handed out, not requests. A container takes tokens in blocks with ONE
+ * conditional UpdateItem (`ADD n :k` if `n <= limit - k`; when fewer than k are left, exactly the
+ * rest), then admits requests from its block without writing. So a request costs 1/k of a write
+ * (k = min(RATE_LIMIT_LEASE_BLOCK, limit / 100), at least 1), and no more than `limit` requests
+ * are ever admitted in a window across all containers, since every admitted request holds a token
+ * that was counted. In one container (the local runtime) the count is exact: the headers and the
+ * first refused request are those of a per-request counter. Across containers a caller may be
+ * refused early by at most (k − 1) tokens per other warm container still holding part of a block
+ * (they are never handed back), and X-RateLimit-Remaining counts those tokens as spent.
+ * A batch leases its sub-requests' tokens with one update before they run.
  */
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
@@ -89,22 +100,139 @@ export function countersFor(req: ApiRequest, options: RateLimitOptions = {}): Co
   return counters;
 }
 
-/** One atomic UpdateItem: the count after this request. */
-export async function increment(spec: CounterSpec, nowSeconds: number): Promise<CounterState> {
+/** Tokens this container holds for one counter's window. */
+interface Lease {
+  subject: string;
+  limit: number;
+  reset: number;
+  /** Tokens this container took for the window, in total. */
+  leased: number;
+  /** Of those, tokens spent on admitted requests. */
+  used: number;
+  /** `n` of the item as last seen (tokens taken by every container). */
+  counted: number;
+  /** The window has no token left. */
+  exhausted: boolean;
+  pending?: Promise<void>;
+}
+
+const leases = new Map<string, Lease>();
+
+/** Tokens taken per update for a limit (1 = a write per request). */
+export function leaseBlock(limit: number): number {
+  return Math.max(1, Math.min(config().rateLimits.leaseBlock, Math.floor(limit / 100)));
+}
+
+/** Forgets every lease (tests; a new container). */
+export function clearLeases(): void {
+  leases.clear();
+}
+
+function leaseOf(spec: CounterSpec, start: number, nowSeconds: number): Lease {
+  const key = `${spec.subject}|${spec.windowSeconds}|${start}`;
+  let lease = leases.get(key);
+  if (!lease) {
+    for (const [k, old] of leases) if (old.reset <= nowSeconds) leases.delete(k);
+    lease = { subject: spec.subject, limit: spec.limit, reset: start + spec.windowSeconds, leased: 0, used: 0, counted: 0, exhausted: false };
+    leases.set(key, lease);
+  }
+  return lease;
+}
+
+function isConditionFailure(error: unknown): error is { name: string; Item?: Record<string, unknown> } {
+  return (error as { name?: string })?.name === 'ConditionalCheckFailedException';
+}
+
+/** `n` of the item returned with a failed condition (ALL_OLD, in attribute-value form). */
+function countOfFailure(error: { Item?: Record<string, unknown> }): number {
+  const n = error.Item?.n as { N?: string } | number | undefined;
+  return Number(typeof n === 'object' ? n?.N ?? 0 : n ?? 0);
+}
+
+/**
+ * Takes up to `want` tokens with ONE conditional ADD (never past the limit); when fewer are left,
+ * takes exactly what is left (one more update); none left → the lease is exhausted.
+ */
+async function acquire(lease: Lease, spec: CounterSpec, start: number, want: number): Promise<void> {
+  let take = Math.max(1, Math.min(want, spec.limit));
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      const { Attributes } = await db().send(
+        new UpdateCommand({
+          TableName: tableName('limits'),
+          Key: counterKey(spec.subject, spec.windowSeconds, start),
+          UpdateExpression: 'ADD #n :k SET expiresAt = :exp',
+          ConditionExpression: 'attribute_not_exists(#n) OR #n <= :max',
+          ExpressionAttributeNames: { '#n': 'n' },
+          ExpressionAttributeValues: { ':k': take, ':max': spec.limit - take, ':exp': lease.reset + spec.keepSeconds },
+          ReturnValues: 'UPDATED_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      lease.leased += take;
+      lease.counted = Number(Attributes?.n ?? take);
+      return;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const current = countOfFailure(error);
+      lease.counted = Math.max(lease.counted, current);
+      if (current >= spec.limit) {
+        lease.exhausted = true;
+        return;
+      }
+      take = spec.limit - current;
+    }
+  }
+  // Other containers kept taking the rest first: the window is as good as spent.
+  lease.exhausted = true;
+}
+
+function stateOf(lease: Lease, admitted: boolean): CounterState {
+  if (!admitted) return { limit: lease.limit, count: lease.limit + 1, remaining: 0, reset: lease.reset };
+  // Tokens other containers hold unspent count as spent: exact when this container is the only one.
+  const count = Math.min(lease.limit, lease.counted - (lease.leased - lease.used));
+  return { limit: lease.limit, count, remaining: Math.max(0, lease.limit - count), reset: lease.reset };
+}
+
+/** Makes sure this container holds `count` unspent tokens of the counter (one update when it does not). */
+async function holdTokens(spec: CounterSpec, nowSeconds: number, count: number): Promise<Lease> {
   const start = windowStart(nowSeconds, spec.windowSeconds);
-  const reset = start + spec.windowSeconds;
-  const { Attributes } = await db().send(
-    new UpdateCommand({
-      TableName: tableName('limits'),
-      Key: counterKey(spec.subject, spec.windowSeconds, start),
-      UpdateExpression: 'ADD #n :one SET expiresAt = :exp',
-      ExpressionAttributeNames: { '#n': 'n' },
-      ExpressionAttributeValues: { ':one': 1, ':exp': reset + spec.keepSeconds },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
-  const count = Number(Attributes?.n ?? 1);
-  return { limit: spec.limit, count, remaining: Math.max(0, spec.limit - count), reset };
+  const lease = leaseOf(spec, start, nowSeconds);
+  while (lease.leased - lease.used < count && !lease.exhausted) {
+    if (lease.pending) {
+      await lease.pending;
+      continue;
+    }
+    const want = Math.max(leaseBlock(spec.limit), count - (lease.leased - lease.used));
+    lease.pending = acquire(lease, spec, start, want).finally(() => {
+      lease.pending = undefined;
+    });
+    await lease.pending;
+  }
+  return lease;
+}
+
+/** Admits one request on a counter: a token from this container's lease, leasing a block when none is left. */
+export async function increment(spec: CounterSpec, nowSeconds: number): Promise<CounterState> {
+  const lease = await holdTokens(spec, nowSeconds, 1);
+  if (lease.leased - lease.used < 1) return stateOf(lease, false);
+  lease.used += 1;
+  return stateOf(lease, true);
+}
+
+/**
+ * Leases, with one update, the tokens `count` requests of this caller will spend on the general
+ * counter (a batch's sub-requests, each still counted when it runs). Fails open.
+ */
+export async function leaseAhead(req: ApiRequest, count: number, nowMs = Date.now()): Promise<void> {
+  if (!isCounted(req) || count < 1) return;
+  const general = generalCounter(req);
+  if (general.limit <= 0) return;
+  try {
+    await holdTokens(general, Math.floor(nowMs / 1000), Math.min(count, general.limit));
+  } catch (error) {
+    logger.warn('rate-limit lease unavailable', { requestId: req.requestId, error: (error as Error).name });
+  }
 }
 
 /** The counter the headers report: an exceeded one, else the one with the least left. */
@@ -175,5 +303,8 @@ export async function keyRequestsLast24h(keyId: string, nowSeconds = Math.floor(
     for (const item of page.Items ?? []) total += Number(item.n ?? 0);
     startKey = page.LastEvaluatedKey;
   } while (startKey);
-  return total;
+  // Tokens this container leased but has not spent were not requests (other containers' are not known here).
+  const subject = apiKeySubject(keyId);
+  for (const lease of leases.values()) if (lease.subject === subject) total -= lease.leased - lease.used;
+  return Math.max(0, total);
 }

@@ -22,6 +22,7 @@ import { inheritedAuth } from './inherited-auth.js';
 import { jsonBody } from './json-body.js';
 import { rateLimit, type RateLimitOptions } from './rate-limit.js';
 import { requestContext } from './request-context.js';
+import { timedAuthentication, withRequestMetrics } from './request-metrics.js';
 import type { ApiEvent, ApiLambdaContext, Operation, Reply } from './types.js';
 
 export type Operations = Record<string, Operation>;
@@ -39,7 +40,8 @@ export function createApiHandler(operations: Operations, options: StackOptions =
     return operation(req);
   }
   const idempotent = idempotency();
-  return middy<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext>(dispatch as never, { streamifyResponse: options.streaming ?? false })
+  // Server-Timing and X-Request-Cost go on the final result, early answers (preflight, replay) included.
+  return withRequestMetrics(middy<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext>(dispatch as never, { streamifyResponse: options.streaming ?? false })
     // Registered before the envelope, so its after/onError see the final response (to store it).
     .use(idempotent.record)
     .use(envelope())
@@ -47,12 +49,12 @@ export function createApiHandler(operations: Operations, options: StackOptions =
     .use(inheritedAuth())
     .use(cors())
     .use(apiVersion())
-    .use(authenticate())
+    .use(timedAuthentication(authenticate()))
     // Right after authentication, so every authenticated response (a 403 too) carries the
     // rate-limit headers. A batch is counted by its sub-requests (each through its own stack).
     .use(exceptCountedBySubRequests(rateLimit(options)))
     .use(csrf())
     .use(authorize(options))
     .use(jsonBody())
-    .use(idempotent.claim);
+    .use(idempotent.claim));
 }

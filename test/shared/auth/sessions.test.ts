@@ -1,10 +1,13 @@
-import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resetConfig } from '../../../shared/config.js';
 import {
   SLIDE_INTERVAL_SECONDS,
+  clearSessionCache,
   clearedSessionCookie,
+  forgetSessionsOfUser,
+  revokeSession,
   createSession,
   hashToken,
   needsExtension,
@@ -27,6 +30,7 @@ function storeSession(session: Record<string, unknown> | undefined): void {
 
 beforeEach(() => {
   dynamo.reset();
+  clearSessionCache();
   delete process.env.SECURE_COOKIES;
   resetConfig();
 });
@@ -126,5 +130,41 @@ describe('verifySession', () => {
   it('decides extension only by the time since the last one', () => {
     expect(needsExtension(1000, 1000 + SLIDE_INTERVAL_SECONDS)).toBe(false);
     expect(needsExtension(1000, 1001 + SLIDE_INTERVAL_SECONDS)).toBe(true);
+  });
+});
+
+describe('session cache', () => {
+  const token = 'a'.repeat(43);
+  const session = () => ({ pk: `SESSION#${hashToken(token)}`, sk: 'SESSION', userId: 'usr_1', tenantId: 'ten_1', extendedAt: now(), expiresAt: now() + 3600 });
+
+  it('serves a warm session request without reading what it read within SESSION_CACHE_SECONDS', async () => {
+    storeSession(session());
+
+    expect((await verifySession(token))?.user.id).toBe('usr_1');
+    expect(dynamo.commandCalls(GetCommand)).toHaveLength(2);
+    expect((await verifySession(token))?.user.role).toBe('user');
+    expect(dynamo.commandCalls(GetCommand)).toHaveLength(2);
+  });
+
+  it('reads again after a logout, a change of the user, or with the cache off', async () => {
+    storeSession(session());
+    await verifySession(token);
+
+    forgetSessionsOfUser('usr_1');
+    await verifySession(token);
+    expect(dynamo.commandCalls(GetCommand)).toHaveLength(4);
+
+    dynamo.on(DeleteCommand).resolves({});
+    await revokeSession(hashToken(token));
+    storeSession(undefined);
+    expect(await verifySession(token)).toBeUndefined();
+
+    process.env.SESSION_CACHE_SECONDS = '0';
+    resetConfig();
+    storeSession(session());
+    await verifySession(token);
+    await verifySession(token);
+    delete process.env.SESSION_CACHE_SECONDS;
+    expect(dynamo.commandCalls(GetCommand).length).toBe(4 + 1 + 4);
   });
 });

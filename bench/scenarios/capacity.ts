@@ -1,0 +1,249 @@
+/**
+ * Consumed capacity per operation, over HTTP on the local runtime (DynamoDB Local), recorded
+ * through the SDK: the DynamoDB client's capacity listener (shared/data/client.ts, the same
+ * recording behind X-Request-Cost) sees ReturnConsumedCapacity of every call. DynamoDB Local
+ * under-reports transactional writes, so TransactWriteItems are billed here as DynamoDB bills
+ * them: 2 WRU per KB (rounded up) of each item, the item's size being the larger of its stored
+ * and its written form (looked up before the call with an uninstrumented client). Priced at
+ * on-demand rates: $0.625 per million WRU, $0.125 per million RRU.
+ *
+ * Each operation is measured twice, on fresh tenants, keys and users: "before" with one
+ * rate-limit write per request and no session cache (RATE_LIMIT_LEASE_BLOCK=1,
+ * SESSION_CACHE_SECONDS=0), "after" with the defaults. Limits are the deployment defaults
+ * (1,000 per hour per key, 100 per session user), so the lease blocks are those a real caller
+ * gets. Reads and single writes are averaged over several requests (a lease is taken every k).
+ * The table is printed and written to bench/results/capacity.md.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { resetConfig } from '../../shared/config.js';
+import { db, onConsumedCapacity } from '../../shared/data/client.js';
+import { round } from '../stats.js';
+import type { BenchContext, BenchRow, LocalRuntime } from '../types.js';
+
+export const order = 90;
+
+const WRU_PRICE = 0.625;
+const RRU_PRICE = 0.125;
+const V1 = '/api/v1';
+
+// ---------- item sizes, as DynamoDB counts them ----------
+
+function valueSize(value: unknown): number {
+  if (value === null || value === undefined || typeof value === 'boolean') return 1;
+  if (typeof value === 'string') return Buffer.byteLength(value);
+  if (typeof value === 'number') return Math.ceil(String(Math.abs(value)).replace(/[.e+-]/g, '').replace(/^0+/, '').length / 2) + 1;
+  if (value instanceof Uint8Array) return value.byteLength;
+  if (value instanceof Set) return [...value].reduce((n: number, v) => n + valueSize(v), 0);
+  if (Array.isArray(value)) return 3 + value.reduce((n: number, v) => n + 1 + valueSize(v), 0);
+  if (typeof value === 'object') return 3 + Object.entries(value).reduce((n, [k, v]) => n + 1 + Buffer.byteLength(k) + valueSize(v), 0);
+  return 1;
+}
+
+export function itemSize(item: Record<string, unknown> | undefined): number {
+  if (!item) return 0;
+  return Object.entries(item).reduce((n, [name, value]) => n + Buffer.byteLength(name) + valueSize(value), 0);
+}
+
+/** WRU DynamoDB bills for a TransactWriteItems: 2 per KB of each item (at least 1 KB). */
+async function billedTransaction(raw: DynamoDBDocumentClient, items: Record<string, any>[]): Promise<number> {
+  let wru = 0;
+  await Promise.all(
+    items.map(async (entry) => {
+      const [kind, op] = Object.entries(entry)[0] as [string, { TableName: string; Key?: Record<string, unknown>; Item?: Record<string, unknown> }];
+      const key = op.Key ?? (op.Item ? { pk: op.Item.pk, sk: op.Item.sk } : undefined);
+      const stored = key ? (await raw.send(new GetCommand({ TableName: op.TableName, Key: key, ConsistentRead: true }))).Item : undefined;
+      const written = kind === 'Put' ? itemSize(op.Item) : 0;
+      wru += 2 * Math.max(1, Math.ceil(Math.max(itemSize(stored), written) / 1024));
+    }),
+  );
+  return wru;
+}
+
+// ---------- recording ----------
+
+interface Tally {
+  calls: Map<string, number>;
+  rru: number;
+  wru: number;
+}
+
+let raw: DynamoDBDocumentClient | undefined;
+
+/** Runs `work`, recording every DynamoDB call's capacity (transactions billed as DynamoDB bills them). */
+async function recorded(work: () => Promise<void>): Promise<Tally> {
+  const tally: Tally = { calls: new Map(), rru: 0, wru: 0 };
+  const billed = new WeakMap<object, number>();
+  const stack = db().middlewareStack;
+  const name = `benchCapacity${randomBytes(4).toString('hex')}`;
+  stack.add(
+    (next, context) => async (args) => {
+      const input = args.input as { TransactItems?: Record<string, any>[] };
+      if ((context.commandName ?? '').startsWith('TransactWrite') && input.TransactItems) billed.set(input, await billedTransaction(raw!, input.TransactItems));
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  const stop = onConsumedCapacity((report) => {
+    tally.calls.set(report.operation, (tally.calls.get(report.operation) ?? 0) + 1);
+    tally.rru += report.rcu;
+    tally.wru += report.operation === 'TransactWriteItems' ? billed.get(report.input) ?? report.wcu : report.wcu;
+  });
+  try {
+    await work();
+    // Writes a request left running (a key's usage) land before the tally closes.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  } finally {
+    stop();
+    stack.remove(name);
+  }
+  return tally;
+}
+
+// ---------- HTTP ----------
+
+async function call(runtime: LocalRuntime, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; body: any; headers: Headers }> {
+  const response = await fetch(`${runtime.url}${path}`, {
+    method,
+    headers: { ...headers, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (response.status >= 400) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
+  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+}
+
+function cookieOf(headers: Headers): string {
+  return headers.getSetCookie().find((c) => c.startsWith('session='))!.split(';')[0];
+}
+
+interface Fixture {
+  key: Record<string, string>;
+  session: Record<string, string>;
+  userId: string;
+  tagIds: string[];
+  taskIds: string[];
+}
+
+/** A fresh tenant, its admin's session and API key, 2 tags and 40 tasks (0–19 read, 20–29 updated, 30–39 deleted). */
+async function fixture(runtime: LocalRuntime, label: string): Promise<Fixture> {
+  const login = await call(runtime, 'POST', `${V1}/auth/login`, {}, runtime.admin);
+  const operator = { Cookie: cookieOf(login.headers) };
+  const admin = { email: `capacity-${label}-${randomBytes(4).toString('hex')}@bench.local`, name: 'Capacity', password: `pw-${randomBytes(8).toString('hex')}` };
+  const tenant = await call(runtime, 'POST', `${V1}/tenants`, operator, { name: `Capacity ${label}`, admin });
+  const session = { Cookie: cookieOf((await call(runtime, 'POST', `${V1}/auth/login`, {}, { email: admin.email, password: admin.password })).headers) };
+  const created = await call(runtime, 'POST', `${V1}/api-keys`, session, { name: `capacity-${label}`, scopes: ['*'] });
+  const key = { Authorization: `Bearer ${created.body.data.key}` };
+  const tagIds: string[] = [];
+  for (const name of ['red', 'blue']) tagIds.push((await call(runtime, 'POST', `${V1}/tags`, key, { name })).body.data.id);
+  const taskIds: string[] = [];
+  for (let i = 0; i < 40; i++) taskIds.push((await call(runtime, 'POST', `${V1}/tasks`, key, { title: `Capacity task ${i}`, description: 'A task of the capacity benchmark' })).body.data.id);
+  return { key, session, userId: tenant.body.data.admin.id, tagIds, taskIds };
+}
+
+interface Operation {
+  name: string;
+  /** Requests averaged over. */
+  repeat: number;
+  run: (f: Fixture, i: number) => Promise<unknown>;
+}
+
+function operations(runtime: LocalRuntime): Operation[] {
+  const go = (method: string, path: string, headers: Record<string, string>, body?: unknown) => call(runtime, method, path, headers, body);
+  return [
+    { name: 'GET a task', repeat: 20, run: (f, i) => go('GET', `${V1}/tasks/${f.taskIds[i % 20]}`, f.key) },
+    { name: 'LIST tasks page 1', repeat: 20, run: (f) => go('GET', `${V1}/tasks?limit=20`, f.key) },
+    { name: 'CREATE a task', repeat: 10, run: (f, i) => go('POST', `${V1}/tasks`, f.key, { title: `Created ${i}`, description: 'A task of the capacity benchmark' }) },
+    { name: 'CREATE a task with assignee and 2 tags', repeat: 10, run: (f, i) => go('POST', `${V1}/tasks`, f.key, { title: `Assigned ${i}`, assigneeId: f.userId, tagIds: f.tagIds }) },
+    { name: "UPDATE a task's title", repeat: 10, run: (f, i) => go('PATCH', `${V1}/tasks/${f.taskIds[20 + i]}`, f.key, { title: `Retitled ${i}` }) },
+    { name: 'DELETE a task', repeat: 10, run: (f, i) => go('DELETE', `${V1}/tasks/${f.taskIds[30 + i]}`, f.key) },
+    {
+      name: 'IMPORT 100 tasks',
+      repeat: 1,
+      run: (f) => go('POST', `${V1}/import/tasks`, f.key, { tasks: Array.from({ length: 100 }, (_, i) => ({ title: `Imported ${i}`, status: ['todo', 'in_progress', 'completed'][i % 3] })) }),
+    },
+    {
+      name: 'BATCH of 20 GETs',
+      repeat: 2,
+      run: (f) => go('POST', `${V1}/batch`, f.key, { requests: f.taskIds.slice(0, 20).map((id, n) => ({ id: `get-${n}`, method: 'GET', path: `${V1}/tasks/${id}` })) }),
+    },
+    { name: 'a warm session request (GET a task)', repeat: 20, run: (f, i) => go('GET', `${V1}/tasks/${f.taskIds[i % 20]}`, f.session) },
+  ];
+}
+
+interface Measured {
+  name: string;
+  requests: string;
+  rru: number;
+  wru: number;
+  dollars: number;
+}
+
+function describeCalls(calls: Map<string, number>, per: number): string {
+  return [...calls].map(([name, n]) => `${name} ×${round(n / per, 2)}`).join(' + ') || 'none';
+}
+
+async function measureAll(runtime: LocalRuntime, label: string, env: Record<string, string>): Promise<Measured[]> {
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  resetConfig();
+  try {
+    const f = await fixture(runtime, label);
+    // Warm: the key's cache, the session's cache, every family's module.
+    await call(runtime, 'GET', `${V1}/tasks/${f.taskIds[0]}`, f.key);
+    await call(runtime, 'GET', `${V1}/tasks/${f.taskIds[0]}`, f.session);
+    await call(runtime, 'POST', `${V1}/batch`, f.key, { requests: [{ id: 'warm', method: 'GET', path: `${V1}/tasks/${f.taskIds[0]}` }] });
+    const out: Measured[] = [];
+    for (const op of operations(runtime)) {
+      const tally = await recorded(async () => {
+        for (let i = 0; i < op.repeat; i++) await op.run(f, i);
+      });
+      const rru = tally.rru / op.repeat;
+      const wru = tally.wru / op.repeat;
+      out.push({ name: op.name, requests: describeCalls(tally.calls, op.repeat), rru, wru, dollars: rru * RRU_PRICE + wru * WRU_PRICE });
+    }
+    return out;
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    resetConfig();
+  }
+}
+
+function fmt(n: number): string {
+  return n >= 100 ? n.toLocaleString('en-US', { maximumFractionDigits: 0 }) : String(round(n, 2));
+}
+
+export async function run(context: BenchContext): Promise<BenchRow[]> {
+  const runtime = await context.local();
+  raw = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: runtime.dynamoEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+  const limits = { RATE_LIMIT_API_KEY_PER_HOUR: '1000', RATE_LIMIT_SESSION_PER_HOUR: '100' };
+  const before = await measureAll(runtime, 'before', { ...limits, RATE_LIMIT_LEASE_BLOCK: '1', SESSION_CACHE_SECONDS: '0' });
+  const after = await measureAll(runtime, 'after', limits);
+
+  const lines = [
+    '| Operation | Requests (after) | RRU | WRU | $/million | Before: RRU | WRU | $/million |',
+    '|---|---|---|---|---|---|---|---|',
+    ...after.map((a, i) => {
+      const b = before[i];
+      return `| ${a.name} | ${a.requests} | ${fmt(a.rru)} | ${fmt(a.wru)} | ${fmt(a.dollars)} | ${fmt(b.rru)} | ${fmt(b.wru)} | ${fmt(b.dollars)} |`;
+    }),
+  ];
+  const table = lines.join('\n');
+  console.log(`\n${table}\n`);
+  const outDir = join(fileURLToPath(new URL('..', import.meta.url)), 'results');
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, 'capacity.md'), `# Capacity per operation (npm run bench, BENCH_ONLY=capacity)\n\n${table}\n`);
+
+  const scenario = 'capacity per request (HTTP, DynamoDB Local, transactions billed 2 WRU/KB/item)';
+  return after.flatMap((a, i) => [
+    { scenario, metric: `${a.name}: RRU / WRU`, value: `${fmt(a.rru)} / ${fmt(a.wru)}`, note: `${a.requests}; before: ${fmt(before[i].rru)} / ${fmt(before[i].wru)}` },
+    { scenario, metric: `${a.name}: $ per million`, value: fmt(a.dollars), unit: '$', note: `before: ${fmt(before[i].dollars)}` },
+  ]);
+}
