@@ -155,3 +155,12 @@ export function pluginScopeResources(): string[] {
   }
   return [...resources];
 }
+
+/** The declaration of a plugin route (its body and response schemas, summary), for the API description. */
+export function pluginRouteDefinition(method: string, path: string): PluginRouteDefinition | undefined {
+  for (const { definition } of pluginDeclarations) {
+    const route = definition.routes.find((r) => r.method === method && r.path === path);
+    if (route) return route;
+  }
+  return undefined;
+}
