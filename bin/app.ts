@@ -9,6 +9,9 @@
  *                     e.g. {"RATE_LIMIT_API_KEY_PER_HOUR":"2000","SESSION_TTL_SECONDS":"3600"}
  *   families        – comma-separated families to deploy (default: every family of shared/routes.ts);
  *                     the routes of the others are left out of the API
+ *   aiFastModelId   – Bedrock model id of text generation's `fast` model (default amazon.nova-micro-v1:0)
+ *   aiQualityModelId – Bedrock model id of its `quality` model (default amazon.nova-pro-v1:0); both
+ *                     must be available in the deployment region (or be an inference profile id)
  *
  * The bootstrap admin (the platform operator, infra/aws/bootstrap.ts), created or updated by a
  * custom resource at deploy time; the stack outputs AdminEmail and AdminPasswordSecretArn:
@@ -54,6 +57,7 @@ new EntityRecordApiStack(app, context('stackName') ?? 'EntityRecordApi', {
   adminEmail: context('adminEmail'),
   adminPasswordSecretArn: context('adminPasswordSecretArn'),
   adminPasswordVersion: context('adminPasswordVersion'),
+  aiModelIds: { fast: context('aiFastModelId'), quality: context('aiQualityModelId') },
 });
 
 app.synth();

@@ -122,6 +122,27 @@ export class ServiceUnavailableError extends ApiError {
   }
 }
 
+export class InsufficientCreditsError extends ApiError {
+  constructor(required: number, balance: number) {
+    super(402, 'INSUFFICIENT_CREDITS', `Insufficient credits: this request reserves ${required}, the balance is ${balance}`, {
+      details: { credits: `requires ${required}, balance ${balance}` },
+    });
+  }
+}
+
+/** An upstream service answered with an error the caller cannot fix (its details stay in the logs). */
+export class BadGatewayError extends ApiError {
+  constructor(message = 'An upstream service failed', code = 'BAD_GATEWAY') {
+    super(502, code, message);
+  }
+}
+
+export class GatewayTimeoutError extends ApiError {
+  constructor(message = 'An upstream service did not answer in time', code = 'GATEWAY_TIMEOUT') {
+    super(504, code, message);
+  }
+}
+
 export class InternalError extends ApiError {
   constructor() {
     super(500, 'INTERNAL_ERROR', 'An unexpected error occurred');

@@ -6,6 +6,8 @@
  * Path templates use API Gateway's {param} syntax. Static segments win over parameters, so the
  * core paths (users, api-keys, keys, auth, ...) resolve before {entity}, as SPEC.md orders them.
  */
+import { pluginRoutes } from './plugins/declarations.js';
+
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS';
 
 /**
@@ -16,7 +18,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS'
  */
 export type AuthMode = 'public' | 'optional' | 'required' | 'session';
 
-export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch' | 'import' | 'graphql';
+export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch' | 'import' | 'graphql' | 'plugins';
 
 export interface RouteRateLimit {
   /** Names the counter, so that routes can share one. */
@@ -36,6 +38,8 @@ export interface Route {
   rateLimit?: RouteRateLimit;
   /** The operation reads req.rawBody itself (multipart, signed webhooks): no JSON parsing. */
   rawBody?: boolean;
+  /** The plugin that declares the route (plugins family). */
+  plugin?: string;
 }
 
 const V1 = '/api/v1';
@@ -80,6 +84,9 @@ export const routes: readonly Route[] = [
   // GraphQL (issue 6): each operation checks its own entity scope (shared/graphql/schema.ts).
   { method: 'POST', path: `${V1}/graphql`, family: 'graphql', auth: 'required' },
   { method: 'GET', path: `${V1}/graphql`, family: 'graphql', auth: 'required' },
+
+  // Plugins: every route of plugins/<name>.plugin.ts (shared/plugins/declarations.ts), served by the plugins family.
+  ...pluginRoutes,
 
   // Registered entities (issue 4): after every static path above, as SPEC.md orders them.
   // Reads are 'optional' so that public entities answer anonymous callers (the entities family

@@ -40,6 +40,8 @@ export const FAMILY_ACCESS: Readonly<Record<string, TableGrants>> = {
   // events), auth and keys (identity readWrite: users, keys), all of them counting in limits.
   batch: { ...RECORD_WRITER, identity: 'readWrite' },
   graphql: RECORD_WRITER,
+  // Plugins: text generation keeps credits and the audit of grants in identity (infra/aws/plugins.ts adds Bedrock).
+  plugins: { identity: 'readWrite', limits: 'readWrite' },
 };
 
 export function tableAccessFor(family: string): TableGrants {

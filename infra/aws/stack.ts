@@ -13,6 +13,7 @@ import { families as routeFamilies, routes as routeTable, type Route } from '../
 import { createRestApi } from './api.js';
 import { BootstrapAdmin } from './bootstrap.js';
 import { FamilyFunctions } from './functions.js';
+import { PluginResources } from './plugins.js';
 import { createTables, pascal, type TableId, type Tables } from './tables.js';
 
 export interface EntityRecordApiStackProps extends StackProps {
@@ -28,6 +29,8 @@ export interface EntityRecordApiStackProps extends StackProps {
   adminPasswordSecretArn?: string;
   /** Change to rerun the bootstrap after changing the secret's value (context adminPasswordVersion). */
   adminPasswordVersion?: string;
+  /** Bedrock model ids of text generation (context aiFastModelId, aiQualityModelId); default Amazon Nova Micro and Pro. */
+  aiModelIds?: { fast?: string; quality?: string };
   /** For tests only: code for every function instead of bundling functions/<family>/handler.ts. */
   code?: lambda.Code;
 }
@@ -57,6 +60,7 @@ export class EntityRecordApiStack extends Stack {
       environment: { [DEPLOYMENT_SECRET_ARN_ENV]: deploymentSecret.secretArn, ...props.environment },
       code: props.code,
     });
+    new PluginResources(this, 'Plugins', { functions: this.functions, modelIds: props.aiModelIds });
     // The health check signs and decrypts nothing.
     for (const [family, fn] of this.functions.byFamily) if (family !== 'health') deploymentSecret.grantRead(fn);
     const api = (this.api = createRestApi(this, 'Api', {

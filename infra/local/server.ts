@@ -10,6 +10,7 @@ import { loadRegistry } from '../../shared/registry/index.js';
 import { startDynamoLocal, type DynamoLocal } from './dynamodb-local.js';
 import { useLocalDeploymentSecret } from './deployment-secret.js';
 import { createGateway } from './gateway.js';
+import { checkPlugins } from './plugins.js';
 import { ensureTables } from './tables.js';
 import { releaseEarlierLocks } from './idempotency-locks.js';
 
@@ -47,6 +48,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const generatedAdmin = await ensureBootstrapAdmin({ email: options.admin?.email, password: options.admin?.password });
     // A bad entity definition stops start-up here, not at the first request.
     await loadRegistry();
+    await checkPlugins();
     const server = createGateway();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

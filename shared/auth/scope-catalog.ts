@@ -6,9 +6,11 @@
  *   by key management), plus the bare words.
  *
  * A resource is a registered entity or one of the system resources the contract names
- * (uploads, webhooks, ai). Anything else is refused (422 VALIDATION_FAILED).
+ * (uploads, webhooks, ai), or a resource a plugin's route scopes name. Anything else is refused
+ * (422 VALIDATION_FAILED).
  */
 import { logger } from '../logger.js';
+import { pluginScopeResources } from '../plugins/declarations.js';
 import { loadRegistry } from '../registry/index.js';
 import { ACTIONS } from './scopes.js';
 
@@ -39,7 +41,7 @@ export async function knownResources(): Promise<Set<string>> {
       entities = BUILT_IN_ENTITIES;
     }
   }
-  return new Set([...entities, ...SYSTEM_RESOURCES]);
+  return new Set([...entities, ...SYSTEM_RESOURCES, ...pluginScopeResources()]);
 }
 
 const RESOURCE_PATTERN = /^[a-z][a-z0-9-]*$/;

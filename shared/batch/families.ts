@@ -23,6 +23,7 @@ const loaders: Partial<Record<Family, Loader>> = {
   entities: () => import('../../functions/entities/handler.js'),
   import: () => import('../../functions/import/handler.js'),
   graphql: () => import('../../functions/graphql/handler.js'),
+  plugins: () => import('../../functions/plugins/handler.js'),
 };
 
 /** Families a batch never dispatches to, and why. */

@@ -1,0 +1,6 @@
+/** Start-up check of the plugins: a bad one stops `npm start` with one line naming its file. */
+import { loadPluginOperations } from '../../shared/plugins/runtime.js';
+
+export async function checkPlugins(): Promise<void> {
+  await loadPluginOperations();
+}

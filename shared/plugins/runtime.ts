@@ -1,0 +1,111 @@
+/**
+ * What the plugins family runs: every declared route bound to its handler (the function of
+ * `plugins/<name>.handlers.ts` the route names), behind the same middleware stack as the core
+ * families. Before the handler: the route's scopes beyond the first (the stack checks the first)
+ * and the body against the route's JSON Schema (422 VALIDATION_FAILED naming each field, the
+ * schema's defaults filled in). Imported only by functions/plugins/handler.ts and the local
+ * start-up check, so no other bundle carries plugin handler code.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { hasScope } from '../auth/scopes.js';
+import { InsufficientPermissionsError, ValidationError } from '../errors.js';
+import type { Operations, StackOptions } from '../http/stack.js';
+import type { ApiRequest, Operation } from '../http/types.js';
+import { loadRegistry } from '../registry/index.js';
+import { routeKey, routes } from '../routes.js';
+import { HANDLERS_SUFFIX, PluginError, assertPluginDeclarations, customPluginDir, pluginDeclarations } from './declarations.js';
+import type { JsonSchema, PluginRouteDefinition } from './types.js';
+
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, useDefaults: true });
+addFormats.default(ajv, ['date-time', 'uuid', 'email', 'uri']);
+
+async function importHandlers(name: string): Promise<Record<string, unknown>> {
+  const dir = customPluginDir();
+  if (dir) return import(pathToFileURL(join(dir, `${name}${HANDLERS_SUFFIX}`)).href);
+  // A glob import: esbuild bundles every handlers module into this (the plugins) bundle only.
+  return import(`../../plugins/${name}.handlers.ts`);
+}
+
+/** A field name for each ajv error, as the core validation names them. */
+export function schemaErrorDetails(errors: readonly ErrorObject[]): Record<string, string> {
+  const details: Record<string, string> = {};
+  for (const error of errors) {
+    const path = error.instancePath.split('/').slice(1).join('.');
+    let field = path || 'body';
+    let message = error.message ?? 'is invalid';
+    if (error.keyword === 'required') {
+      const missing = (error.params as { missingProperty: string }).missingProperty;
+      field = path ? `${path}.${missing}` : missing;
+      message = 'is required';
+    } else if (error.keyword === 'additionalProperties') {
+      const extra = (error.params as { additionalProperty: string }).additionalProperty;
+      field = path ? `${path}.${extra}` : extra;
+      message = 'is not a known field';
+    } else if (error.keyword === 'enum') {
+      message = `must be one of ${((error.params as { allowedValues: unknown[] }).allowedValues ?? []).join(', ')}`;
+    }
+    details[field] ??= message;
+  }
+  return details;
+}
+
+function compile(schema: JsonSchema, at: string, source: string): ValidateFunction {
+  try {
+    return ajv.compile(schema);
+  } catch (error) {
+    throw new PluginError(`Plugin ${source} is invalid: ${at} is not a valid JSON Schema (${(error as Error).message})`);
+  }
+}
+
+function bind(route: PluginRouteDefinition, handler: Operation, source: string): Operation {
+  const extraScopes = (route.scopes ?? []).slice(1);
+  const checkBody = route.body ? compile(route.body, `${route.method} ${route.path} body`, source) : undefined;
+  if (route.response) compile(route.response, `${route.method} ${route.path} response`, source);
+  return async function pluginOperation(req: ApiRequest) {
+    if (req.auth) for (const scope of extraScopes) if (!hasScope(req.auth.scopes, scope)) throw new InsufficientPermissionsError(scope);
+    if (checkBody) {
+      const body = req.body ?? {};
+      if (!checkBody(body)) throw new ValidationError(schemaErrorDetails(checkBody.errors ?? []));
+      req.body = body;
+    }
+    return handler(req);
+  };
+}
+
+/**
+ * Every plugin route bound to its handler. Throws PluginError naming the file for any problem:
+ * a bad declaration, a clash with a core route or an entity, a handler that is not exported,
+ * a schema ajv cannot compile.
+ */
+export async function loadPluginOperations(): Promise<Operations> {
+  assertPluginDeclarations(routes);
+  const slugs = new Set((await loadRegistry()).keys());
+  const operations: Operations = {};
+  for (const { definition, source } of pluginDeclarations) {
+    const handlersSource = source.replace(/\.plugin\.ts$/, HANDLERS_SUFFIX);
+    let module: Record<string, unknown>;
+    try {
+      module = await importHandlers(definition.name);
+    } catch (error) {
+      throw new PluginError(`Plugin ${source}: its handlers module ${handlersSource} could not be loaded: ${(error as Error).message}`);
+    }
+    for (const route of definition.routes) {
+      const first = route.path.split('/')[3];
+      if (slugs.has(first)) throw new PluginError(`Plugin ${source} is invalid: ${route.path} is under the entity '${first}'`);
+      const handler = module[route.handler];
+      if (typeof handler !== 'function') {
+        throw new PluginError(`Plugin ${source} is invalid: ${route.method} ${route.path} names handler '${route.handler}', which ${handlersSource} does not export as a function`);
+      }
+      operations[routeKey(route.method, route.path)] = bind(route, handler as Operation, source);
+    }
+  }
+  return operations;
+}
+
+/** Plugin routes with auth 'optional' serve anonymous callers; the handler sees req.auth undefined. */
+export const pluginStackOptions: StackOptions = {
+  isPublicRead: (req) => req.route.auth === 'optional',
+};

@@ -1,0 +1,44 @@
+/**
+ * A plugin is plain data, like an entity definition: `plugins/<name>.plugin.ts` declares its
+ * routes (`export default definePlugin({...})`), and `plugins/<name>.handlers.ts` exports the
+ * functions those routes name. Only the declaration reaches the route table (and so every
+ * family's bundle); the handler module is loaded by the `plugins` family alone.
+ */
+import type { HttpMethod } from '../routes.js';
+
+/** required – a session or an API key; optional – credentials used when present; none – public. */
+export type PluginAuth = 'required' | 'optional' | 'none';
+
+/** A JSON Schema (draft 2020-12 subset that ajv compiles). */
+export type JsonSchema = Record<string, unknown>;
+
+export interface PluginRouteDefinition {
+  /** Full path template under /api/v1, API Gateway syntax for parameters: /api/v1/ai/credits/{userId}. */
+  path: string;
+  method: Exclude<HttpMethod, 'OPTIONS'>;
+  /** Name of the function exported by `<name>.handlers.ts` that serves the route. */
+  handler: string;
+  auth: PluginAuth;
+  /** Every scope the caller needs (none: any authenticated caller). */
+  scopes?: string[];
+  /** A limit of the route's own per caller, counted besides the general limit; window like 30s, 15m, 1h, 1d. */
+  rateLimit?: { limit: number; window: string };
+  /** JSON Schema of the request body: checked (and its defaults applied) before the handler runs. */
+  body?: JsonSchema;
+  /** JSON Schema of the response's `data`, for the API description. */
+  response?: JsonSchema;
+  /** One line for the API description. */
+  summary?: string;
+}
+
+export interface PluginDefinition {
+  /** Lower-case name, the file's base name: `ai` for plugins/ai.plugin.ts. */
+  name: string;
+  description?: string;
+  routes: PluginRouteDefinition[];
+}
+
+/** Types a declaration file's default export; the value is returned unchanged. */
+export function definePlugin<T extends PluginDefinition>(definition: T): T {
+  return definition;
+}
