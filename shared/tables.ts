@@ -59,4 +59,11 @@ export const tables: readonly TableDefinition[] = [
     ttlAttribute: 'expiresAt',
     globalIndexes: [],
   },
+  {
+    // Uploaded files: one item per file, a copy per owner listing, a counter per owner.
+    id: 'uploads',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    globalIndexes: [],
+  },
 ];

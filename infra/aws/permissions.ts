@@ -40,6 +40,8 @@ export const FAMILY_ACCESS: Readonly<Record<string, TableGrants>> = {
   // events), auth and keys (identity readWrite: users, keys), all of them counting in limits.
   batch: { ...RECORD_WRITER, identity: 'readWrite' },
   graphql: RECORD_WRITER,
+  // Upload records only (its bucket grants are in infra/aws/uploads.ts).
+  upload: { uploads: 'readWrite', identity: 'readUpdate', limits: 'readWrite' },
 };
 
 export function tableAccessFor(family: string): TableGrants {

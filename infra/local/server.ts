@@ -10,6 +10,7 @@ import { loadRegistry } from '../../shared/registry/index.js';
 import { startDynamoLocal, type DynamoLocal } from './dynamodb-local.js';
 import { useLocalDeploymentSecret } from './deployment-secret.js';
 import { createGateway } from './gateway.js';
+import { startObjectStorage, type LocalObjectStorage } from './object-storage.js';
 import { ensureTables } from './tables.js';
 
 export interface LocalStackOptions {
@@ -37,7 +38,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   process.env.DYNAMODB_ENDPOINT = dynamoEndpoint;
   resetConfig();
   useLocalDeploymentSecret(options.dataDir);
+  let objects: LocalObjectStorage | undefined;
   try {
+    objects = await startObjectStorage({ dataDir: options.dataDir, host: options.host });
     const client = createDynamoClient();
     await ensureTables(client);
     client.destroy();
@@ -59,10 +62,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           server.close(() => resolve());
           server.closeAllConnections();
         });
+        await objects?.stop();
         await engine?.stop();
       },
     };
   } catch (error) {
+    await objects?.stop();
     await engine?.stop();
     throw error;
   }
