@@ -60,10 +60,12 @@ export const tables: readonly TableDefinition[] = [
     globalIndexes: [],
   },
   {
-    // Uploaded files: one item per file, a copy per owner listing, a counter per owner.
+    // Uploaded files: one item per file, a copy per owner listing, a counter per owner, and
+    // presigned uploads not completed yet (expiring).
     id: 'uploads',
     partitionKey: 'pk',
     sortKey: 'sk',
+    ttlAttribute: 'expiresAt',
     globalIndexes: [],
   },
 ];

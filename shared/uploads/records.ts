@@ -4,11 +4,12 @@
  *   UPLOAD#<id> / UPLOAD                         the record {id, key, filename, size, type, ownerId, tenantId, createdAt}
  *   OWNER#<tenant>#<owner> / <createdAt>#<id>    its copy in the owner's listing (newest first by a descending Query)
  *   OWNER#<tenant>#<owner> / #count              the owner's number of uploads (LIST's total)
+ *   PENDING#<uuid> / PENDING                     a presigned upload: what was signed {key, filename, type, size, ownerId, tenantId}, expiring
  *
  * A create or delete writes all three in one transaction. Parameters are built by pure functions;
  * the functions at the end do the I/O.
  */
-import { GetCommand, QueryCommand, TransactWriteCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
 import { db } from '../data/client.js';
 import type { AllowedType } from './limits.js';
@@ -30,6 +31,21 @@ export interface Owner {
 }
 
 const RECORD_SK = 'UPLOAD';
+const PENDING_SK = 'PENDING';
+
+/** What a presigned POST allowed, kept until the upload is completed (or the item expires). */
+export interface PendingUpload {
+  uuid: string;
+  key: string;
+  filename: string;
+  type: AllowedType;
+  /** The largest size the policy allowed. */
+  size: number;
+  ownerId: string;
+  tenantId: string;
+  /** Epoch seconds (TTL). */
+  expiresAt: number;
+}
 const COUNT_SK = '#count';
 const FIELDS = ['id', 'key', 'filename', 'size', 'type', 'ownerId', 'tenantId', 'createdAt'] as const;
 
@@ -53,12 +69,31 @@ function pick(item: Record<string, unknown>): UploadRecord {
   return Object.fromEntries(FIELDS.map((f) => [f, item[f]])) as unknown as UploadRecord;
 }
 
-/** The records (all of one owner), their listing copies and one counter change, atomically. */
-export function createRecordsInput(records: readonly UploadRecord[]): TransactWriteCommandInput {
+export function pendingKey(uuid: string): { pk: string; sk: string } {
+  return { pk: `PENDING#${uuid}`, sk: PENDING_SK };
+}
+
+/**
+ * The records (all of one owner), their listing copies and one counter change, atomically; with
+ * `completes`, the pending upload is consumed in the same transaction (a second completion fails).
+ */
+export function createRecordsInput(records: readonly UploadRecord[], completes?: PendingUpload): TransactWriteCommandInput {
   const owner = records[0];
   const partition = ownerPartition(owner);
   return {
     TransactItems: [
+      ...(completes
+        ? [
+            {
+              Delete: {
+                TableName: table(),
+                Key: pendingKey(completes.uuid),
+                ConditionExpression: 'attribute_exists(pk) AND ownerId = :owner AND tenantId = :tenant',
+                ExpressionAttributeValues: { ':owner': completes.ownerId, ':tenant': completes.tenantId },
+              },
+            },
+          ]
+        : []),
       ...records.map((r) => ({
         Put: { TableName: table(), Item: { ...recordKey(r.id), ...r }, ConditionExpression: 'attribute_not_exists(pk)' },
       })),
@@ -115,8 +150,24 @@ export function listingQueryInput(owner: Owner, limit: number, afterSk?: string)
   };
 }
 
-export async function putRecords(records: readonly UploadRecord[]): Promise<void> {
-  await db().send(new TransactWriteCommand(createRecordsInput(records)));
+export async function putRecords(records: readonly UploadRecord[], completes?: PendingUpload): Promise<void> {
+  await db().send(new TransactWriteCommand(createRecordsInput(records, completes)));
+}
+
+export async function putPending(pending: PendingUpload): Promise<void> {
+  await db().send(new PutCommand({ TableName: table(), Item: { ...pendingKey(pending.uuid), ...pending }, ConditionExpression: 'attribute_not_exists(pk)' }));
+}
+
+/** The pending upload, unless it expired (TTL deletion runs late, so the time is checked too). */
+export async function getPending(uuid: string): Promise<PendingUpload | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: table(), Key: pendingKey(uuid), ConsistentRead: true }));
+  if (!Item || Number(Item.expiresAt) * 1000 < Date.now()) return undefined;
+  const { pk: _pk, sk: _sk, ...pending } = Item;
+  return pending as PendingUpload;
+}
+
+export async function deletePending(uuid: string): Promise<void> {
+  await db().send(new DeleteCommand({ TableName: table(), Key: pendingKey(uuid) }));
 }
 
 export async function getRecord(id: string): Promise<UploadRecord | undefined> {

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { logger } from '../logger.js';
 import { BadRequestError, NotFoundError, PayloadTooLargeError, ValidationError } from '../errors.js';
 import type { Pagination } from '../http/types.js';
-import { checkedType, SNIFF_BYTES } from './detect.js';
+import { checkedType, FileTypeNotAllowedError, SNIFF_BYTES } from './detect.js';
 import { displayFilename, safeFilename } from './filename.js';
 import {
   DOWNLOAD_TTL_SECONDS,
@@ -21,7 +21,7 @@ import {
   type AllowedType,
 } from './limits.js';
 import { headOf, parseMultipart, type FilePart } from './multipart.js';
-import { countOf, deleteRecord, getRecord, listingSk, listRecords, putRecords, type Owner, type UploadRecord } from './records.js';
+import { countOf, deletePending, deleteRecord, getPending, getRecord, listingSk, listRecords, putPending, putRecords, type Owner, type UploadRecord } from './records.js';
 import { copyObject, deleteObject, headObject, presignGet, presignPost, putObject, readHead } from './storage.js';
 import { fileUrl } from './url.js';
 
@@ -145,74 +145,78 @@ export async function presign(caller: Caller, input: PresignInput): Promise<Pres
   if (size > MAX_FILE_BYTES) throw new UploadError(`File too large: ${size} bytes is over ${mib(MAX_FILE_BYTES)}`, 'FILE_TOO_LARGE');
 
   const filename = displayFilename(input.filename as string);
-  const key = `${PENDING_PREFIX}${caller.tenantId}/${caller.ownerId}/${randomUUID()}/${safeFilename(filename)}`;
-  const post = await presignPost(key, type, size, { filename: encodeURIComponent(filename) }, PRESIGN_TTL_SECONDS);
-  return { url: post.url, fields: post.fields, key, expiresAt: new Date(Date.now() + PRESIGN_TTL_SECONDS * 1000).toISOString() };
+  const uuid = randomUUID();
+  const key = `${PENDING_PREFIX}${caller.tenantId}/${caller.ownerId}/${uuid}/${safeFilename(filename)}`;
+  const expiresAt = Math.floor(Date.now() / 1000) + PRESIGN_TTL_SECONDS;
+  const post = await presignPost(key, type, size, PRESIGN_TTL_SECONDS);
+  // What was signed is kept, so that completing checks the object against it even where the
+  // store does not enforce the policy (s3rver).
+  await putPending({ uuid, key, filename, type, size, ownerId: caller.ownerId, tenantId: caller.tenantId, expiresAt });
+  return { url: post.url, fields: post.fields, key, expiresAt: new Date(expiresAt * 1000).toISOString() };
 }
 
-/** The parts of a pending key when it is the caller's, else undefined. */
-export function pendingKeyOf(caller: Caller, key: unknown): { uuid: string; safeName: string } | undefined {
+/** The uuid of a pending key when it is the caller's in form, else undefined. */
+export function pendingUuidOf(caller: Caller, key: unknown): string | undefined {
   if (typeof key !== 'string' || !key.startsWith(PENDING_PREFIX)) return undefined;
   const parts = key.slice(PENDING_PREFIX.length).split('/');
   if (parts.length !== 4) return undefined;
   const [tenantId, ownerId, uuid, safeName] = parts;
   if (tenantId !== caller.tenantId || ownerId !== caller.ownerId) return undefined;
   if (!UUID_PATTERN.test(uuid) || !SAFE_NAME_PATTERN.test(safeName)) return undefined;
-  return { uuid, safeName };
+  return uuid;
 }
 
 /**
- * POST /upload/complete {key}: the object the client POSTed is checked (size from HeadObject, type
- * from its first bytes, as the policy may not have been enforced); a bad one is deleted and
- * answers 400, a good one moves to its final key and is recorded.
+ * POST /upload/complete {key}: the object the client POSTed is checked against what was signed
+ * (size from HeadObject, type from its first bytes), because a store may not have enforced the
+ * policy; a bad one is deleted and answers 400, a good one moves to its final key and is recorded.
  */
 export async function complete(caller: Caller, body: { key?: unknown }): Promise<UploadResult> {
   if (typeof body.key !== 'string' || !body.key) throw new ValidationError({ key: 'must be the key returned by /api/v1/upload/presign' });
-  const pending = pendingKeyOf(caller, body.key);
-  if (!pending) throw new NotFoundError('No pending upload with this key');
-  const key = body.key;
-  const head = await headObject(key);
-  if (!head) throw new NotFoundError('No pending upload with this key (not uploaded yet, expired, or already completed)');
-  const filename = head.filename ? safeDecode(head.filename) : pending.safeName;
+  const uuid = pendingUuidOf(caller, body.key);
+  const pending = uuid ? await getPending(uuid) : undefined;
+  if (!pending || pending.key !== body.key || pending.ownerId !== caller.ownerId || pending.tenantId !== caller.tenantId) {
+    throw new NotFoundError('No pending upload with this key (unknown, expired or already completed)');
+  }
+  const head = await headObject(pending.key);
+  if (!head) throw new NotFoundError('Nothing was uploaded with this key yet');
 
   let type: AllowedType;
   try {
-    if (head.size === 0) throw new UploadError(`The file '${filename}' is empty`, 'EMPTY_FILE');
-    if (head.size > MAX_FILE_BYTES) throw new UploadError(`File too large: '${filename}' is over ${mib(MAX_FILE_BYTES)}`, 'FILE_TOO_LARGE');
-    type = await checkedType(await readHead(key, Math.min(SNIFF_BYTES, head.size)), head.type, filename);
+    if (head.size === 0) throw new UploadError(`The file '${pending.filename}' is empty`, 'EMPTY_FILE');
+    if (head.size > pending.size) {
+      throw new UploadError(`File too large: '${pending.filename}' has ${head.size} bytes, ${pending.size} were presigned (at most ${mib(MAX_FILE_BYTES)})`, 'FILE_TOO_LARGE');
+    }
+    type = await checkedType(await readHead(pending.key, Math.min(SNIFF_BYTES, head.size)), head.type, pending.filename);
+    if (type !== pending.type) throw new FileTypeNotAllowedError(`File type not allowed: '${pending.filename}' is ${type}, ${pending.type} was presigned`);
   } catch (error) {
-    if (error instanceof BadRequestError) await deleteObject(key);
+    if (error instanceof BadRequestError) {
+      await deleteObject(pending.key);
+      await deletePending(pending.uuid);
+    }
     throw error;
   }
 
-  const id = `upl_${pending.uuid.replace(/-/g, '')}`;
   const record: UploadRecord = {
-    id,
-    key: `${caller.tenantId}/${pending.uuid}/${pending.safeName}`,
-    filename,
+    id: `upl_${pending.uuid.replace(/-/g, '')}`,
+    key: `${caller.tenantId}/${pending.uuid}/${pending.key.split('/').pop()}`,
+    filename: pending.filename,
     size: head.size,
     type,
     ownerId: caller.ownerId,
     tenantId: caller.tenantId,
     createdAt: new Date().toISOString(),
   };
-  await copyObject(key, record.key, type, filename);
+  await copyObject(pending.key, record.key, type, record.filename);
   try {
-    await putRecords([record]);
+    await putRecords([record], pending);
   } catch (error) {
     await removeObjects([record.key]);
+    if ((error as { name?: string }).name === 'TransactionCanceledException') throw new NotFoundError('No pending upload with this key (already completed)');
     throw error;
   }
-  await deleteObject(key).catch((error: unknown) => logger.warn('pending object left to the lifecycle rule', { key, error: error as Error }));
+  await deleteObject(pending.key).catch((error: unknown) => logger.warn('pending object left to the lifecycle rule', { key: pending.key, error: error as Error }));
   return result(record);
-}
-
-function safeDecode(value: string): string {
-  try {
-    return displayFilename(decodeURIComponent(value));
-  } catch {
-    return displayFilename(value);
-  }
 }
 
 /** The caller's own record, or 404 (another user's or tenant's file is not revealed). */

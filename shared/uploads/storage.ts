@@ -60,10 +60,10 @@ export async function putObject(key: string, chunks: readonly Buffer[], size: nu
   );
 }
 
-export async function headObject(key: string): Promise<{ size: number; type?: string; filename?: string } | undefined> {
+export async function headObject(key: string): Promise<{ size: number; type?: string } | undefined> {
   try {
     const head = await s3().send(new HeadObjectCommand({ Bucket: bucket(), Key: key }));
-    return { size: head.ContentLength ?? 0, type: head.ContentType, filename: head.Metadata?.filename };
+    return { size: head.ContentLength ?? 0, type: head.ContentType };
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw error;
@@ -99,17 +99,13 @@ export interface PresignedPost {
   fields: Record<string, string>;
 }
 
-/**
- * A browser-ready POST whose policy fixes the key, the Content-Type, the metadata and the size
- * range (1 byte to `maxSize`).
- */
-export async function presignPost(key: string, type: string, maxSize: number, metadata: Record<string, string>, expiresIn: number): Promise<PresignedPost> {
-  const metaFields = Object.fromEntries(Object.entries(metadata).map(([name, value]) => [`x-amz-meta-${name}`, value]));
+/** A browser-ready POST whose policy fixes the key, the Content-Type and the size range (1 byte to `maxSize`). */
+export async function presignPost(key: string, type: string, maxSize: number, expiresIn: number): Promise<PresignedPost> {
   return createPresignedPost(s3(), {
     Bucket: bucket(),
     Key: key,
-    Fields: { 'Content-Type': type, ...metaFields },
-    // Every field (the Content-Type and metadata here, key and bucket) becomes an exact-match condition.
+    Fields: { 'Content-Type': type },
+    // Every field (the Content-Type here, key and bucket) becomes an exact-match condition.
     Conditions: [['content-length-range', 1, maxSize]],
     Expires: expiresIn,
   });
