@@ -35,7 +35,11 @@ export const handler = createApiHandler({
     return { data: await presign(caller(req), { filename, type, size }) };
   },
   [routeKey('POST', `${V1}/upload/complete`)]: async (req) => ({ data: await complete(caller(req), body(req)) }),
-  [routeKey('GET', `${V1}/uploads`)]: async (req) => list(caller(req), req.query),
+  [routeKey('GET', `${V1}/uploads`)]: async (req) => {
+    const { data, pagination } = await list(caller(req), req.query);
+    const headers = { 'X-Total-Count': String(pagination.total), 'X-Page': String(pagination.page), 'X-Per-Page': String(pagination.limit) };
+    return { data, pagination, headers };
+  },
   [routeKey('DELETE', `${V1}/uploads/{id}`)]: async (req) => {
     await remove(caller(req), req.params.id);
     return { message: 'Upload deleted' };

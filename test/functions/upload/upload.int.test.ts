@@ -175,6 +175,7 @@ describe('GET and DELETE /api/v1/uploads', () => {
     const first = await api('GET', '/api/v1/uploads?limit=2', { cookie: owner.cookie });
     expect(first.status).toBe(200);
     expect(first.body.pagination).toMatchObject({ page: 1, limit: 2, total: 3, totalPages: 2, hasNext: true, hasPrev: false });
+    expect(first.headers.get('x-total-count')).toBe('3');
     expect(first.body.data.map((r: { id: string }) => r.id)).toEqual([ids[2], ids[1]]);
     expect(first.body.data[0]).toMatchObject({ filename: 'n2.png', size: PNG.length, type: 'image/png', ownerId: owner.id, tenantId: tenant.tenantId });
 
