@@ -62,7 +62,10 @@ export async function startObjectStorage(options: { dataDir?: string; host: stri
     endpoint,
     stop: async () => {
       resetS3Client();
-      await server.close();
+      const closed = server.close();
+      // Clients' keep-alive sockets would hold the close for seconds.
+      server.httpServer?.closeAllConnections();
+      await closed;
       if (!options.dataDir) rmSync(directory, { recursive: true, force: true });
     },
   };
