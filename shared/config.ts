@@ -39,8 +39,10 @@ export interface Config {
   version: string;
   apiVersions: string[];
   deprecations: Record<string, DeprecationConfig>;
-  tables: { records: string; events: string; identity: string; limits: string };
+  tables: { records: string; events: string; identity: string; limits: string; uploads: string };
   dynamoEndpoint?: string;
+  /** S3 (or a compatible server) for uploads: the bucket, and another endpoint than AWS's. */
+  uploads: { bucket: string; s3Endpoint?: string };
   region: string;
   allowedOrigins: string[];
   sessionTtlSeconds: number;
@@ -74,6 +76,11 @@ function load(): Config {
       events: process.env.TABLE_EVENTS ?? 'Events',
       identity: process.env.TABLE_IDENTITY ?? 'Identity',
       limits: process.env.TABLE_LIMITS ?? 'Limits',
+      uploads: process.env.TABLE_UPLOADS ?? 'Uploads',
+    },
+    uploads: {
+      bucket: process.env.UPLOAD_BUCKET || 'uploads',
+      s3Endpoint: process.env.S3_ENDPOINT || process.env.AWS_ENDPOINT_URL_S3 || undefined,
     },
     dynamoEndpoint: process.env.DYNAMODB_ENDPOINT || process.env.AWS_ENDPOINT_URL_DYNAMODB || undefined,
     region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',

@@ -18,7 +18,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS'
  */
 export type AuthMode = 'public' | 'optional' | 'required' | 'session';
 
-export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch' | 'import' | 'graphql' | 'plugins';
+export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch' | 'import' | 'graphql' | 'plugins' | 'upload';
 
 export interface RouteRateLimit {
   /** Names the counter, so that routes can share one. */
@@ -87,6 +87,14 @@ export const routes: readonly Route[] = [
 
   // Plugins: every route of plugins/<name>.plugin.ts (shared/plugins/declarations.ts), served by the plugins family.
   ...pluginRoutes,
+  // Uploads: multipart within the Lambda limit, presigned POST up to 10 MiB, files private to their uploader.
+  { method: 'POST', path: `${V1}/upload`, family: 'upload', auth: 'required', scope: 'uploads:write', rawBody: true },
+  { method: 'POST', path: `${V1}/upload/multiple`, family: 'upload', auth: 'required', scope: 'uploads:write', rawBody: true },
+  { method: 'POST', path: `${V1}/upload/presign`, family: 'upload', auth: 'required', scope: 'uploads:write' },
+  { method: 'POST', path: `${V1}/upload/complete`, family: 'upload', auth: 'required', scope: 'uploads:write' },
+  { method: 'GET', path: `${V1}/uploads`, family: 'upload', auth: 'required', scope: 'uploads:read' },
+  { method: 'DELETE', path: `${V1}/uploads/{id}`, family: 'upload', auth: 'required', scope: 'uploads:delete' },
+  { method: 'GET', path: `${V1}/files/{id}`, family: 'upload', auth: 'required', scope: 'uploads:read' },
 
   // Registered entities (issue 4): after every static path above, as SPEC.md orders them.
   // Reads are 'optional' so that public entities answer anonymous callers (the entities family

@@ -59,4 +59,13 @@ export const tables: readonly TableDefinition[] = [
     ttlAttribute: 'expiresAt',
     globalIndexes: [],
   },
+  {
+    // Uploaded files: one item per file, a copy per owner listing, a counter per owner, and
+    // presigned uploads not completed yet (expiring).
+    id: 'uploads',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    ttlAttribute: 'expiresAt',
+    globalIndexes: [],
+  },
 ];

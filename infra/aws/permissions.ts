@@ -42,6 +42,8 @@ export const FAMILY_ACCESS: Readonly<Record<string, TableGrants>> = {
   graphql: RECORD_WRITER,
   // Plugins: text generation keeps credits and the audit of grants in identity (infra/aws/plugins.ts adds Bedrock).
   plugins: { identity: 'readWrite', limits: 'readWrite' },
+  // Upload records only (its bucket grants are in infra/aws/uploads.ts).
+  upload: { uploads: 'readWrite', identity: 'readUpdate', limits: 'readWrite' },
 };
 
 export function tableAccessFor(family: string): TableGrants {

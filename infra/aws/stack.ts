@@ -15,6 +15,7 @@ import { BootstrapAdmin } from './bootstrap.js';
 import { FamilyFunctions } from './functions.js';
 import { PluginResources } from './plugins.js';
 import { createTables, pascal, type TableId, type Tables } from './tables.js';
+import { Uploads } from './uploads.js';
 
 export interface EntityRecordApiStackProps extends StackProps {
   /** Families to deploy; default every family of the route table. Routes of others are left out. */
@@ -42,6 +43,8 @@ export class EntityRecordApiStack extends Stack {
   readonly bootstrapAdmin: BootstrapAdmin;
   /** Root of the keys that sign cursors and encrypt webhook secrets (shared/auth/deployment-secret.ts). */
   readonly deploymentSecret: secretsmanager.Secret;
+  /** The bucket of uploaded files (infra/aws/uploads.ts). */
+  readonly uploads: Uploads;
 
   constructor(scope: Construct, id: string, props: EntityRecordApiStackProps = {}) {
     super(scope, id, props);
@@ -68,6 +71,10 @@ export class EntityRecordApiStack extends Stack {
       functionFor: (family) => this.functions.get(family),
       throttling: props.throttling,
     }));
+    this.uploads = new Uploads(this, 'Uploads', {
+      uploadFunction: this.functions.byFamily.get('upload'),
+      allowedOrigins: (props.environment?.ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean),
+    });
     const identityTable = tables.identity;
     if (!identityTable) throw new Error('shared/tables.ts defines no identity table, which the bootstrap admin needs');
     this.bootstrapAdmin = new BootstrapAdmin(this, 'BootstrapAdmin', {

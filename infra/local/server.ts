@@ -11,6 +11,7 @@ import { startDynamoLocal, type DynamoLocal } from './dynamodb-local.js';
 import { useLocalDeploymentSecret } from './deployment-secret.js';
 import { createGateway } from './gateway.js';
 import { checkPlugins } from './plugins.js';
+import { startObjectStorage, type LocalObjectStorage } from './object-storage.js';
 import { ensureTables } from './tables.js';
 import { releaseEarlierLocks } from './idempotency-locks.js';
 
@@ -40,7 +41,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   process.env.DYNAMODB_ENDPOINT = dynamoEndpoint;
   resetConfig();
   useLocalDeploymentSecret(options.dataDir);
+  let objects: LocalObjectStorage | undefined;
   try {
+    objects = await startObjectStorage({ dataDir: options.dataDir, host: options.host });
     const client = createDynamoClient();
     await ensureTables(client);
     if (engine) await releaseEarlierLocks(client, startedAt);
@@ -64,10 +67,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           server.close(() => resolve());
           server.closeAllConnections();
         });
+        await objects?.stop();
         await engine?.stop();
       },
     };
   } catch (error) {
+    await objects?.stop();
     await engine?.stop();
     throw error;
   }

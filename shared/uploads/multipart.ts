@@ -1,0 +1,76 @@
+/**
+ * multipart/form-data parsed with busboy, in one pass over the request body. File data stays as
+ * the chunks busboy emits (views into the body, not copies), so a file costs no second buffer.
+ */
+import busboy from 'busboy';
+import { BadRequestError } from '../errors.js';
+import { MAX_FILE_BYTES } from './limits.js';
+
+export interface FilePart {
+  field: string;
+  /** The client's file name, as sent. */
+  filename: string;
+  /** The part's declared Content-Type. */
+  declaredType: string;
+  chunks: Buffer[];
+  size: number;
+  /** More than MAX_FILE_BYTES were sent; the rest was dropped. */
+  truncated: boolean;
+}
+
+export interface ParsedMultipart {
+  files: FilePart[];
+  /** More file parts were sent than `maxFiles`. */
+  tooManyFiles: boolean;
+}
+
+export interface ParseOptions {
+  /** File parts kept; one more is counted as "too many". */
+  maxFiles: number;
+}
+
+/** The first `n` bytes of a file (copied only when they span chunks). */
+export function headOf(file: FilePart, n: number): Buffer {
+  const first = file.chunks[0];
+  if (first && first.length >= n) return first.subarray(0, n);
+  return Buffer.concat(file.chunks).subarray(0, n);
+}
+
+export function parseMultipart(contentType: string | undefined, body: Buffer | undefined, options: ParseOptions): Promise<ParsedMultipart> {
+  if (!contentType || !/^multipart\/form-data\s*;/i.test(contentType)) {
+    return Promise.reject(new BadRequestError('Content-Type must be multipart/form-data with a boundary', { 'Content-Type': 'must be multipart/form-data' }));
+  }
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: { 'content-type': contentType },
+        // One more than allowed, so that "too many" and "too large" can be told apart from "just enough".
+        limits: { files: options.maxFiles + 1, fileSize: MAX_FILE_BYTES, fields: 50, fieldSize: 64 * 1024, parts: options.maxFiles + 51 },
+        defParamCharset: 'utf8',
+      });
+    } catch {
+      return reject(new BadRequestError('The multipart body has no boundary', { 'Content-Type': 'must carry a boundary' }));
+    }
+    const files: FilePart[] = [];
+    let tooManyFiles = false;
+    parser.on('file', (field, stream, info) => {
+      if (files.length >= options.maxFiles) {
+        tooManyFiles = true;
+        stream.resume();
+        return;
+      }
+      const part: FilePart = { field, filename: info.filename ?? '', declaredType: info.mimeType ?? '', chunks: [], size: 0, truncated: false };
+      files.push(part);
+      stream.on('data', (chunk: Buffer) => {
+        part.chunks.push(chunk);
+        part.size += chunk.length;
+      });
+      stream.on('limit', () => (part.truncated = true));
+    });
+    parser.on('filesLimit', () => (tooManyFiles = true));
+    parser.on('error', () => reject(new BadRequestError('The multipart body is malformed', { body: 'malformed multipart/form-data' })));
+    parser.on('close', () => resolve({ files, tooManyFiles }));
+    parser.end(body ?? Buffer.alloc(0));
+  });
+}
