@@ -16,7 +16,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS'
  */
 export type AuthMode = 'public' | 'optional' | 'required' | 'session';
 
-export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch' | 'import' | 'graphql';
+export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch' | 'import' | 'graphql' | 'docs';
 
 export interface RouteRateLimit {
   /** Names the counter, so that routes can share one. */
@@ -80,6 +80,11 @@ export const routes: readonly Route[] = [
   // GraphQL (issue 6): each operation checks its own entity scope (shared/graphql/schema.ts).
   { method: 'POST', path: `${V1}/graphql`, family: 'graphql', auth: 'required' },
   { method: 'GET', path: `${V1}/graphql`, family: 'graphql', auth: 'required' },
+
+  // The OpenAPI document and its reference page (shared/openapi): public, never rate-limited.
+  { method: 'GET', path: `${V1}/openapi.json`, family: 'docs', auth: 'public' },
+  { method: 'GET', path: '/api/docs', family: 'docs', auth: 'public' },
+  { method: 'GET', path: '/api/docs/{asset}', family: 'docs', auth: 'public' },
 
   // Registered entities (issue 4): after every static path above, as SPEC.md orders them.
   // Reads are 'optional' so that public entities answer anonymous callers (the entities family

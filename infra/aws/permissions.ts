@@ -40,6 +40,8 @@ export const FAMILY_ACCESS: Readonly<Record<string, TableGrants>> = {
   // events), auth and keys (identity readWrite: users, keys), all of them counting in limits.
   batch: { ...RECORD_WRITER, identity: 'readWrite' },
   graphql: RECORD_WRITER,
+  // The OpenAPI document and its page: built from code, public and never counted.
+  docs: {},
 };
 
 export function tableAccessFor(family: string): TableGrants {
