@@ -106,7 +106,8 @@ function responseObject(spec: ResponseSpec, counted: boolean): Schema {
   if (spec.schema) {
     const media: Schema = { schema: spec.schema };
     if (spec.example !== undefined) media.example = spec.example;
-    out.content = { [spec.contentType ?? 'application/json']: media };
+    const types = typeof spec.contentType === 'string' ? [spec.contentType] : (spec.contentType ?? ['application/json']);
+    out.content = Object.fromEntries(types.map((t) => [t, media]));
   }
   return out;
 }

@@ -9,8 +9,8 @@ export interface ResponseSpec {
   description: string;
   /** The body's schema; none for an empty body. */
   schema?: Schema;
-  /** application/json unless said otherwise. */
-  contentType?: string;
+  /** application/json unless said otherwise; several media types share the schema. */
+  contentType?: string | readonly string[];
   /** Names of components.headers the response carries (besides X-Request-ID and the rate-limit headers). */
   headers?: string[];
   example?: unknown;

@@ -46,7 +46,8 @@ const session = (summary: string, operationId: string, body?: Schema): Describe 
   summary,
   ...(body ? { requestBody: { schema: body, example: { email: 'admin@localhost', password: 'correct horse battery staple' } } } : {}),
   responses: { 200: json(envelopeOf(ref('Session')), 'The session; its token is in the Set-Cookie `session` cookie (HttpOnly).') },
-  errors: body ? [400, 422] : [],
+  // Login is public: a wrong e-mail or password is its own 401.
+  errors: body ? [400, 401, 422] : [],
 });
 
 export const SYSTEM_OPERATIONS: Readonly<Record<string, Describe>> = {
@@ -282,7 +283,7 @@ export const SYSTEM_OPERATIONS: Readonly<Record<string, Describe>> = {
   [routeKey('GET', '/api/docs/{asset}')]: () => ({
     tag: 'Docs', operationId: 'getDocsAsset', summary: 'A script or style sheet of the reference page',
     responses: {
-      200: { description: 'The asset (JavaScript or CSS).', contentType: 'text/plain', schema: str, headers: ['ETag'] },
+      200: { description: 'The asset (JavaScript or CSS).', contentType: ['text/javascript', 'text/css'], schema: str, headers: ['ETag'] },
     },
     errors: [404],
   }),
