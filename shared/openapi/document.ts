@@ -18,7 +18,7 @@ import {
   ref,
   type Schema,
 } from './components.js';
-import { entityOperations, entitySchemas, pascalCase } from './entities.js';
+import { COMMON_PARAMETERS, entityOperations, entitySchemas, pascalCase } from './entities.js';
 import type { OperationSpec, ResponseSpec } from './operation.js';
 import { SYSTEM_OPERATIONS, SYSTEM_SCHEMAS } from './system.js';
 import { webhookEntries } from './webhooks.js';
@@ -264,6 +264,7 @@ export function buildOpenApiDocument(sources: DocumentSources): OpenApiDocument 
     schemas,
     responses: errorResponses(),
     parameters: {
+      ...COMMON_PARAMETERS,
       IfNoneMatch: { name: 'If-None-Match', in: 'header', required: false, description: 'An ETag received before: 304 when unchanged.', schema: { type: 'string' } },
       IdempotencyKey: {
         name: 'Idempotency-Key',

@@ -176,6 +176,32 @@ const query = (name: string, schema: Schema, description: string, extra: Schema 
 const bool: Schema = { type: 'boolean' };
 const csv: Schema = { type: 'string' };
 
+/** Parameters every entity shares: components.parameters, referenced by name. */
+export const COMMON_PARAMETERS: Record<string, Schema> = {
+  Page: query('page', { type: 'integer', minimum: 1, default: 1 }, 'Page number, from 1.'),
+  Limit: query('limit', { type: 'integer', minimum: 1, default: DEFAULT_LIMIT }, `Page size; values above ${MAX_LIMIT} are capped to ${MAX_LIMIT}.`),
+  Cursor: query('cursor', { type: 'string' }, '`pagination.nextCursor` of the previous page: continues after it at a cost that does not grow with depth.'),
+  SortBy: query('sortBy', csv, 'Alternative spelling of sort.'),
+  Order: query('order', { type: 'string', pattern: '^(asc|desc)(,(asc|desc))*$' }, '`asc` or `desc` (comma list pairs with sort); default asc when sort is given, else createdAt desc.'),
+  SortOrder: query('sortOrder', { type: 'string', pattern: '^(asc|desc)(,(asc|desc))*$' }, 'Alternative spelling of order.'),
+  StartDate: query('startDate', { type: 'string' }, 'Inclusive lower bound (YYYY-MM-DD or ISO 8601) on dateField; also spelled from.'),
+  EndDate: query('endDate', { type: 'string' }, 'Inclusive upper bound on dateField; also spelled to.'),
+  From: query('from', { type: 'string' }, 'Alternative spelling of startDate.'),
+  To: query('to', { type: 'string' }, 'Alternative spelling of endDate.'),
+  DateField: query('dateField', { type: 'string', default: 'createdAt' }, 'The datetime field the date range applies to.'),
+  Distinct: query('distinct', bool, 'With `fields` naming one field: the distinct values of that field as {value, label, entityType} items.'),
+  Ids: query('ids', csv, `Comma-separated ids to return (at most ${MAX_IDS}).`),
+  Metas: query('metas', csv, '`all`, or comma-separated metas names to return.'),
+  Child: query('child', csv, '`all`, or comma-separated child collections to embed.'),
+  IncludeMetadata: query('includeMetadata', bool, "Adds each record's metadata."),
+  MetadataFields: query('metadataFields', csv, 'Comma-separated top-level metadata keys to return.'),
+  MergeMetadata: query('mergeMetadata', bool, 'Returns metadata merged from global defaults, tenant settings, user preferences and the record.'),
+  MergeStrategy: query('mergeStrategy', { type: 'string', enum: ['deep', 'shallow'], default: 'deep' }, 'How merged metadata combines.'),
+  ReplaceMetadata: query('replaceMetadata', bool, 'Replace the metadata instead of merging.'),
+};
+
+const common = (name: keyof typeof COMMON_PARAMETERS): Schema => ({ $ref: `#/components/parameters/${name}` });
+
 /** Parameters READ accepts (LIST accepts them too). */
 function readParameters(entity: LoadedEntity): Schema[] {
   const relationNames = Object.keys(entity.relations);
@@ -187,12 +213,12 @@ function readParameters(entity: LoadedEntity): Schema[] {
           ...relationNames.map((r) => query(`includeFields[${r}]`, csv, `Fields to return for the included relation ${r}.`)),
         ]
       : []),
-    query('metas', csv, '`all`, or comma-separated metas names to return.'),
-    query('child', csv, '`all`, or comma-separated child collections to embed.'),
-    query('includeMetadata', bool, 'Adds each record\'s metadata.'),
-    query('metadataFields', csv, 'Comma-separated top-level metadata keys to return.'),
-    query('mergeMetadata', bool, 'Returns metadata merged from global defaults, tenant settings, user preferences and the record.'),
-    query('mergeStrategy', { type: 'string', enum: ['deep', 'shallow'], default: 'deep' }, 'How merged metadata combines.'),
+    common('Metas'),
+    common('Child'),
+    common('IncludeMetadata'),
+    common('MetadataFields'),
+    common('MergeMetadata'),
+    common('MergeStrategy'),
   ];
 }
 
@@ -208,9 +234,9 @@ export function listParameters(entity: LoadedEntity): Schema[] {
   const sortable = ['id', 'createdAt', 'updatedAt', ...publicFields(entity).filter(([, f]) => f.sortable !== false).map(([n]) => n)];
   const searchable = publicFields(entity).filter(([, f]) => f.searchable).map(([n]) => n);
   return [
-    query('page', { type: 'integer', minimum: 1, default: 1 }, 'Page number, from 1.'),
-    query('limit', { type: 'integer', minimum: 1, default: DEFAULT_LIMIT }, `Page size; values above ${MAX_LIMIT} are capped to ${MAX_LIMIT}.`),
-    query('cursor', { type: 'string' }, '`pagination.nextCursor` of the previous page: continues after it at a cost that does not grow with depth.'),
+    common('Page'),
+    common('Limit'),
+    common('Cursor'),
     query(
       'filter',
       { type: 'string', contentMediaType: 'application/json', contentSchema: ref(names.filter) },
@@ -219,16 +245,16 @@ export function listParameters(entity: LoadedEntity): Schema[] {
     ),
     ...(searchable.length ? [query('search', { type: 'string' }, `Case-insensitive partial match across ${searchable.join(', ')}; several words must all match.`)] : []),
     query('sort', csv, `Field name or comma-separated names (${sortable.join(', ')}); also spelled sortBy. A field that cannot be sorted answers 400 INVALID_SORT.`),
-    query('sortBy', csv, 'Alternative spelling of sort.'),
-    query('order', { type: 'string', pattern: '^(asc|desc)(,(asc|desc))*$' }, '`asc` or `desc` (comma list pairs with sort); default asc when sort is given, else createdAt desc.'),
-    query('sortOrder', { type: 'string', pattern: '^(asc|desc)(,(asc|desc))*$' }, 'Alternative spelling of order.'),
-    query('startDate', { type: 'string' }, 'Inclusive lower bound (YYYY-MM-DD or ISO 8601) on dateField; also spelled from.'),
-    query('endDate', { type: 'string' }, 'Inclusive upper bound on dateField; also spelled to.'),
-    query('from', { type: 'string' }, 'Alternative spelling of startDate.'),
-    query('to', { type: 'string' }, 'Alternative spelling of endDate.'),
-    query('dateField', { type: 'string', default: 'createdAt' }, 'The datetime field the date range applies to.'),
-    query('distinct', bool, 'With `fields` naming one field: the distinct values of that field as {value, label, entityType} items.'),
-    query('ids', csv, `Comma-separated ids to return (at most ${MAX_IDS}).`),
+    common('SortBy'),
+    common('Order'),
+    common('SortOrder'),
+    common('StartDate'),
+    common('EndDate'),
+    common('From'),
+    common('To'),
+    common('DateField'),
+    common('Distinct'),
+    common('Ids'),
     ...readParameters(entity),
     ...fieldNames
       .filter((n) => !RESERVED_PARAMETERS.has(n))
@@ -383,7 +409,7 @@ export function entityOperations(ctx: EntityRouteContext): { path: string; spec:
           spec: {
             tag, operationId: `update${single}`, summary: `Update a ${entity.name}`,
             description: 'Changes only the fields sent. `metadata` is merged into the stored metadata (a key set to null is removed) unless replaceMetadata=true.',
-            parameters: [...parameters, query('replaceMetadata', bool, 'Replace the metadata instead of merging.')],
+            parameters: [...parameters, common('ReplaceMetadata')],
             requestBody: { schema: ref(names.update) },
             responses: { 200: { description: `The updated ${entity.name}.`, schema: envelopeOf(record) } },
             errors: [400, 404, 409, 422],

@@ -45,7 +45,8 @@ const INIT = `window.ui = SwaggerUIBundle({
   url: new URL('v1/openapi.json', window.location.href).href,
   dom_id: '#swagger-ui',
   deepLinking: true,
-  docExpansion: 'list',
+  // Tags start collapsed: the page renders at once however many entities the registry has.
+  docExpansion: 'none',
   defaultModelsExpandDepth: 0,
   displayRequestDuration: true,
   filter: true,

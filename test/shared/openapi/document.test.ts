@@ -76,7 +76,7 @@ describe('buildOpenApiDocument', () => {
 
   it('lists every LIST parameter, the filter with its operators, and the child collections', () => {
     const doc = build();
-    const names = (op(doc, '/api/v1/tasks', 'get').parameters as Op[]).map((p) => p.name ?? p.$ref);
+    const names = (op(doc, '/api/v1/tasks', 'get').parameters as Op[]).map((p) => p.name ?? (doc.components.parameters[p.$ref.split('/').pop()] as Op).name);
 
     expect(names).toEqual(expect.arrayContaining(['page', 'limit', 'cursor', 'filter', 'search', 'sort', 'order', 'fields', 'include', 'startDate', 'endDate', 'ids', 'metas', 'includeMetadata', 'mergeMetadata', 'mergeStrategy', 'status', 'priority']));
     const filter = (doc.components.schemas.TaskFilter as Op).properties.status.anyOf[2];
@@ -105,7 +105,7 @@ describe('buildOpenApiDocument', () => {
       scope: 'reports:write',
       requestSchema: { type: 'object', required: ['format'], properties: { format: { type: 'string', enum: ['pdf', 'csv'] } } },
       responseSchema: { type: 'object', properties: { url: { type: 'string' } } },
-    } as unknown as Route;
+    } as unknown as Route & { responseSchema: object };
 
     const doc = build(builtIn, [...routes, plugin]);
     const run = op(doc, '/api/v1/reports/{reportId}/run', 'post');
