@@ -300,7 +300,6 @@ export function entityOperations(ctx: EntityRouteContext): { path: string; spec:
   const record = ref(names.record);
   const listOf = (schema: Schema) => envelopeOf({ type: 'array', items: schema }, { pagination: true });
   const listHeaders = ['ETag', 'X-Total-Count', 'X-Page', 'X-Per-Page', 'Link'];
-  const segments = template.split('/').length;
 
   if (template.endsWith('/{entity}')) {
     switch (method) {
@@ -435,7 +434,7 @@ export function entityOperations(ctx: EntityRouteContext): { path: string; spec:
     return [];
   }
 
-  if (template.endsWith('/{entity}/{id}/{child}') && segments > 0) {
+  if (template.endsWith('/{entity}/{id}/{child}')) {
     const out: { path: string; spec: OperationSpec }[] = [];
     for (const [relationName, relation] of Object.entries(entity.relations)) {
       if (relation.type === 'belongsTo') continue;

@@ -17,7 +17,6 @@ const object: Schema = { type: 'object', additionalProperties: true };
 const str: Schema = { type: 'string' };
 const json = (schema: Schema, description: string, extra: Partial<OperationSpec['responses'][number]> = {}) => ({ description, schema, ...extra });
 const message = (description: string) => json({ type: 'object', required: ['success'], properties: { success: { const: true }, message: str, data: {} } }, description);
-const pathParam = (name: string, description: string): Schema => ({ name, in: 'path', required: true, description, schema: { type: 'string' } });
 
 const loginBody: Schema = {
   type: 'object',
@@ -380,7 +379,3 @@ export const SYSTEM_SCHEMAS: Record<string, Schema> = {
     properties: { url: str, filename: str, size: { type: 'integer' }, type: str },
   },
 };
-
-export function pathParameter(name: string): Schema {
-  return pathParam(name, `The ${name}.`);
-}
