@@ -18,7 +18,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS'
  */
 export type AuthMode = 'public' | 'optional' | 'required' | 'session';
 
-export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch' | 'import' | 'graphql' | 'plugins' | 'upload';
+export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch' | 'import' | 'graphql' | 'plugins' | 'upload' | 'docs';
 
 export interface RouteRateLimit {
   /** Names the counter, so that routes can share one. */
@@ -95,6 +95,10 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: `${V1}/uploads`, family: 'upload', auth: 'required', scope: 'uploads:read' },
   { method: 'DELETE', path: `${V1}/uploads/{id}`, family: 'upload', auth: 'required', scope: 'uploads:delete' },
   { method: 'GET', path: `${V1}/files/{id}`, family: 'upload', auth: 'required', scope: 'uploads:read' },
+  // The OpenAPI document and its reference page (shared/openapi): public, never rate-limited.
+  { method: 'GET', path: `${V1}/openapi.json`, family: 'docs', auth: 'public' },
+  { method: 'GET', path: '/api/docs', family: 'docs', auth: 'public' },
+  { method: 'GET', path: '/api/docs/{asset}', family: 'docs', auth: 'public' },
 
   // Registered entities (issue 4): after every static path above, as SPEC.md orders them.
   // Reads are 'optional' so that public entities answer anonymous callers (the entities family

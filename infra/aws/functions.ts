@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENTITY_FILES_ENV, entityFileNames } from '../../shared/registry/index.js';
+import { bundleFilesFor, copyCommands } from './docs.js';
 import { grantTableAccess } from './permissions.js';
 import { pascal, tableEnvName, type TableId, type Tables } from './tables.js';
 
@@ -43,6 +44,8 @@ export interface BundledFunctionProps {
   timeout: Duration;
   memorySize?: number;
   environment: Record<string, string>;
+  /** Files (relative to the project root) copied into the bundle at the same relative path. */
+  bundleFiles?: readonly string[];
 }
 
 /**
@@ -78,6 +81,15 @@ export function createBundledFunction(scope: Construct, id: string, props: Bundl
       externalModules: [],
       forceDockerBundling: false,
       tsconfig: path.join(PROJECT_ROOT, 'tsconfig.json'),
+      ...(props.bundleFiles?.length
+        ? {
+            commandHooks: {
+              beforeBundling: () => [],
+              beforeInstall: () => [],
+              afterBundling: (inputDir: string, outputDir: string) => copyCommands(inputDir, outputDir, props.bundleFiles!),
+            },
+          }
+        : {}),
     },
   });
 }
@@ -125,6 +137,7 @@ export class FamilyFunctions extends Construct {
         code: props.code,
         timeout: Duration.seconds(29),
         environment,
+        bundleFiles: bundleFilesFor(family),
       });
       grantTableAccess(fn, family, props.tables);
       this.byFamily.set(family, fn);

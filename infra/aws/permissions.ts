@@ -44,6 +44,8 @@ export const FAMILY_ACCESS: Readonly<Record<string, TableGrants>> = {
   plugins: { identity: 'readWrite', limits: 'readWrite' },
   // Upload records only (its bucket grants are in infra/aws/uploads.ts).
   upload: { uploads: 'readWrite', identity: 'readUpdate', limits: 'readWrite' },
+  // The OpenAPI document and its page: built from code, public and never counted.
+  docs: {},
 };
 
 export function tableAccessFor(family: string): TableGrants {

@@ -51,7 +51,7 @@ export function replyToResult(reply: Reply, req: ApiRequest | undefined, event: 
   const status = reply.status ?? (event.httpMethod === 'POST' ? 201 : 200);
   const headers = { ...baseHeaders(req, event), ...(reply.headers ?? {}) };
   if (reply.stream) return withCookies({ statusCode: status, headers, body: reply.stream }, req);
-  const body = JSON.stringify(successBody(reply));
+  const body = reply.text ?? JSON.stringify(successBody(reply));
   if (event.httpMethod === 'GET' && status === 200) {
     // A record's READ names its version (shared/entities/preconditions.ts); other GETs hash the body.
     const etag = headers.ETag ?? etagOf(body);

@@ -75,6 +75,8 @@ export interface Reply {
   headers?: Record<string, string>;
   /** A body sent as is, outside the envelope (health, inbound webhook receipts). */
   raw?: unknown;
+  /** A text body sent as is, with the Content-Type of `headers` (the docs page and its assets). */
+  text?: string;
   /** A streamed body (text/event-stream); only for streaming handlers. */
   stream?: NodeJS.ReadableStream;
 }

@@ -1,0 +1,315 @@
+/**
+ * The OpenAPI 3.1 document, built from the sources that build the API so that it cannot drift:
+ * THE route table (shared/routes.ts), the entity registry and the per-route descriptions of
+ * system.ts. Every route of the table appears — one the generator knows nothing about is described
+ * generically, with the JSON Schemas a route may carry (`requestSchema`, `responseSchema`) — and
+ * every registered entity expands the `{entity}` routes into paths of its own. Pure and
+ * deterministic: the same sources give the same document, byte for byte.
+ */
+import type { LoadedEntity } from '../registry/types.js';
+import { routeKey, type Route } from '../routes.js';
+import {
+  COMMON_SCHEMAS,
+  ERROR_STATUSES,
+  HEADERS,
+  RATE_LIMIT_HEADERS,
+  SECURITY_SCHEMES,
+  envelopeOf,
+  ref,
+  type Schema,
+} from './components.js';
+import { COMMON_PARAMETERS, entityOperations, entitySchemas, pascalCase } from './entities.js';
+import type { OperationSpec, ResponseSpec } from './operation.js';
+import { SYSTEM_OPERATIONS, SYSTEM_SCHEMAS } from './system.js';
+import { webhookEntries } from './webhooks.js';
+
+export type OpenApiDocument = Record<string, unknown> & {
+  openapi: string;
+  paths: Record<string, Record<string, Schema>>;
+  components: Record<string, Record<string, Schema>>;
+  tags: { name: string; description: string }[];
+  webhooks?: Record<string, Schema>;
+};
+
+export interface DocumentSources {
+  routes: readonly Route[];
+  entities: readonly LoadedEntity[];
+  version: string;
+}
+
+/** What a route of another family may carry to be described better than generically. */
+interface DescribedRoute extends Route {
+  summary?: string;
+  description?: string;
+  requestSchema?: Schema;
+  responseSchema?: Schema;
+}
+
+/** Families whose requests are not rate-limited (shared/http/rate-limit.ts isCounted). */
+const UNCOUNTED_FAMILIES = new Set(['health', 'docs']);
+
+/** Order of the system tags in the page; entity tags follow, then any other family's. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Health: 'Liveness of the service and its database.',
+  Auth: 'Sessions: log in with e-mail and password, refresh, log out. The session travels in the `session` cookie.',
+  Users: 'The caller and, for admins, the users of the tenant.',
+  Tenants: 'The caller\'s tenant; the platform operator creates tenants.',
+  'API keys': 'API keys (session only): create, list, change, revoke, audit.',
+  Batch: 'Several requests in one call.',
+  Import: 'Bulk creation of records.',
+  GraphQL: 'The registry as a GraphQL schema.',
+  Webhooks: 'Registrations and deliveries of change events.',
+  Stream: 'Server-sent events of changes.',
+  Uploads: 'Files stored in S3.',
+  Plugins: 'Endpoints added by plugins.',
+  Docs: 'This description and its reference page.',
+};
+
+function genericOperation(route: DescribedRoute): OperationSpec {
+  const words = route.path
+    .split('/')
+    .filter((s) => s && s !== 'api' && s !== 'v1')
+    .map((s) => (s.startsWith('{') ? `By${pascalCase(s.slice(1, -1))}` : pascalCase(s)));
+  const tag = TAG_DESCRIPTIONS[pascalCase(route.family)] !== undefined ? pascalCase(route.family) : route.family;
+  const success = route.method === 'POST' ? 201 : 200;
+  const hasBody = ['POST', 'PATCH', 'PUT'].includes(route.method);
+  return {
+    tag,
+    operationId: `${route.method.toLowerCase()}${words.join('')}`,
+    summary: route.summary ?? `${route.method} ${route.path}`,
+    description: route.description ?? `An endpoint of the ${route.family} family.`,
+    ...(hasBody ? { requestBody: { schema: route.requestSchema ?? ref('GenericObject'), required: false } } : {}),
+    responses: {
+      [success]: {
+        description: 'Success.',
+        schema: route.responseSchema ? envelopeOf(route.responseSchema) : { type: 'object', required: ['success'], properties: { success: { const: true } } },
+      },
+    },
+    errors: hasBody ? [400, 422] : [],
+  };
+}
+
+function securityOf(route: Route, scope: string | undefined, anonymous: boolean): Schema[] {
+  if (route.auth === 'public') return [];
+  const scopes = scope ? [scope] : [];
+  if (route.auth === 'session') return [{ sessionCookie: [] }];
+  return [{ bearerApiKey: scopes }, { apiKeyHeader: scopes }, { sessionCookie: [] }, ...(anonymous ? [{}] : [])];
+}
+
+function headersOf(names: readonly string[]): Record<string, Schema> {
+  return Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
+}
+
+function responseObject(spec: ResponseSpec, counted: boolean): Schema {
+  const headers = headersOf(['X-Request-ID', ...(counted ? RATE_LIMIT_HEADERS : []), ...(spec.headers ?? [])]);
+  const out: Schema = { description: spec.description, headers };
+  if (spec.schema) {
+    const media: Schema = { schema: spec.schema };
+    if (spec.example !== undefined) media.example = spec.example;
+    const types = typeof spec.contentType === 'string' ? [spec.contentType] : (spec.contentType ?? ['application/json']);
+    out.content = Object.fromEntries(types.map((t) => [t, media]));
+  }
+  return out;
+}
+
+function pathParameters(path: string, given: readonly Schema[]): Schema[] {
+  const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+  const have = new Set(given.filter((p) => p.in === 'path').map((p) => p.name));
+  return names.filter((n) => !have.has(n)).map((n) => ({ name: n, in: 'path', required: true, description: `The ${n}.`, schema: { type: 'string' } }));
+}
+
+function operationObject(route: Route, path: string, spec: OperationSpec, scope: string | undefined, anonymous: boolean): Schema {
+  const counted = !UNCOUNTED_FAMILIES.has(route.family);
+  const given = spec.parameters ?? [];
+  const parameters = [...pathParameters(path, given), ...given];
+  const responses: Record<string, Schema> = {};
+  for (const [status, response] of Object.entries(spec.responses)) responses[status] = responseObject(response, counted);
+  const errors = new Set(spec.errors);
+  if (route.auth !== 'public') {
+    errors.add(401);
+    errors.add(403);
+  }
+  if (counted) errors.add(429);
+  if (spec.requestBody) errors.add(413);
+  errors.add(500);
+  for (const status of [...errors].sort((a, b) => a - b)) {
+    if (responses[status] || !ERROR_STATUSES[status]) continue;
+    responses[status] = { $ref: `#/components/responses/${ERROR_STATUSES[status].name}` };
+  }
+  const op: Schema = {
+    tags: [spec.tag],
+    operationId: spec.operationId,
+    summary: spec.summary,
+    ...(spec.description ? { description: spec.description } : {}),
+    security: securityOf(route, scope, anonymous),
+    ...(parameters.length ? { parameters } : {}),
+  };
+  if (spec.requestBody) {
+    const media: Schema = { schema: spec.requestBody.schema };
+    if (spec.requestBody.example !== undefined) media.example = spec.requestBody.example;
+    op.requestBody = { required: spec.requestBody.required ?? true, content: { [spec.requestBody.contentType ?? 'application/json']: media } };
+  }
+  op.responses = responses;
+  return op;
+}
+
+function errorResponses(): Record<string, Schema> {
+  const out: Record<string, Schema> = {};
+  for (const [status, e] of Object.entries(ERROR_STATUSES)) {
+    const extra = Number(status) === 429 || Number(status) === 503 ? ['Retry-After'] : [];
+    out[e.name] = {
+      description: `${e.description} Codes: ${e.codes.join(', ')}.`,
+      headers: headersOf(['X-Request-ID', ...RATE_LIMIT_HEADERS, ...extra]),
+      content: { 'application/json': { schema: ref('Error'), example: e.example } },
+    };
+  }
+  return out;
+}
+
+/** Names of every component a value refers to, transitively. */
+function referenced(roots: unknown, components: Record<string, Record<string, Schema>>): Set<string> {
+  const seen = new Set<string>();
+  const stack: unknown[] = [roots];
+  while (stack.length) {
+    const value = stack.pop();
+    if (Array.isArray(value)) stack.push(...value);
+    else if (value && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) {
+        if (k === '$ref' && typeof v === 'string' && v.startsWith('#/components/')) {
+          const [, , kind, name] = v.split('/');
+          const id = `${kind}/${name}`;
+          if (!seen.has(id)) {
+            seen.add(id);
+            stack.push(components[kind]?.[name]);
+          }
+        } else stack.push(v);
+      }
+    }
+  }
+  return seen;
+}
+
+function prune(components: Record<string, Record<string, Schema>>, used: Set<string>): Record<string, Record<string, Schema>> {
+  const out: Record<string, Record<string, Schema>> = {};
+  for (const [kind, entries] of Object.entries(components)) {
+    if (kind === 'securitySchemes') {
+      out[kind] = entries;
+      continue;
+    }
+    const kept = Object.entries(entries).filter(([name]) => used.has(`${kind}/${name}`));
+    if (kept.length) out[kind] = Object.fromEntries(kept);
+  }
+  return out;
+}
+
+function entityTagDescription(entity: LoadedEntity): string {
+  const access = entity.access.public
+    ? 'Public: anyone may read; writes need credentials.'
+    : entity.access.shared
+      ? 'Shared: every user of the tenant sees every record.'
+      : 'Private: each user sees their own records (admins every record of the tenant).';
+  const off = Object.entries(entity.operations).filter(([, on]) => !on).map(([op]) => op);
+  return `${pascalCase(entity.name)} records at /api/v1/${entity.slug}. ${access}${entity.softDelete ? ' Deletes are soft.' : ''}${off.length ? ` Disabled: ${off.join(', ')}.` : ''}`;
+}
+
+export function buildOpenApiDocument(sources: DocumentSources): OpenApiDocument {
+  const entities = [...sources.entities].sort((a, b) => a.slug.localeCompare(b.slug));
+  const bySlug = new Map(entities.map((e) => [e.slug, e]));
+  const staticKeys = new Set(sources.routes.filter((r) => !r.path.includes('{entity}')).map((r) => routeKey(r.method, r.path)));
+  const paths: Record<string, Record<string, Schema>> = {};
+  const operationIds = new Map<string, number>();
+
+  function add(route: Route, path: string, spec: OperationSpec, scope: string | undefined, anonymous: boolean): void {
+    const method = route.method.toLowerCase();
+    paths[path] ??= {};
+    if (paths[path][method]) return;
+    const count = operationIds.get(spec.operationId) ?? 0;
+    operationIds.set(spec.operationId, count + 1);
+    const unique = count === 0 ? spec : { ...spec, operationId: `${spec.operationId}${count + 1}` };
+    paths[path][method] = operationObject(route, path, unique, scope, anonymous);
+  }
+
+  for (const route of sources.routes) {
+    const key = routeKey(route.method, route.path);
+    if (route.family === 'entities' && route.path.includes('{entity}')) {
+      for (const entity of entities) {
+        const scope = route.scope?.replace('{entity}', entity.slug);
+        const anonymous = route.auth === 'optional' && entity.access.public;
+        for (const { path, spec } of entityOperations({ entity, method: route.method, template: route.path, entities: bySlug })) {
+          add(route, path, spec, route.method === 'OPTIONS' ? undefined : scope, anonymous);
+        }
+      }
+      continue;
+    }
+    const describe = SYSTEM_OPERATIONS[key];
+    if (route.path.includes('{entity}')) {
+      for (const entity of entities) {
+        const path = route.path.replace('{entity}', entity.slug);
+        if (staticKeys.has(routeKey(route.method, path))) continue;
+        const spec = describe ? describe({ entity }) : genericOperation(route);
+        add(route, path, spec, route.scope?.replace('{entity}', entity.slug), route.auth === 'optional');
+      }
+      continue;
+    }
+    add(route, route.path, describe ? describe({}) : genericOperation(route), route.scope, route.auth === 'optional');
+  }
+
+  const sortedPaths = Object.fromEntries(Object.entries(paths).filter(([, ops]) => Object.keys(ops).length));
+  const hasWebhooks = sources.routes.some((r) => r.family === ('webhooks' as Route['family']));
+  const webhooks = hasWebhooks ? webhookEntries(entities) : undefined;
+
+  const schemas: Record<string, Schema> = { ...COMMON_SCHEMAS, ...SYSTEM_SCHEMAS };
+  for (const entity of entities) Object.assign(schemas, entitySchemas(entity));
+  const components: Record<string, Record<string, Schema>> = {
+    schemas,
+    responses: errorResponses(),
+    parameters: {
+      ...COMMON_PARAMETERS,
+      IfNoneMatch: { name: 'If-None-Match', in: 'header', required: false, description: 'An ETag received before: 304 when unchanged.', schema: { type: 'string' } },
+      IdempotencyKey: {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description: 'Up to 255 characters: a retry with the same key and body within 24 hours returns the first response without repeating the work.',
+        schema: { type: 'string', maxLength: 255 },
+      },
+    },
+    headers: HEADERS,
+    securitySchemes: SECURITY_SCHEMES,
+  };
+  const used = referenced({ paths: sortedPaths, webhooks }, components);
+
+  const usedTags = new Set<string>();
+  for (const ops of Object.values(sortedPaths)) for (const op of Object.values(ops)) for (const t of op.tags as string[]) usedTags.add(t);
+  const entityTags = entities.filter((e) => usedTags.has(e.slug)).map((e) => ({ name: e.slug, description: entityTagDescription(e) }));
+  const systemTags = Object.keys(TAG_DESCRIPTIONS).filter((t) => usedTags.has(t));
+  const known = new Set([...systemTags, ...entityTags.map((t) => t.name)]);
+  const otherTags = [...usedTags].filter((t) => !known.has(t)).sort();
+  const tags = [
+    ...systemTags.map((name) => ({ name, description: TAG_DESCRIPTIONS[name] })),
+    ...entityTags,
+    ...otherTags.map((name) => ({ name, description: `Endpoints of the ${name} family.` })),
+  ];
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Entity Record API',
+      version: sources.version,
+      summary: 'JSON records for every entity of the registry, with API keys, sessions, scopes and row-level security.',
+      description: [
+        'Every entity of the registry gets list, create, read, update, delete and describe (OPTIONS) endpoints; the system endpoints manage sessions, users, tenants and API keys.',
+        '',
+        'Success answers `{success: true, data, pagination?, message?, warning?}`; errors answer `{success: false, error, code, details?}` with the codes listed on each response.',
+        'Authenticate with an API key (`Authorization: Bearer <key>` or `X-API-Key`) or the session cookie of `POST /api/v1/auth/login`; the scopes an API key needs are listed on each operation.',
+        'Authenticated answers carry `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`; a 429 adds `Retry-After`.',
+      ].join('\n'),
+    },
+    // Relative to this document (served at <base>/api/v1/openapi.json): the deployment's own base, stage prefix included.
+    servers: [{ url: '../..', description: 'This deployment' }],
+    tags,
+    paths: sortedPaths,
+    ...(webhooks ? { webhooks } : {}),
+    components: prune(components, used),
+  };
+}

@@ -1,0 +1,30 @@
+/**
+ * The shape every part of the generator describes an operation in, before document.ts adds what
+ * comes from the route itself (security and scopes, the error responses of its auth mode, the
+ * rate-limit headers).
+ */
+import type { Schema } from './components.js';
+
+export interface ResponseSpec {
+  description: string;
+  /** The body's schema; none for an empty body. */
+  schema?: Schema;
+  /** application/json unless said otherwise; several media types share the schema. */
+  contentType?: string | readonly string[];
+  /** Names of components.headers the response carries (besides X-Request-ID and the rate-limit headers). */
+  headers?: string[];
+  example?: unknown;
+}
+
+export interface OperationSpec {
+  tag: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  /** Parameter objects or $refs (path parameters are added from the path when missing). */
+  parameters?: Schema[];
+  requestBody?: { schema: Schema; contentType?: string; example?: unknown; required?: boolean };
+  responses: Record<number, ResponseSpec>;
+  /** Error statuses beyond those of the route's auth mode (401, 403, 429, 500 are added as they apply). */
+  errors: number[];
+}

@@ -1,0 +1,91 @@
+/**
+ * The API reference page at /api/docs: Swagger UI (swagger-ui-dist, served by the docs family
+ * itself, never from a CDN) over /api/v1/openapi.json, with "try it" on the same origin. The page
+ * and its assets use relative URLs, so they work under a stage prefix (/prod/api/docs) too.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { NotFoundError } from '../errors.js';
+
+/** The files of swagger-ui-dist the page loads; infra/aws copies them into the docs bundle. */
+export const VENDOR_PACKAGE = 'swagger-ui-dist';
+export const VENDOR_FILES = ['package.json', 'swagger-ui-bundle.js', 'swagger-ui.css'] as const;
+
+export const PAGE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  // Swagger UI sets style attributes from React.
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join('; ');
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Entity Record API reference</title>
+<link rel="stylesheet" href="docs/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="docs/swagger-ui-bundle.js"></script>
+<script src="docs/init.js"></script>
+</body>
+</html>
+`;
+
+// The page's own script (no inline script, so the CSP can forbid them). Cookies go along with
+// "try it" (same origin), so a logged-in browser session works as is.
+const INIT = `window.ui = SwaggerUIBundle({
+  url: new URL('v1/openapi.json', window.location.href).href,
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  // Tags start collapsed: the page renders at once however many entities the registry has.
+  docExpansion: 'none',
+  defaultModelsExpandDepth: 0,
+  displayRequestDuration: true,
+  filter: true,
+  withCredentials: true,
+  validatorUrl: null,
+});
+`;
+
+export interface Asset {
+  body: string;
+  contentType: string;
+}
+
+const resolveFrom = createRequire(import.meta.url);
+const vendor = new Map<string, Asset>();
+
+function vendorFile(name: string, contentType: string): Asset {
+  let asset = vendor.get(name);
+  if (!asset) {
+    asset = { body: readFileSync(resolveFrom.resolve(`${VENDOR_PACKAGE}/${name}`), 'utf8'), contentType };
+    vendor.set(name, asset);
+  }
+  return asset;
+}
+
+export function docsPage(): Asset {
+  return { body: PAGE, contentType: 'text/html; charset=utf-8' };
+}
+
+/** An asset of the page by name; anything else is 404. */
+export function docsAsset(name: string): Asset {
+  switch (name) {
+    case 'init.js':
+      return { body: INIT, contentType: 'text/javascript; charset=utf-8' };
+    case 'swagger-ui-bundle.js':
+      return vendorFile(name, 'text/javascript; charset=utf-8');
+    case 'swagger-ui.css':
+      return vendorFile(name, 'text/css; charset=utf-8');
+    default:
+      throw new NotFoundError(`No docs asset named '${name}'`);
+  }
+}
