@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENTITY_FILES_ENV, entityFileNames } from '../../shared/registry/index.js';
+import { STREAMING_FAMILIES, STREAMING_TIMEOUT_SECONDS } from '../../shared/routes.js';
 import { grantTableAccess } from './permissions.js';
 import { pascal, tableEnvName, type TableId, type Tables } from './tables.js';
 
@@ -123,7 +124,7 @@ export class FamilyFunctions extends Construct {
         description: `Entity Record API: ${family} operations`,
         entry,
         code: props.code,
-        timeout: Duration.seconds(29),
+        timeout: Duration.seconds((STREAMING_FAMILIES as readonly string[]).includes(family) ? STREAMING_TIMEOUT_SECONDS : 29),
         environment,
       });
       grantTableAccess(fn, family, props.tables);
