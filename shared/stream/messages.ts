@@ -40,18 +40,30 @@ export function resetMessage(position: string): string {
   return sseMessage({ type: 'reset', reason: 'Events after the given Last-Event-ID are no longer kept; reload the data' }, { id: position, event: 'reset' });
 }
 
-export function changePayload(entity: Pick<LoadedEntity, 'slug'>, event: StreamEvent): Record<string, unknown> {
+const LAST_KEYS = ['createdAt', 'updatedAt', 'deletedAt'];
+
+/** The record's keys in READ's order (a stored map keeps none): id, the fields, links, then the times. */
+export function inReadOrder(entity: Pick<LoadedEntity, 'fields'>, record: Record<string, unknown>): Record<string, unknown> {
+  const first = ['id', ...Object.keys(entity.fields)];
+  const keys = [...first, ...Object.keys(record).filter((k) => !first.includes(k) && !LAST_KEYS.includes(k)).sort(), ...LAST_KEYS];
+  const out: Record<string, unknown> = {};
+  for (const key of keys) if (Object.prototype.hasOwnProperty.call(record, key)) out[key] = record[key];
+  return out;
+}
+
+export function changePayload(entity: Pick<LoadedEntity, 'slug' | 'fields'>, event: StreamEvent): Record<string, unknown> {
   const payload: Record<string, unknown> = { type: event.type };
   if (event.change === 'deleted') {
     payload.record = { id: event.recordId };
     if (entity.slug === 'tasks') payload.taskId = event.recordId;
   } else {
-    payload.record = event.data;
-    if (entity.slug === 'tasks') payload.task = event.data;
+    const record = inReadOrder(entity, event.data);
+    payload.record = record;
+    if (entity.slug === 'tasks') payload.task = record;
   }
   return payload;
 }
 
-export function changeMessage(entity: Pick<LoadedEntity, 'slug'>, event: StreamEvent): string {
+export function changeMessage(entity: Pick<LoadedEntity, 'slug' | 'fields'>, event: StreamEvent): string {
   return sseMessage(changePayload(entity, event), { id: event.position });
 }
