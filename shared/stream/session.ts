@@ -17,7 +17,7 @@
 import { Readable } from 'node:stream';
 import { logger } from '../logger.js';
 import type { LoadedEntity } from '../registry/types.js';
-import { eventPartition, positionAt, readEventsAfter, type EventPage, type StreamEvent } from './events.js';
+import { eventPartition, positionAt, positionTime, readEventsAfter, type EventPage, type StreamEvent } from './events.js';
 import { LEASE_RENEW_MS, releaseLease, renewLease, type StreamLease } from './leases.js';
 import { changeMessage, connectedMessage, HEARTBEAT, resetMessage, retryHint } from './messages.js';
 
@@ -103,29 +103,38 @@ export class EventStream extends Readable {
     this.pollTimer = setTimeout(() => void this.poll(), delay);
   }
 
+  /**
+   * One poll: reads after the position until the partition is drained or an unsettled event is
+   * met. Polls start every `pollMs` (a slow query delays the next, never stacks them); when an
+   * event was held back, the next poll runs as soon as it settles.
+   */
   private async poll(): Promise<void> {
+    const started = Date.now();
+    let heldBack: StreamEvent | undefined;
     try {
       for (let page = 0; page < PAGES_PER_POLL && !this.stopped; page++) {
         const cutoff = positionAt(Date.now() - SETTLE_MS);
         this.queries++;
         const { events, more } = await this.read_(this.partition, this.position);
-        let settled = true;
         for (const event of events) {
           if (this.stopped) return;
           if (event.position >= cutoff) {
-            settled = false;
+            heldBack = event;
             break;
           }
           this.position = event.position;
           if (visibleTo(this.options.entity, this.options.viewer, event)) this.send(changeMessage(this.options.entity, event));
         }
-        if (!more || !settled) break;
+        if (!more || heldBack) break;
       }
     } catch (error) {
       // A failed query is retried at the next poll, from the same position.
       logger.warn('event stream: query failed', { error: error as Error });
     }
-    this.schedulePoll(this.options.pollMs);
+    const now = Date.now();
+    let delay = Math.max(0, started + this.options.pollMs - now);
+    if (heldBack) delay = Math.min(delay, Math.max(0, positionTime(heldBack.position) + SETTLE_MS + 1 - now));
+    this.schedulePoll(delay);
   }
 
   private async renew(): Promise<void> {
