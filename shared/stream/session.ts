@@ -66,8 +66,6 @@ export class EventStream extends Readable {
   private stopped = false;
   private readonly read_: (partition: string, after: string) => Promise<EventPage>;
   private readonly leases: NonNullable<EventStreamOptions['leases']>;
-  /** Queries sent by this stream (for the benchmark's reads per stream). */
-  queries = 0;
 
   constructor(private readonly options: EventStreamOptions) {
     super();
@@ -114,7 +112,6 @@ export class EventStream extends Readable {
     try {
       for (let page = 0; page < PAGES_PER_POLL && !this.stopped; page++) {
         const cutoff = positionAt(Date.now() - SETTLE_MS);
-        this.queries++;
         const { events, more } = await this.read_(this.partition, this.position);
         for (const event of events) {
           if (this.stopped) return;

@@ -48,7 +48,7 @@ export async function openSse(url: string, headers: Record<string, string> = {})
     headers: response.headers,
     messages,
     ended: Promise.resolve(),
-    waitFor(match, timeoutMs = 5000) {
+    waitFor(match, timeoutMs = 8000) {
       return new Promise((resolve, reject) => {
         const check = (): boolean => {
           const found = messages.find(match);

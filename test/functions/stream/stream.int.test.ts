@@ -4,7 +4,7 @@
  * resume, heartbeats, the end before the maximum duration, no polling after a disconnect, scopes,
  * the open-stream limit, and import's notify.
  *
- * A server of its own runs with short intervals (poll 100 ms, heartbeat 400 ms, 3 s per stream)
+ * A server of its own runs with short intervals (poll 100 ms, heartbeat 400 ms, 6 s per stream)
  * and reaches DynamoDB Local through a recording proxy, which counts its event queries.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -15,7 +15,7 @@ import { startServer, type TestServer } from '../../support/server.js';
 import { keyOf } from '../entities/support.js';
 import { changes, openSse, type SseConnection } from './sse-client.js';
 
-const MAX_DURATION_MS = 3000;
+const MAX_DURATION_MS = 6000;
 
 let proxy: DynamoProxy;
 let server: TestServer;
@@ -174,7 +174,7 @@ describe('GET /api/v1/stream/tasks', () => {
     await resumed.waitFor((m) => m.data?.task?.id === during.id);
 
     expect(lasted).toBeGreaterThanOrEqual(MAX_DURATION_MS - 200);
-    expect(lasted).toBeLessThan(MAX_DURATION_MS + 2000);
+    expect(lasted).toBeLessThan(MAX_DURATION_MS + 4000);
     resumed.close();
   });
 
@@ -213,8 +213,12 @@ describe('GET /api/v1/stream/tasks', () => {
 
     const sixth = await stream(key);
     five[0].close();
-    await sleep(200);
-    const afterClose = await stream(key);
+    // The server frees the slot when it sees the connection close: retry briefly.
+    let afterClose = await stream(key);
+    for (let attempt = 0; afterClose.status === 429 && attempt < 10; attempt++) {
+      await sleep(300);
+      afterClose = await stream(key);
+    }
 
     expect(sixth.status).toBe(429);
     expect(sixth.errorBody).toMatchObject({ success: false, code: 'TOO_MANY_STREAMS' });
@@ -229,14 +233,12 @@ describe('GET /api/v1/stream/tasks', () => {
     const silent = await call(aliceKey, 'POST', '/api/v1/import/tasks', { notify: false, tasks: [{ title: 's1' }, { title: 's2' }] });
     const notified = await call(aliceKey, 'POST', '/api/v1/import/tasks', { notify: true, tasks: [{ title: 'n1' }, { title: 'n2' }] });
     const notifiedIds = notified.body.data.tasks.map((t: any) => t.id);
+    // Messages come in position order: the silent import's events, had it written any, would come first.
     await Promise.all(notifiedIds.map((id: string) => connection.waitFor((m) => m.data?.task?.id === id)));
-    const marker = await createTask(aliceKey, 'after imports');
-    await connection.waitFor((m) => m.data?.task?.id === marker.id);
 
     expect(silent.status).toBe(201);
-    const received = changes(connection).map((m) => m.data.task.id);
-    expect(received.slice(0, 2).sort()).toEqual([...notifiedIds].sort());
-    expect(received).toHaveLength(3);
+    expect(silent.body.data.imported).toBe(2);
+    expect(changes(connection).map((m) => m.data.task.id).sort()).toEqual([...notifiedIds].sort());
     connection.close();
   });
 });
