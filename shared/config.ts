@@ -63,6 +63,19 @@ export interface Config {
   secureCookies: boolean;
   /** X-Request-Cost on every response (and ReturnConsumedCapacity on every DynamoDB call). */
   requestCostHeader: boolean;
+  /** The SSE stream (shared/stream/*). */
+  stream: {
+    /** How often an open stream queries the events table. */
+    pollMs: number;
+    /** How often a `: ping` comment is sent. */
+    heartbeatMs: number;
+    /** A stream ends after this long (the client reconnects with its last id). */
+    maxDurationMs: number;
+    /** Open streams per user; one more answers 429. */
+    maxPerUser: number;
+    /** The `retry:` hint sent to clients. */
+    retryMs: number;
+  };
 }
 
 function load(): Config {
@@ -98,6 +111,13 @@ function load(): Config {
     metadataDefaults: json<Record<string, unknown>>('METADATA_DEFAULTS', {}),
     secureCookies: process.env.SECURE_COOKIES === '1',
     requestCostHeader: !['0', 'false', 'off'].includes((process.env.REQUEST_COST_HEADER ?? '').toLowerCase()),
+    stream: {
+      pollMs: Math.max(50, int('STREAM_POLL_MS', 500)),
+      heartbeatMs: Math.max(100, int('STREAM_HEARTBEAT_MS', 15_000)),
+      maxDurationMs: Math.max(1000, int('STREAM_MAX_DURATION_MS', 14 * 60_000)),
+      maxPerUser: Math.max(1, int('STREAM_MAX_PER_USER', 5)),
+      retryMs: int('STREAM_RETRY_MS', 3000),
+    },
   };
 }
 

@@ -18,7 +18,15 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS'
  */
 export type AuthMode = 'public' | 'optional' | 'required' | 'session';
 
-export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch' | 'import' | 'graphql' | 'plugins' | 'upload' | 'docs';
+export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch' | 'import' | 'graphql' | 'plugins' | 'upload' | 'docs' | 'stream';
+
+/**
+ * Families whose Lambda streams its response (awslambda.streamifyResponse): API Gateway invokes
+ * them with responseTransferMode STREAM, and they may run up to the streaming limit.
+ */
+export const STREAMING_FAMILIES: readonly Family[] = ['stream'];
+/** Function timeout of a streaming family: API Gateway's 15-minute streaming limit. */
+export const STREAMING_TIMEOUT_SECONDS = 900;
 
 export interface RouteRateLimit {
   /** Names the counter, so that routes can share one. */
@@ -99,6 +107,9 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: `${V1}/openapi.json`, family: 'docs', auth: 'public' },
   { method: 'GET', path: '/api/docs', family: 'docs', auth: 'public' },
   { method: 'GET', path: '/api/docs/{asset}', family: 'docs', auth: 'public' },
+  // The SSE stream: a streamed response (STREAMING_FAMILIES); the static tasks path wins over the template.
+  { method: 'GET', path: `${V1}/stream/tasks`, family: 'stream', auth: 'required', scope: 'tasks:read' },
+  { method: 'GET', path: `${V1}/stream/{entity}`, family: 'stream', auth: 'required', scope: '{entity}:read' },
 
   // Registered entities (issue 4): after every static path above, as SPEC.md orders them.
   // Reads are 'optional' so that public entities answer anonymous callers (the entities family

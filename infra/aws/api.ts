@@ -4,10 +4,11 @@
  * on every routed path so a wrong method (405) and CORS preflights (OPTIONS) reach the handler.
  * API Gateway's own errors keep the error envelope through Gateway Responses.
  */
+import { Duration } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
-import type { Route } from '../../shared/routes.js';
+import { STREAMING_FAMILIES, STREAMING_TIMEOUT_SECONDS, type Route } from '../../shared/routes.js';
 
 export interface ApiPath {
   path: string;
@@ -151,7 +152,13 @@ export function createRestApi(scope: Construct, id: string, props: EntityRestApi
   const integrationFor = (family: string): apigateway.LambdaIntegration => {
     let integration = integrations.get(family);
     if (!integration) {
-      integration = new apigateway.LambdaIntegration(props.functionFor(family), { proxy: true, scopePermissionToMethod: false });
+      // A streaming family's function answers only streamed invocations: every method on it streams.
+      const streamed = (STREAMING_FAMILIES as readonly string[]).includes(family);
+      integration = new apigateway.LambdaIntegration(props.functionFor(family), {
+        proxy: true,
+        scopePermissionToMethod: false,
+        ...(streamed ? { responseTransferMode: apigateway.ResponseTransferMode.STREAM, timeout: Duration.seconds(STREAMING_TIMEOUT_SECONDS) } : {}),
+      });
       integrations.set(family, integration);
     }
     return integration;

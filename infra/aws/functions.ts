@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENTITY_FILES_ENV, entityFileNames } from '../../shared/registry/index.js';
 import { bundleFilesFor, copyCommands } from './docs.js';
+import { STREAMING_FAMILIES, STREAMING_TIMEOUT_SECONDS } from '../../shared/routes.js';
 import { grantTableAccess } from './permissions.js';
 import { pascal, tableEnvName, type TableId, type Tables } from './tables.js';
 
@@ -135,7 +136,7 @@ export class FamilyFunctions extends Construct {
         description: `Entity Record API: ${family} operations`,
         entry,
         code: props.code,
-        timeout: Duration.seconds(29),
+        timeout: Duration.seconds((STREAMING_FAMILIES as readonly string[]).includes(family) ? STREAMING_TIMEOUT_SECONDS : 29),
         environment,
         bundleFiles: bundleFilesFor(family),
       });

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ApiError, NotFoundError, PayloadTooLargeError } from '../../shared/errors.js';
 import { nameMap, proxyQueryFields, validRequestId } from '../../shared/http/request-context.js';
-import { familyOfPath, matchPath } from '../../shared/routes.js';
+import { familyOfPath, matchPath, STREAMING_TIMEOUT_SECONDS } from '../../shared/routes.js';
 import { isStreaming, lambdaContext, loadHandler, ResponseStream, type LambdaHandler, type StreamPrelude } from './lambda-runtime.js';
 
 export type HandlerLoader = (family: string) => Promise<LambdaHandler>;
@@ -137,12 +137,20 @@ async function handle(req: IncomingMessage, res: ServerResponse, load: HandlerLo
   const family = match.route?.family ?? familyOfPath(match.path)!;
   const event = toProxyEvent(req, url, body, match.path, match.params);
   const handler = await load(family);
-  const context = lambdaContext(`local-${family}`, INTEGRATION_TIMEOUT_MS);
 
   if (isStreaming(handler)) {
-    await handler(event, new HttpResponseStream(res), context);
+    // A streamed response may outlive the 29 s integration timeout, up to the function's own.
+    const context = lambdaContext(`local-${family}`, STREAMING_TIMEOUT_SECONDS * 1000);
+    try {
+      await handler(event, new HttpResponseStream(res), context);
+    } catch (error) {
+      // The client went away mid-stream: the handler's pipeline ends with it, nothing to answer.
+      if (res.destroyed || res.writableEnded) return;
+      throw error;
+    }
     return;
   }
+  const context = lambdaContext(`local-${family}`, INTEGRATION_TIMEOUT_MS);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new ApiError(504, 'GATEWAY_TIMEOUT', 'The request took longer than 29 seconds')), INTEGRATION_TIMEOUT_MS + 100);

@@ -22,17 +22,18 @@ export abstract class ResponseStream extends Writable {
 
 type StreamingHandler = ((event: unknown, stream: ResponseStream, context: Context) => Promise<void>) & { [STREAMING]?: true };
 
-const globals = globalThis as { awslambda?: unknown };
-globals.awslambda ??= {
-  streamifyResponse(fn: StreamingHandler) {
-    fn[STREAMING] = true;
-    return fn;
-  },
-  HttpResponseStream: {
-    from(stream: ResponseStream, prelude: StreamPrelude) {
-      stream.setPrelude(prelude);
-      return stream;
-    },
+// Other libraries (the AWS SDK's invoke store) may create `awslambda` first, with members of
+// their own: the streaming members are added to whatever object is there.
+const globals = globalThis as { awslambda?: Record<string, unknown> };
+const runtime = (globals.awslambda ??= {});
+runtime.streamifyResponse ??= function streamifyResponse(fn: StreamingHandler) {
+  fn[STREAMING] = true;
+  return fn;
+};
+runtime.HttpResponseStream ??= {
+  from(stream: ResponseStream, prelude: StreamPrelude) {
+    stream.setPrelude(prelude);
+    return stream;
   },
 };
 

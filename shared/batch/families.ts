@@ -32,6 +32,7 @@ export const NOT_BATCHABLE: Readonly<Partial<Record<Family, string>>> = {
   health: 'the health check is not under /api/v1',
   upload: 'uploads carry multipart bodies or move objects in S3; they are sent on their own',
   docs: 'the API description and its page are static documents',
+  stream: 'a streamed response (text/event-stream) cannot be a sub-response',
 };
 
 const loaded = new Map<Family, Promise<FamilyHandler>>();

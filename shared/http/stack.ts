@@ -37,7 +37,7 @@ export function createApiHandler(operations: Operations, options: StackOptions =
     const req = context.api!;
     const operation = operations[routeKey(req.route.method, req.route.path)];
     if (!operation) throw new MethodNotAllowedError(`${req.method} is not allowed on ${req.path}`);
-    return operation(req);
+    return operation(req, context);
   }
   const idempotent = idempotency();
   // Server-Timing and X-Request-Cost go on the final result, early answers (preflight, replay) included.

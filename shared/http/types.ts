@@ -81,7 +81,8 @@ export interface Reply {
   stream?: NodeJS.ReadableStream;
 }
 
-export type Operation = (req: ApiRequest) => Promise<Reply>;
+/** `context` is the Lambda context (remaining time), for operations that outlive a reply (streams). */
+export type Operation = (req: ApiRequest, context?: ApiLambdaContext) => Promise<Reply>;
 
 export interface ApiLambdaContext extends Context {
   api?: ApiRequest;

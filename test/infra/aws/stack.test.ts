@@ -15,7 +15,7 @@ import { handlerEntry, PROJECT_ROOT, REQUIRE_SHIM } from '../../../infra/aws/fun
 import { DEFAULT_ACCESS, tableAccessFor } from '../../../infra/aws/permissions.js';
 import { EntityRecordApiStack, type EntityRecordApiStackProps } from '../../../infra/aws/stack.js';
 import { tableEnvName } from '../../../infra/aws/tables.js';
-import { families, pathTemplates, preflightRoutes, routes } from '../../../shared/routes.js';
+import { families, pathTemplates, preflightRoutes, routes, STREAMING_FAMILIES, STREAMING_TIMEOUT_SECONDS } from '../../../shared/routes.js';
 import { tables } from '../../../shared/tables.js';
 
 type Resources = Record<string, { Type: string; Properties?: any; DeletionPolicy?: string; UpdateReplacePolicy?: string }>;
@@ -151,11 +151,12 @@ describe('EntityRecordApiStack with every family of the route table', () => {
   });
 
   describe('functions', () => {
-    it('creates one Lambda function per family, nodejs22.x on arm64 with 512 MB and 29 s', () => {
+    it('creates one Lambda function per family, nodejs22.x on arm64 with 512 MB and 29 s (a streaming family 15 min)', () => {
       template.resourceCountIs('AWS::Lambda::Function', families.length + BOOTSTRAP_FUNCTIONS);
       for (const family of families) {
         const fn = resources[logicalId(stack.functions.get(family))];
-        expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], MemorySize: 512, Timeout: 29, Handler: 'index.handler' });
+        const timeout = STREAMING_FAMILIES.includes(family) ? STREAMING_TIMEOUT_SECONDS : 29;
+        expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], MemorySize: 512, Timeout: timeout, Handler: 'index.handler' });
       }
     });
 
@@ -253,6 +254,22 @@ describe('EntityRecordApiStack with every family of the route table', () => {
     it('routes every method of the route table to its family function', () => {
       const methods = apiMethods();
       for (const route of routes) expect(methods.get(`${route.method} ${route.path}`), `${route.method} ${route.path}`).toBe(route.family);
+    });
+
+    it("streams the stream family's responses (responseTransferMode STREAM, 15-minute integration timeout) and buffers every other family's", () => {
+      const streamFunction = logicalId(stack.functions.get('stream'));
+      const methods = Object.values(resources).filter((r) => r.Type === 'AWS::ApiGateway::Method');
+      const streamed = methods.filter((m) => JSON.stringify(m.Properties.Integration.Uri).includes(`"${streamFunction}"`));
+
+      expect(streamed.length).toBeGreaterThanOrEqual(2);
+      for (const method of streamed) {
+        expect(method.Properties.Integration).toMatchObject({ ResponseTransferMode: 'STREAM', TimeoutInMillis: STREAMING_TIMEOUT_SECONDS * 1000 });
+        expect(JSON.stringify(method.Properties.Integration.Uri)).toContain('/response-streaming-invocations');
+      }
+      for (const method of methods.filter((m) => !streamed.includes(m))) {
+        expect(method.Properties.Integration.ResponseTransferMode ?? 'BUFFERED').toBe('BUFFERED');
+      }
+      expect(streamed.map((m) => m.Properties.HttpMethod)).toContain('GET');
     });
 
     it('catches every other method of a routed path (405, CORS preflight) with ANY to the family of the path', () => {

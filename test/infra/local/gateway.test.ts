@@ -17,11 +17,18 @@ const streaming = middy({ streamifyResponse: true }).handler(async () => ({
   body: Readable.from(['data: {"type":"connected"}\n\n', 'data: {"n":1}\n\n']),
 })) as unknown as LambdaHandler;
 
+// Reports the time its context gives it: a streamed response may outlive the 29 s limit.
+const streamingClock = middy({ streamifyResponse: true }).handler(async (_event: unknown, context: { getRemainingTimeInMillis(): number }) => ({
+  statusCode: 200,
+  headers: { 'Content-Type': 'text/plain' },
+  body: String(context.getRemainingTimeInMillis()),
+})) as unknown as LambdaHandler;
+
 let server: Server;
 let base: string;
 
 beforeAll(async () => {
-  server = createGateway(async (family) => (family === 'health' ? streaming : echo));
+  server = createGateway(async (family) => (family === 'health' ? streaming : family === 'stream' ? streamingClock : echo));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -69,6 +76,12 @@ describe('local gateway', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     expect(await res.text()).toBe('data: {"type":"connected"}\n\ndata: {"n":1}\n\n');
+  });
+
+  it('gives a streaming handler the function timeout (15 min), not the 29 s integration timeout', async () => {
+    const res = await fetch(`${base}/api/v1/stream/tasks`);
+
+    expect(Number(await res.text())).toBeGreaterThan(29_000);
   });
 
   it('answers an unknown path with 404 NOT_FOUND in the envelope', async () => {

@@ -1,0 +1,87 @@
+/**
+ * The stream family's operations: GET /api/v1/stream/tasks (static, wins over the template) and
+ * GET /api/v1/stream/{entity}, answered as text/event-stream (shared/stream/session.ts). Scope
+ * `<entity>:read` (the route's), plus the definition's read permissions; an unregistered entity
+ * answers 404 ENTITY_NOT_FOUND. The rate limit counts the connection once (the stack's before).
+ *
+ * Where a stream starts: after `Last-Event-ID` (header; or the `lastEventId` query parameter for
+ * EventSource polyfills that cannot set headers) when given, else at the moment it opens. An id
+ * older than the 24-hour retention gets `event: reset` and the stream continues from now.
+ */
+import { config } from '../config.js';
+import { requireCaller, requirePermission, isAdmin } from '../entities/access.js';
+import { BadRequestError, EntityNotFoundError } from '../errors.js';
+import type { AuthorizeOptions } from '../http/authorize.js';
+import type { ApiLambdaContext, ApiRequest, Operation, Reply } from '../http/types.js';
+import { findEntity } from '../registry/index.js';
+import { routeKey } from '../routes.js';
+import { beyondRetention, isPosition, positionAt, positionTime } from './events.js';
+import { acquireLease } from './leases.js';
+import { STREAM_HEADERS } from './messages.js';
+import { EventStream, SETTLE_MS } from './session.js';
+
+export const STREAM_PATHS = {
+  tasks: '/api/v1/stream/tasks',
+  entity: '/api/v1/stream/{entity}',
+} as const;
+
+/** The stream ends this long before the function's own timeout. */
+export const END_MARGIN_MS = 10_000;
+/** A Last-Event-ID this far ahead of the clock is not one we sent. */
+const MAX_FUTURE_MS = 60_000;
+
+export const streamAuthorizeOptions: AuthorizeOptions = {
+  scopeApplies: (req) => req.route.path !== STREAM_PATHS.entity || findEntity(req.params.entity ?? '') !== undefined,
+};
+
+export interface StreamStart {
+  start: string;
+  reset: boolean;
+}
+
+/** Where the stream starts, from Last-Event-ID (header or query parameter). */
+export function streamStart(req: Pick<ApiRequest, 'headers' | 'query'>, now: number): StreamStart {
+  const lastId = req.headers['last-event-id'] || req.query.lastEventId;
+  const fromNow = positionAt(now - SETTLE_MS);
+  if (!lastId) return { start: fromNow, reset: false };
+  if (!isPosition(lastId) || positionTime(lastId) > now + MAX_FUTURE_MS) {
+    throw new BadRequestError('Last-Event-ID is not an id this stream sent', { lastEventId: 'must be the id of a message of this stream' });
+  }
+  if (beyondRetention(lastId, now)) return { start: fromNow, reset: true };
+  return { start: lastId, reset: false };
+}
+
+/** How long the stream may run: the configured maximum, cut to end before the function times out. */
+export function streamDuration(maxDurationMs: number, context: Pick<ApiLambdaContext, 'getRemainingTimeInMillis'> | undefined): number {
+  const remaining = context?.getRemainingTimeInMillis?.();
+  const limit = remaining === undefined ? maxDurationMs : Math.min(maxDurationMs, remaining - END_MARGIN_MS);
+  return Math.max(1000, limit);
+}
+
+async function openStream(req: ApiRequest, context?: ApiLambdaContext): Promise<Reply> {
+  const slug = req.route.path === STREAM_PATHS.tasks ? 'tasks' : (req.params.entity ?? '');
+  const entity = findEntity(slug);
+  if (!entity) throw new EntityNotFoundError(slug);
+  const auth = requireCaller(req.auth);
+  requirePermission(entity, 'read', auth);
+  const settings = config().stream;
+  const { start, reset } = streamStart(req, Date.now());
+  const lease = await acquireLease(auth.user.id, settings.maxPerUser);
+  const stream = new EventStream({
+    entity,
+    viewer: { tenantId: auth.tenantId, userId: auth.user.id, admin: isAdmin(auth) },
+    start,
+    reset,
+    lease,
+    pollMs: settings.pollMs,
+    heartbeatMs: settings.heartbeatMs,
+    retryMs: settings.retryMs,
+    durationMs: streamDuration(settings.maxDurationMs, context),
+  });
+  return { status: 200, headers: { ...STREAM_HEADERS }, stream };
+}
+
+export const streamOperations: Record<string, Operation> = {
+  [routeKey('GET', STREAM_PATHS.tasks)]: openStream,
+  [routeKey('GET', STREAM_PATHS.entity)]: openStream,
+};

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { positionAt, type EventPage, type StreamEvent } from '../../../shared/stream/events.js';
+import type { StreamLease } from '../../../shared/stream/leases.js';
+import { EventStream, SETTLE_MS, visibleTo, type EventStreamOptions } from '../../../shared/stream/session.js';
+
+const tasks = { slug: 'tasks', tableName: 'tasks', fields: { title: {} }, access: { public: false, shared: false } } as never;
+const shared = { access: { public: false, shared: true } } as never;
+const alice = { tenantId: 't1', userId: 'alice', admin: false };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function change(position: string, ownerId = 'alice', tenantId = 't1'): StreamEvent {
+  return { position, type: 'task.created', change: 'created', recordId: `r-${position}`, tenantId, ownerId, data: { id: `r-${position}` }, createdAt: position.slice(0, 24) };
+}
+
+/** A stream over an in-memory partition, with the queries and lease calls it made. */
+function streamOver(events: StreamEvent[], options: Partial<EventStreamOptions> = {}) {
+  const reads: string[] = [];
+  const released: StreamLease[] = [];
+  const read = async (_partition: string, after: string): Promise<EventPage> => {
+    reads.push(after);
+    return { events: events.filter((e) => e.position > after).sort((a, b) => a.position.localeCompare(b.position)), more: false };
+  };
+  const stream = new EventStream({
+    entity: tasks,
+    viewer: alice,
+    start: positionAt(Date.now() - 60_000),
+    pollMs: 20,
+    heartbeatMs: 60_000,
+    retryMs: 1000,
+    durationMs: 60_000,
+    lease: { userId: 'alice', slot: 0, leaseId: 'l' },
+    read,
+    leases: { renew: async () => true, release: async (lease) => void released.push(lease) },
+    ...options,
+  });
+  let text = '';
+  stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  return { stream, reads, released, text: () => text };
+}
+
+describe('event stream', () => {
+  it('applies the row-level security of LIST', () => {
+    expect(visibleTo(tasks, alice, change('p'))).toBe(true);
+    expect(visibleTo(tasks, alice, change('p', 'bob'))).toBe(false);
+    expect(visibleTo(tasks, { ...alice, admin: true }, change('p', 'bob'))).toBe(true);
+    expect(visibleTo(tasks, { ...alice, admin: true }, change('p', 'bob', 't2'))).toBe(false);
+    expect(visibleTo(shared, alice, change('p', 'bob'))).toBe(true);
+    expect(visibleTo(shared, alice, change('p', 'bob', 't2'))).toBe(false);
+  });
+
+  it('sends settled events in order, skipping what the caller may not see, and holds back events younger than the settle time', async () => {
+    const old = positionAt(Date.now() - 5000);
+    const fresh = positionAt(Date.now() + 60_000);
+    const { stream, reads, text } = streamOver([change(`${old}#b`), change(`${old}#a`), change(`${old}#c`, 'bob'), change(`${fresh}#z`)]);
+
+    await sleep(120);
+    stream.destroy();
+
+    const ids = [...text().matchAll(/^id: (.*)$/gm)].map((m) => m[1]);
+    expect(ids.slice(1)).toEqual([`${old}#a`, `${old}#b`]);
+    // The cursor stops before the unsettled event: every later poll asks again after #c.
+    expect(reads.at(-1)).toBe(`${old}#c`);
+    expect(SETTLE_MS).toBeGreaterThan(0);
+  });
+
+  it('stops polling and releases its lease when destroyed (the client went away)', async () => {
+    const { stream, reads, released } = streamOver([]);
+    await sleep(70);
+
+    stream.destroy();
+    const atDestroy = reads.length;
+    await sleep(100);
+
+    expect(atDestroy).toBeGreaterThan(0);
+    expect(reads.length).toBe(atDestroy);
+    expect(released).toHaveLength(1);
+  });
+
+  it('ends by itself after its duration, releasing the lease first', async () => {
+    const { stream, released } = streamOver([], { durationMs: 50 });
+
+    await new Promise((resolve) => stream.on('end', resolve));
+
+    expect(released).toHaveLength(1);
+  });
+
+  it('ends when its lease was taken over (renewal refused)', async () => {
+    const { stream } = streamOver([], { leases: { renew: async () => false, release: async () => undefined } });
+    // Renewal runs on its own interval; call it as the timer would.
+    await (stream as unknown as { renew(): Promise<void> }).renew();
+
+    await new Promise((resolve) => stream.on('end', resolve));
+    expect(stream.readableEnded).toBe(true);
+  });
+});

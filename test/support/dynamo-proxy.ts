@@ -1,0 +1,58 @@
+/**
+ * A recording proxy in front of DynamoDB Local: a server started with `dynamoEndpoint` = this
+ * proxy's URL sends every request through it, so a test can count what the server asked of the
+ * database (e.g. that an event stream stops querying once its client has gone), without any
+ * counter in the product itself.
+ */
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  /** The DynamoDB operation, e.g. "Query" (from X-Amz-Target). */
+  operation: string;
+  body: string;
+  at: number;
+}
+
+export interface DynamoProxy {
+  url: string;
+  requests: RecordedRequest[];
+  /** Requests of this operation whose body contains `text`. */
+  count(operation: string, text: string): number;
+  stop(): Promise<void>;
+}
+
+export async function startDynamoProxy(target: string): Promise<DynamoProxy> {
+  const to = new URL(target);
+  const requests: RecordedRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const operation = String(req.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+      requests.push({ operation, body: body.toString('utf8'), at: Date.now() });
+      const upstream = request(
+        { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: { ...req.headers, host: to.host } },
+        (reply) => {
+          res.writeHead(reply.statusCode ?? 502, reply.headers);
+          reply.pipe(res);
+        },
+      );
+      upstream.on('error', () => res.destroy());
+      upstream.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    count: (operation, text) => requests.filter((r) => r.operation === operation && r.body.includes(text)).length,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
