@@ -6,7 +6,6 @@ import { ForbiddenError, NotFoundError } from '../errors.js';
 import { getUser } from '../data/identity.js';
 import { logger } from '../logger.js';
 import type { AuthContext } from '../http/types.js';
-import { BedrockProvider, createBedrockClient } from './bedrock-provider.js';
 import { aiConfig, type ModelName } from './config.js';
 import { getCredits, grantCredits, listGrants, refundCredits, reserveCredits, settleCredits, type Credits, type Grant } from './credits.js';
 import { LocalProvider } from './local-provider.js';
@@ -27,13 +26,16 @@ export interface GenerateOutput {
   modelId: string;
 }
 
-let provider: TextProvider | undefined;
+let provider: Promise<TextProvider> | undefined;
 
-function textProvider(): TextProvider {
-  if (!provider) {
+function textProvider(): Promise<TextProvider> {
+  provider ??= (async () => {
     const cfg = aiConfig();
-    provider = cfg.provider === 'bedrock' ? new BedrockProvider(createBedrockClient(cfg.region), cfg.timeoutMs) : new LocalProvider();
-  }
+    if (cfg.provider !== 'bedrock') return new LocalProvider();
+    // Loaded on first use: `npm start` with the local provider never loads the Bedrock client.
+    const { BedrockProvider, createBedrockClient } = await import('./bedrock-provider.js');
+    return new BedrockProvider(createBedrockClient(cfg.region), cfg.timeoutMs);
+  })();
   return provider;
 }
 
@@ -49,7 +51,7 @@ export async function generate(auth: AuthContext, input: GenerateInput): Promise
   await reserveCredits(userId, input.maxTokens, cfg.defaultCredits);
   let result;
   try {
-    result = await textProvider().generate({ prompt: input.prompt, maxTokens: input.maxTokens, temperature: input.temperature, modelId: id });
+    result = await (await textProvider()).generate({ prompt: input.prompt, maxTokens: input.maxTokens, temperature: input.temperature, modelId: id });
   } catch (error) {
     await refundCredits(userId, input.maxTokens).catch((refundError: unknown) =>
       logger.error('credits refund failed', { userId, amount: input.maxTokens, error: (refundError as Error).name }),
