@@ -55,7 +55,8 @@ export interface DynamoLocal {
 
 async function waitUntilReady(endpoint: string, child: ChildProcess, output: () => string): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
-  const deadline = Date.now() + 30_000;
+  // A loaded machine (a CI runner, a laptop running a test suite) can take Java well past 30 s.
+  const deadline = Date.now() + 90_000;
   try {
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new LocalRuntimeError(`DynamoDB Local exited with code ${child.exitCode}: ${output().trim().split('\n').slice(-3).join(' ')}`);
@@ -66,7 +67,7 @@ async function waitUntilReady(endpoint: string, child: ChildProcess, output: () 
         await new Promise((r) => setTimeout(r, 100));
       }
     }
-    throw new LocalRuntimeError('DynamoDB Local did not start within 30 seconds');
+    throw new LocalRuntimeError('DynamoDB Local did not start within 90 seconds');
   } finally {
     client.destroy();
   }
