@@ -169,7 +169,7 @@ function operations(runtime: LocalRuntime): Operation[] {
     {
       name: 'BATCH of 20 GETs',
       repeat: 2,
-      run: (f) => go('POST', `${V1}/batch`, f.key, { requests: f.taskIds.slice(0, 20).map((id, n) => ({ id: `get-${n}`, method: 'GET', path: `${V1}/tasks/${id}` })) }),
+      run: (f) => go('POST', `${V1}/batch`, f.key, { requests: f.taskIds.slice(0, 20).map((id, n) => ({ id: `get-${n}`, method: 'GET', path: `/tasks/${id}` })) }),
     },
     { name: 'a warm session request (GET a task)', repeat: 20, run: (f, i) => go('GET', `${V1}/tasks/${f.taskIds[i % 20]}`, f.session) },
   ];
@@ -196,7 +196,7 @@ async function measureAll(runtime: LocalRuntime, label: string, env: Record<stri
     // Warm: the key's cache, the session's cache, every family's module.
     await call(runtime, 'GET', `${V1}/tasks/${f.taskIds[0]}`, f.key);
     await call(runtime, 'GET', `${V1}/tasks/${f.taskIds[0]}`, f.session);
-    await call(runtime, 'POST', `${V1}/batch`, f.key, { requests: [{ id: 'warm', method: 'GET', path: `${V1}/tasks/${f.taskIds[0]}` }] });
+    await call(runtime, 'POST', `${V1}/batch`, f.key, { requests: [{ id: 'warm', method: 'GET', path: `/tasks/${f.taskIds[0]}` }] });
     const out: Measured[] = [];
     for (const op of operations(runtime)) {
       const tally = await recorded(async () => {

@@ -225,7 +225,8 @@ export async function increment(spec: CounterSpec, nowSeconds: number): Promise<
  * counter (a batch's sub-requests, each still counted when it runs). Fails open.
  */
 export async function leaseAhead(req: ApiRequest, count: number, nowMs = Date.now()): Promise<void> {
-  if (!isCounted(req) || count < 1) return;
+  // RATE_LIMIT_LEASE_BLOCK=1 is one write per request, a batch's sub-requests included.
+  if (!isCounted(req) || count < 1 || config().rateLimits.leaseBlock === 1) return;
   const general = generalCounter(req);
   if (general.limit <= 0) return;
   try {

@@ -61,7 +61,7 @@ describe('Server-Timing on every family', () => {
       ['entities 404', await api('GET', '/api/v1/tasks/tsk_missing', { cookie })],
       ['entities 401', await api('GET', '/api/v1/tasks')],
       ['entities preflight', await api('OPTIONS', '/api/v1/tasks', { headers: { Origin: 'http://localhost:3000', 'Access-Control-Request-Method': 'GET' } })],
-      ['batch', await api('POST', '/api/v1/batch', { cookie, body: { requests: [{ id: 'me', method: 'GET', path: '/api/v1/users/me' }] } })],
+      ['batch', await api('POST', '/api/v1/batch', { cookie, body: { requests: [{ id: 'me', method: 'GET', path: '/users/me' }] } })],
       ['import', await api('POST', '/api/v1/import/tasks', { cookie, body: { tasks: [{ title: 'Imported' }] } })],
       ['graphql', await api('POST', '/api/v1/graphql', { cookie, body: { query: '{ tasks { totalCount } }' } })],
     ];
@@ -147,7 +147,7 @@ describe('X-Request-Cost', () => {
     await proxy?.close();
   });
 
-  it('of a READ, a LIST and a CREATE equals what DynamoDB reported for that request', async () => {
+  it('of a READ, a LIST, a CREATE and a batch (its sub-requests included) equals what DynamoDB reported for that request', async () => {
     const baseUrl = server.url;
     const login = await api('POST', '/api/v1/auth/login', { baseUrl, body: OPERATOR });
     const cookie = sessionCookieOf(login)!;
@@ -163,7 +163,14 @@ describe('X-Request-Cost', () => {
     expect(create.response.status, create.response.text).toBe(201);
     const read = await measure(() => api('GET', `/api/v1/tasks/${create.response.body.data.id}`, { baseUrl, cookie }));
     const list = await measure(() => api('GET', '/api/v1/tasks?limit=5', { baseUrl, cookie }));
-    for (const [label, { response, recorded }] of Object.entries({ create, read, list })) {
+    const id = create.response.body.data.id;
+    const batch = await measure(() =>
+      api('POST', '/api/v1/batch', { baseUrl, cookie, body: { requests: [{ id: 'a', method: 'GET', path: `/tasks/${id}` }, { id: 'b', method: 'GET', path: `/tasks/${id}` }] } }),
+    );
+    expect(batch.response.body.responses.map((r: { status: number }) => r.status)).toEqual([200, 200]);
+    // The sub-requests' reads are in the batch's own figure.
+    expect(costOf(batch.response).rcu).toBeGreaterThanOrEqual(2 * costOf(read.response).rcu);
+    for (const [label, { response, recorded }] of Object.entries({ create, read, list, batch })) {
       expect(recorded.calls, label).toBeGreaterThan(0);
       const shown = costOf(response);
       expect(shown.rcu, label).toBeCloseTo(recorded.rcu, 2);
