@@ -31,19 +31,24 @@ export type OpenApiDocument = Record<string, unknown> & {
   webhooks?: Record<string, Schema>;
 };
 
-export interface DocumentSources {
-  routes: readonly Route[];
-  entities: readonly LoadedEntity[];
-  version: string;
-}
-
-/** What a route of another family may carry to be described better than generically. */
-interface DescribedRoute extends Route {
+/** What a family can say about one of its routes beyond the route table (plugins: their declarations). */
+export interface RouteDetails {
   summary?: string;
   description?: string;
   requestSchema?: Schema;
   responseSchema?: Schema;
 }
+
+export interface DocumentSources {
+  routes: readonly Route[];
+  entities: readonly LoadedEntity[];
+  version: string;
+  /** Details of routes the description table does not know (a plugin's summary and schemas). */
+  routeDetails?: (route: Route) => RouteDetails | undefined;
+}
+
+/** What a route of another family may carry to be described better than generically. */
+type DescribedRoute = Route & RouteDetails;
 
 /** Families whose requests are not rate-limited (shared/http/rate-limit.ts isCounted). */
 const UNCOUNTED_FAMILIES = new Set(['health', 'docs']);
@@ -251,7 +256,8 @@ export function buildOpenApiDocument(sources: DocumentSources): OpenApiDocument 
       }
       continue;
     }
-    add(route, route.path, describe ? describe({}) : genericOperation(route), route.scope, route.auth === 'optional');
+    const described: DescribedRoute = { ...sources.routeDetails?.(route), ...route };
+    add(route, route.path, describe ? describe({}) : genericOperation(described), route.scope, route.auth === 'optional');
   }
 
   const sortedPaths = Object.fromEntries(Object.entries(paths).filter(([, ops]) => Object.keys(ops).length));

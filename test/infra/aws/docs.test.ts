@@ -1,4 +1,4 @@
-import { App } from 'aws-cdk-lib';
+import { App, Stack } from 'aws-cdk-lib';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,7 +6,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleFilesFor, copyCommands } from '../../../infra/aws/docs.js';
-import { EntityRecordApiStack } from '../../../infra/aws/stack.js';
+import { FamilyFunctions } from '../../../infra/aws/functions.js';
 import { ENTITY_FILES_ENV, entityFileNames } from '../../../shared/registry/index.js';
 import cdkJson from '../../../cdk.json' with { type: 'json' };
 
@@ -28,7 +28,8 @@ describe('the docs bundle', () => {
     beforeAll(() => {
       outdir = mkdtempSync(path.join(tmpdir(), 'cdk-docs-'));
       const app = new App({ outdir, context: cdkJson.context });
-      new EntityRecordApiStack(app, 'Docs', { families: ['docs'] });
+      // Only the docs function (the family needs no table): the same construct the stack uses.
+      new FamilyFunctions(new Stack(app, 'Docs'), 'Functions', { families: ['docs'], tables: {} });
       app.synth();
       assetDir = path.join(outdir, readdirSync(outdir).find((d) => d.startsWith('asset.') && existsSync(path.join(outdir, d, 'index.mjs')))!);
     }, 120_000);

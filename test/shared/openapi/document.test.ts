@@ -118,6 +118,18 @@ describe('buildOpenApiDocument', () => {
     expect(run.security).toContainEqual({ bearerApiKey: ['reports:write'] });
   });
 
+  it('takes a route\'s summary and schemas from the family that declares it', () => {
+    const plugin = { method: 'POST', path: '/api/v1/greetings', family: 'plugins', auth: 'required' } as unknown as Route;
+    const details = { summary: 'Greet someone', requestSchema: { type: 'object', required: ['name'] }, responseSchema: { type: 'object', properties: { text: { type: 'string' } } } };
+
+    const doc = buildOpenApiDocument({ routes: [...routes, plugin], entities: builtIn, version: '1', routeDetails: (r) => (r === plugin ? details : undefined) });
+    const greet = op(doc, '/api/v1/greetings', 'post');
+
+    expect(greet.summary).toBe('Greet someone');
+    expect(greet.requestBody.content['application/json'].schema).toEqual(details.requestSchema);
+    expect(greet.responses[201].content['application/json'].schema.properties.data).toEqual(details.responseSchema);
+  });
+
   it('adds the webhook deliveries (3.1 webhooks) with their payload and signature header once webhooks are routed', () => {
     const register = { method: 'POST', path: '/api/v1/webhooks', family: 'webhooks', auth: 'required', scope: 'webhooks:write' } as unknown as Route;
 
