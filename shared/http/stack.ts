@@ -9,7 +9,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { MethodNotAllowedError } from '../errors.js';
-import { exceptCountedBySubRequests } from '../batch/counting.js';
 import { routeKey } from '../routes.js';
 import { apiVersion } from './api-version.js';
 import { authenticate } from './authenticate.js';
@@ -22,13 +21,31 @@ import { inheritedAuth } from './inherited-auth.js';
 import { jsonBody } from './json-body.js';
 import { rateLimit, type RateLimitOptions } from './rate-limit.js';
 import { requestContext } from './request-context.js';
-import type { ApiEvent, ApiLambdaContext, Operation, Reply } from './types.js';
+import type { ApiEvent, ApiLambdaContext, ApiRequest, Operation, Reply } from './types.js';
 
 export type Operations = Record<string, Operation>;
 
 export interface StackOptions extends AuthorizeOptions, RateLimitOptions {
   /** Lambda response streaming (the SSE stream). */
   streaming?: boolean;
+  /**
+   * Whether a request counts against the rate limit itself (default: always). The batch handler
+   * says no for a batch whose sub-requests are counted by their own stacks.
+   */
+  countsItself?: (req: ApiRequest) => boolean;
+}
+
+type Middleware = middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext>;
+
+/** The rate-limit middleware, skipped for the requests `countsItself` declines. */
+function countedWhen(limit: Middleware, countsItself: ((req: ApiRequest) => boolean) | undefined): Middleware {
+  if (!countsItself) return limit;
+  const before = limit.before!;
+  return {
+    before: function limitRateWhenCounted(request) {
+      return countsItself(request.context.api!) ? before(request) : undefined;
+    },
+  };
 }
 
 export function createApiHandler(operations: Operations, options: StackOptions = {}) {
@@ -49,8 +66,8 @@ export function createApiHandler(operations: Operations, options: StackOptions =
     .use(apiVersion())
     .use(authenticate())
     // Right after authentication, so every authenticated response (a 403 too) carries the
-    // rate-limit headers. A batch is counted by its sub-requests (each through its own stack).
-    .use(exceptCountedBySubRequests(rateLimit(options)))
+    // rate-limit headers.
+    .use(countedWhen(rateLimit(options), options.countsItself))
     .use(csrf())
     .use(authorize(options))
     .use(jsonBody())

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { batchResponse, subRequestId, subRequestTarget } from '../../../shared/batch/sub-request.js';
+import { batchResponse, subRequestId, subRequestTarget } from '../../../functions/batch/sub-request.js';
 import type { BatchItem } from '../../../shared/batch/validate.js';
 
 const outer = {

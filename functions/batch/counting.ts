@@ -7,15 +7,16 @@
  * family (unknown paths, a nested batch). Those count once, like any request, so
  * that no request of an authenticated caller goes uncounted.
  */
-import type middy from '@middy/core';
-import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { ApiEvent, ApiLambdaContext, ApiRequest } from '../http/types.js';
+import type { ApiRequest } from '../../shared/http/types.js';
 import { subRequestTarget } from './sub-request.js';
-import { parseBatch } from './validate.js';
+import { parseBatch } from '../../shared/batch/validate.js';
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
 
-/** Whether the request counts itself: every request but a batch that will run its sub-requests. */
+/**
+ * Whether the request counts itself (the batch stack's `countsItself` option): every request but a
+ * batch that will run its sub-requests.
+ */
 export function countsItself(req: Pick<ApiRequest, 'route' | 'headers' | 'rawBody'>): boolean {
   if (req.route.family !== 'batch') return true;
   if (req.headers['idempotency-key'] !== undefined) return true;
@@ -29,16 +30,4 @@ export function countsItself(req: Pick<ApiRequest, 'route' | 'headers' | 'rawBod
   } catch {
     return true;
   }
-}
-
-type Middleware = middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext>;
-
-/** The rate-limit middleware, skipped for a batch that is counted by its sub-requests. */
-export function exceptCountedBySubRequests(limit: Middleware): Middleware {
-  const before = limit.before!;
-  return {
-    before: function limitRateUnlessBatch(request) {
-      return countsItself(request.context.api!) ? before(request) : undefined;
-    },
-  };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countsItself } from '../../../shared/batch/counting.js';
+import { countsItself } from '../../../functions/batch/counting.js';
 import { findRoute } from '../../../shared/routes.js';
 
 const batchRoute = findRoute('POST', '/api/v1/batch')!;

@@ -8,11 +8,11 @@
  * If-None-Match (a sub-request always gets its body).
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { ApiError, BadRequestError, NotFoundError } from '../errors.js';
-import { familyOfPath, matchPath, type Family } from '../routes.js';
-import { proxyQueryFields } from '../http/request-context.js';
-import type { ApiRequest } from '../http/types.js';
-import type { BatchItem } from './validate.js';
+import { ApiError, BadRequestError, NotFoundError } from '../../shared/errors.js';
+import { familyOfPath, matchPath, type Family } from '../../shared/routes.js';
+import { proxyQueryFields } from '../../shared/http/request-context.js';
+import type { ApiRequest } from '../../shared/http/types.js';
+import type { BatchItem } from '../../shared/batch/validate.js';
 import { NOT_BATCHABLE, isBatchable } from './families.js';
 
 const V1 = '/api/v1';
