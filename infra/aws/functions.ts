@@ -27,9 +27,22 @@ export function handlerEntry(family: string): string {
   return path.join(PROJECT_ROOT, 'functions', family, 'handler.ts');
 }
 
-/** Environment every function of the app starts from (source maps, Powertools names). */
+/**
+ * Injected into every bundle: stack traces mapped to the sources when one is printed, instead of
+ * NODE_OPTIONS=--enable-source-maps, which parses the source map at every cold start.
+ */
+export const STACK_TRACES = path.join(PROJECT_ROOT, 'infra', 'aws', 'runtime', 'stack-traces.ts');
+
+/**
+ * Families whose bundle leaves the AWS SDK out and uses the one of the Lambda runtime (nodejs22.x
+ * carries AWS SDK v3): the health check makes one DescribeTable, imported on first use
+ * (shared/health.ts), so its bundle stays a few dozen kB and its cold start loads nothing heavy.
+ */
+export const RUNTIME_SDK_FAMILIES: ReadonlySet<string> = new Set(['health']);
+export const RUNTIME_SDK_MODULES = ['@aws-sdk/*', '@smithy/*'];
+
+/** Environment every function of the app starts from (Powertools names). */
 export const BASE_ENVIRONMENT: Readonly<Record<string, string>> = {
-  NODE_OPTIONS: '--enable-source-maps',
   POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
   POWERTOOLS_METRICS_NAMESPACE: 'EntityRecordApi',
 };
@@ -43,12 +56,16 @@ export interface BundledFunctionProps {
   timeout: Duration;
   memorySize?: number;
   environment: Record<string, string>;
+  /** Modules left to the Lambda runtime (default none: the AWS SDK of package-lock.json is bundled). */
+  externalModules?: string[];
 }
 
 /**
  * A function bundled the way all of this app's functions are: `entry` by local esbuild (no Docker)
- * into one minified ESM file with a source map and the AWS SDK inside, nodejs22.x on arm64,
- * X-Ray tracing, and its own log group (`<id>Logs`, one month) next to it in `scope`.
+ * into one minified ESM file with a source map (read only when a stack is printed) and the AWS
+ * SDK inside, nodejs22.x on arm64, X-Ray tracing, and its own log group (`<id>Logs`, one month)
+ * next to it in `scope`. esbuild's metafile (index.meta.json) stays beside the bundle: the bundle
+ * tests and the cold-start bench read what each bundle holds from it.
  */
 export function createBundledFunction(scope: Construct, id: string, props: BundledFunctionProps): NodejsFunction {
   const logGroup = new logs.LogGroup(scope, `${id}Logs`, {
@@ -74,8 +91,12 @@ export function createBundledFunction(scope: Construct, id: string, props: Bundl
       mainFields: ['module', 'main'],
       minify: true,
       sourceMap: true,
+      // Stack traces need the mappings, not the sources.
+      sourcesContent: false,
+      inject: [STACK_TRACES],
+      metafile: true,
       // Bundle the AWS SDK too: the versions in package-lock.json, not whatever the runtime carries.
-      externalModules: [],
+      externalModules: props.externalModules ?? [],
       forceDockerBundling: false,
       tsconfig: path.join(PROJECT_ROOT, 'tsconfig.json'),
     },
@@ -125,6 +146,7 @@ export class FamilyFunctions extends Construct {
         code: props.code,
         timeout: Duration.seconds(29),
         environment,
+        externalModules: RUNTIME_SDK_FAMILIES.has(family) ? RUNTIME_SDK_MODULES : undefined,
       });
       grantTableAccess(fn, family, props.tables);
       this.byFamily.set(family, fn);

@@ -5,18 +5,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
+import { dynamoClientOptions } from './client-options.js';
 
 let documentClient: DynamoDBDocumentClient | undefined;
 
 export function createDynamoClient(): DynamoDBClient {
-  const { dynamoEndpoint, region } = config();
-  return new DynamoDBClient({
-    region,
-    maxAttempts: 3,
-    ...(dynamoEndpoint
-      ? { endpoint: dynamoEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
-  });
+  return new DynamoDBClient(dynamoClientOptions());
 }
 
 export function db(): DynamoDBDocumentClient {

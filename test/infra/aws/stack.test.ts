@@ -6,12 +6,11 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiPaths, checkPathParameters, envelopeTemplate, GATEWAY_RESPONSES } from '../../../infra/aws/api.js';
-import { handlerEntry, PROJECT_ROOT, REQUIRE_SHIM } from '../../../infra/aws/functions.js';
+import { handlerEntry, PROJECT_ROOT } from '../../../infra/aws/functions.js';
 import { DEFAULT_ACCESS, tableAccessFor } from '../../../infra/aws/permissions.js';
 import { EntityRecordApiStack, type EntityRecordApiStackProps } from '../../../infra/aws/stack.js';
 import { tableEnvName } from '../../../infra/aws/tables.js';
@@ -159,11 +158,12 @@ describe('EntityRecordApiStack with every family of the route table', () => {
       }
     });
 
-    it('gives every function the table names, source maps and the Powertools service name', () => {
+    it('gives every function the table names and the Powertools service name, and no source-map flag (read lazily)', () => {
       for (const family of families) {
         const env = resources[logicalId(stack.functions.get(family))].Properties.Environment.Variables;
         for (const def of tables) expect(env[tableEnvName(def.id)], `${family} ${def.id}`).toEqual({ Ref: logicalId(stack.tables[def.id]!) });
-        expect(env).toMatchObject({ NODE_OPTIONS: '--enable-source-maps', POWERTOOLS_SERVICE_NAME: 'entity-record-api' });
+        expect(env).toMatchObject({ POWERTOOLS_SERVICE_NAME: 'entity-record-api' });
+        expect(env.NODE_OPTIONS).toBeUndefined();
       }
     });
 
@@ -341,25 +341,5 @@ describe('bundling functions/<family>/handler.ts', () => {
 
   it('fails synth with the missing file named when a family has no handler', () => {
     expect(() => synth({ families: ['no-such-family'] })).toThrow(/functions\/no-such-family\/handler\.ts does not exist/);
-  });
-
-  it('bundles the health handler into one minified ESM file with a source map and the require shim', () => {
-    // Prepare
-    const outdir = mkdtempSync(path.join(tmpdir(), 'cdk-test-'));
-    try {
-      // Act: real esbuild, locally, for one small family.
-      const { stack } = synth({ families: ['health'] }, true, outdir);
-      (stack.node.root as App).synth();
-      // Assess
-      const assetDir = readdirSync(outdir).find((d) => d.startsWith('asset.') && existsSync(path.join(outdir, d, 'index.mjs')));
-      expect(assetDir).toBeDefined();
-      const files = readdirSync(path.join(outdir, assetDir!)).sort();
-      expect(files).toEqual(['index.mjs', 'index.mjs.map']);
-      const code = readFileSync(path.join(outdir, assetDir!, 'index.mjs'), 'utf8');
-      expect(code.startsWith(REQUIRE_SHIM)).toBe(true);
-      expect(code).toMatch(/export\s*\{[^}]*\bhandler\b/);
-    } finally {
-      rmSync(outdir, { recursive: true, force: true });
-    }
   });
 });
