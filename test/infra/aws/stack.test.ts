@@ -278,12 +278,19 @@ describe('EntityRecordApiStack with every family of the route table', () => {
     it.each([
       ['MISSING_AUTHENTICATION_TOKEN', '404', 'NOT_FOUND'],
       ['RESOURCE_NOT_FOUND', '404', 'NOT_FOUND'],
+      ['UNAUTHORIZED', '401', 'AUTHENTICATION_FAILED'],
+      ['ACCESS_DENIED', '403', 'FORBIDDEN'],
+      ['INVALID_API_KEY', '403', 'FORBIDDEN'],
+      ['INVALID_SIGNATURE', '403', 'FORBIDDEN'],
+      ['EXPIRED_TOKEN', '403', 'FORBIDDEN'],
+      ['WAF_FILTERED', '403', 'FORBIDDEN'],
       ['REQUEST_TOO_LARGE', '413', 'PAYLOAD_TOO_LARGE'],
       ['THROTTLED', '429', 'RATE_LIMIT_EXCEEDED'],
+      ['QUOTA_EXCEEDED', '429', 'RATE_LIMIT_EXCEEDED'],
       ['INTEGRATION_TIMEOUT', '504', 'GATEWAY_TIMEOUT'],
       ['DEFAULT_5XX', undefined, 'INTERNAL_ERROR'],
       ['DEFAULT_4XX', undefined, 'INVALID_REQUEST'],
-    ])('answers API Gateway %s with %s and the error envelope code %s', (type, status, code) => {
+    ])('answers API Gateway %s with %s and the error envelope code %s, with CORS headers', (type, status, code) => {
       const found = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse', { Properties: { ResponseType: type } }));
       expect(found).toHaveLength(1);
       const props = found[0].Properties;
@@ -291,10 +298,20 @@ describe('EntityRecordApiStack with every family of the route table', () => {
       expect(props.ResponseParameters).toMatchObject({
         'gatewayresponse.header.Content-Type': "'application/json'",
         'gatewayresponse.header.X-Request-ID': 'context.requestId',
+        'gatewayresponse.header.Access-Control-Allow-Origin': 'method.request.header.Origin',
+        'gatewayresponse.header.Access-Control-Allow-Credentials': "'true'",
+        'gatewayresponse.header.Vary': "'Origin'",
       });
       // API Gateway substitutes $context.error.messageString with a JSON string.
       const body = JSON.parse(props.ResponseTemplates['application/json'].replace('$context.error.messageString', '"Invalid request body"'));
       expect(body).toEqual({ success: false, error: expect.any(String), code });
+    });
+
+    it('points a body over the gateway limit to the presigned upload flow', () => {
+      const [tooLarge] = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse', { Properties: { ResponseType: 'REQUEST_TOO_LARGE' } }));
+      const body = JSON.parse(tooLarge.Properties.ResponseTemplates['application/json']);
+
+      expect(body.error).toContain('POST /api/v1/upload/presign');
     });
 
     it('keeps every gateway response template valid JSON', () => {
