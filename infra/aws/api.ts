@@ -4,8 +4,10 @@
  * on every routed path so a wrong method (405) and CORS preflights (OPTIONS) reach the handler.
  * API Gateway's own errors keep the error envelope through Gateway Responses.
  */
+import { RemovalPolicy } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { Route } from '../../shared/routes.js';
 
@@ -149,7 +151,33 @@ export interface EntityRestApiProps {
   functionFor: (family: string) => lambda.IFunction;
   stageName?: string;
   throttling?: { rateLimit: number; burstLimit: number };
+  /**
+   * JSON access logs of the stage in their own log group. API Gateway writes them with the
+   * account's CloudWatch role (one per account and region): set `cloudWatchRole` to create it
+   * when the account has none.
+   */
+  accessLogs?: boolean;
+  cloudWatchRole?: boolean;
 }
+
+/** One JSON line per request: who, what, how it ended and how long it took. */
+export const ACCESS_LOG_FIELDS: Readonly<Record<string, string>> = {
+  requestId: '$context.requestId',
+  extendedRequestId: '$context.extendedRequestId',
+  ip: '$context.identity.sourceIp',
+  userAgent: '$context.identity.userAgent',
+  method: '$context.httpMethod',
+  resource: '$context.resourcePath',
+  path: '$context.path',
+  status: '$context.status',
+  error: '$context.error.responseType',
+  latencyMs: '$context.responseLatency',
+  integrationLatencyMs: '$context.integration.latency',
+  integrationStatus: '$context.integration.status',
+  responseBytes: '$context.responseLength',
+  requestTime: '$context.requestTimeEpoch',
+  wafResponse: '$context.waf.status',
+};
 
 export function createRestApi(scope: Construct, id: string, props: EntityRestApiProps): apigateway.RestApi {
   const paths = apiPaths(props.routes);
@@ -159,9 +187,17 @@ export function createRestApi(scope: Construct, id: string, props: EntityRestApi
     description: 'Entity Record API',
     endpointTypes: [apigateway.EndpointType.REGIONAL],
     binaryMediaTypes: ['multipart/form-data', 'application/octet-stream'],
-    cloudWatchRole: false,
+    cloudWatchRole: props.cloudWatchRole ?? false,
     deployOptions: {
       stageName: props.stageName ?? 'prod',
+      ...(props.accessLogs
+        ? {
+            accessLogDestination: new apigateway.LogGroupLogDestination(
+              new logs.LogGroup(scope, `${id}AccessLogs`, { retention: logs.RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY }),
+            ),
+            accessLogFormat: apigateway.AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+          }
+        : {}),
       tracingEnabled: true,
       metricsEnabled: true,
       throttlingRateLimit: throttling.rateLimit,

@@ -58,6 +58,8 @@ export interface BundledFunctionProps {
   environment: Record<string, string>;
   /** Modules left to the Lambda runtime (default none: the AWS SDK of package-lock.json is bundled). */
   externalModules?: string[];
+  /** Reserved concurrency (a cap, and a guarantee); default none. */
+  reservedConcurrency?: number;
 }
 
 /**
@@ -81,6 +83,9 @@ export function createBundledFunction(scope: Construct, id: string, props: Bundl
     timeout: props.timeout,
     tracing: lambda.Tracing.ACTIVE,
     logGroup,
+    // Lambda's own lines (START, REPORT, errors) as JSON too, beside Powertools' JSON lines.
+    loggingFormat: lambda.LoggingFormat.JSON,
+    ...(props.reservedConcurrency !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
     environment: props.environment,
     projectRoot: PROJECT_ROOT,
     depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
@@ -113,6 +118,8 @@ export interface FamilyFunctionsProps {
    * that must not depend on which handler files exist yet.
    */
   code?: lambda.Code;
+  /** Reserved concurrency by family (context reservedConcurrency); families not named get none. */
+  reservedConcurrency?: Readonly<Record<string, number>>;
 }
 
 export class FamilyFunctions extends Construct {
@@ -147,6 +154,7 @@ export class FamilyFunctions extends Construct {
         timeout: Duration.seconds(29),
         environment,
         externalModules: RUNTIME_SDK_FAMILIES.has(family) ? RUNTIME_SDK_MODULES : undefined,
+        reservedConcurrency: props.reservedConcurrency?.[family],
       });
       grantTableAccess(fn, family, props.tables);
       this.byFamily.set(family, fn);
