@@ -22,6 +22,7 @@ import { round } from '../stats.js';
 import type { BenchRow } from '../types.js';
 
 export const order = 5;
+export const usesLocal = false;
 
 const STACK = 'EntityRecordApi';
 const RUNS = Number(process.env.COLD_START_RUNS ?? 9) || 9;
