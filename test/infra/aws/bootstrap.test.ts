@@ -72,7 +72,7 @@ function customResource(resources: Resources): Resource {
   return found[0];
 }
 
-describe('bootstrap admin with the defaults (generated secret, admin@localhost)', () => {
+describe('bootstrap admin with the defaults (generated secret, admin@localhost)', { timeout: 180_000 }, () => {
   let stack: EntityRecordApiStack;
   let template: Template;
   let resources: Resources;
@@ -85,7 +85,7 @@ describe('bootstrap admin with the defaults (generated secret, admin@localhost)'
     functionId = logicalIdIn(stack, stack.bootstrapAdmin.function);
     roleId = logicalIdIn(stack, stack.bootstrapAdmin.function.role!);
     secretId = logicalIdIn(stack, stack.bootstrapAdmin.secret as never);
-  });
+  }, 180_000);
 
   it('generates a 32-character password secret without punctuation or spaces', () => {
     template.resourcePropertiesCountIs('AWS::SecretsManager::Secret', ADMIN_PASSWORD_SECRET, 1);
@@ -159,7 +159,7 @@ describe('bootstrap admin with the defaults (generated secret, admin@localhost)'
   });
 });
 
-describe('bootstrap admin configured by context', () => {
+describe('bootstrap admin configured by context', { timeout: 180_000 }, () => {
   it('uses the given e-mail, lower-case, in the resource and the output', () => {
     const { template, resources } = synth({ adminEmail: ' Ops@Example.com ' });
     expect(customResource(resources).Properties.AdminEmail).toBe('ops@example.com');

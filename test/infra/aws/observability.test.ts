@@ -18,7 +18,7 @@ function synth(props: EntityRecordApiStackProps = {}): { stack: EntityRecordApiS
   return { stack, template: Template.fromStack(stack) };
 }
 
-describe('operator options', () => {
+describe('operator options', { timeout: 180_000 }, () => {
   it('writes Lambda logs as JSON for every family function', () => {
     const { stack, template } = synth();
     const resources = template.toJSON().Resources as Record<string, { Properties: { LoggingConfig?: unknown } }>;

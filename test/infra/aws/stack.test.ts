@@ -72,7 +72,7 @@ function dynamoAccessIn(stack: EntityRecordApiStack, family: string): Map<string
   return access;
 }
 
-describe('EntityRecordApiStack with every family of the route table', () => {
+describe('EntityRecordApiStack with every family of the route table', { timeout: 180_000 }, () => {
   let stack: EntityRecordApiStack;
   let template: Template;
   let resources: Resources;
@@ -109,7 +109,7 @@ describe('EntityRecordApiStack with every family of the route table', () => {
     // Prepare: inline code, so the whole route table synthesizes whichever handler files exist yet.
     ({ stack, template } = synth({ code: INLINE_CODE }));
     resources = template.toJSON().Resources as Resources;
-  });
+  }, 180_000);
 
   describe('tables', () => {
     it.each(tables.map((t) => [t.id, t] as const))('creates the %s table on demand with point-in-time recovery, retained', (_id, def) => {
@@ -322,7 +322,7 @@ describe('EntityRecordApiStack with every family of the route table', () => {
   });
 });
 
-describe('route table checks at synth', () => {
+describe('route table checks at synth', { timeout: 180_000 }, () => {
   it('accepts the route table: one path variable name per level', () => {
     expect(() => apiPaths(routes)).not.toThrow();
   });
@@ -338,7 +338,7 @@ describe('route table checks at synth', () => {
   });
 });
 
-describe('bundling functions/<family>/handler.ts', () => {
+describe('bundling functions/<family>/handler.ts', { timeout: 180_000 }, () => {
   const present = families.filter((f) => existsSync(handlerEntry(f)));
 
   it('has the health handler file', () => {
