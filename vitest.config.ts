@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
+    setupFiles: ['test/support/schema-compiler.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,

@@ -74,7 +74,7 @@ async function main(): Promise<void> {
   try {
     // Started before any scenario, so that the process's DynamoDB client (created once, on first
     // use) points at the local engine even when an in-process scenario touches it first.
-    if (modules.length) await context.local();
+    if (modules.some(({ module }) => module.usesLocal !== false)) await context.local();
     for (const { file, module } of modules) {
       console.log(`bench: ${file}`);
       try {

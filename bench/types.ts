@@ -34,4 +34,6 @@ export interface BenchScenarioModule {
   run(context: BenchContext): Promise<BenchRow[]>;
   /** Order among modules (lower first; in-process scenarios before HTTP ones). Default 100. */
   order?: number;
+  /** false: the module never calls context.local() (the run starts no local runtime for it). */
+  usesLocal?: boolean;
 }

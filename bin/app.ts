@@ -12,6 +12,12 @@
  *   aiFastModelId   – Bedrock model id of text generation's `fast` model (default amazon.nova-micro-v1:0)
  *   aiQualityModelId – Bedrock model id of its `quality` model (default amazon.nova-pro-v1:0); both
  *                     must be available in the deployment region (or be an inference profile id)
+ *   throttleRate, throttleBurst – stage-wide API Gateway throttling (default 500 requests/s, burst 1000)
+ *   accessLogs      – true: JSON access logs of the stage (request id, status, latency, ...); API
+ *                     Gateway needs its CloudWatch role in the account and region:
+ *   apiGatewayCloudWatchRole – true: create that role (only when the account has none)
+ *   reservedConcurrency – reserved concurrency by family, an object in cdk.json or a JSON string
+ *                     with -c, e.g. {"import":5,"graphql":20}; default none
  *
  * The bootstrap admin (the platform operator, infra/aws/bootstrap.ts), created or updated by a
  * custom resource at deploy time; the stack outputs AdminEmail and AdminPasswordSecretArn:
@@ -34,6 +40,33 @@ function context(name: string): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+function flag(name: string): boolean {
+  const value: unknown = app.node.tryGetContext(name);
+  return value === true || value === 'true';
+}
+
+function positiveInteger(name: string): number | undefined {
+  const value = context(name) ?? app.node.tryGetContext(name);
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`context "${name}" must be a non-negative integer, got ${String(value)}`);
+  return n;
+}
+
+function reservedConcurrencyContext(): Record<string, number> | undefined {
+  let value: unknown = app.node.tryGetContext('reservedConcurrency');
+  if (value === undefined || value === '') return undefined;
+  if (typeof value === 'string') value = JSON.parse(value);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('context "reservedConcurrency" must be an object of family → number');
+  const out: Record<string, number> = {};
+  for (const [family, n] of Object.entries(value)) {
+    if (!(families as readonly string[]).includes(family)) throw new Error(`context "reservedConcurrency": '${family}' is not a family of shared/routes.ts`);
+    if (!Number.isInteger(n) || (n as number) < 0) throw new Error(`context "reservedConcurrency": '${family}' must be a non-negative integer`);
+    out[family] = n as number;
+  }
+  return out;
+}
+
 function environmentContext(): Record<string, string> {
   let value: unknown = app.node.tryGetContext('environment');
   if (value === undefined || value === '') return {};
@@ -50,10 +83,17 @@ const only = context('families')?.split(',').map((f) => f.trim()).filter(Boolean
 const unknown = only?.filter((f) => !(families as readonly string[]).includes(f)) ?? [];
 if (unknown.length) throw new Error(`-c families: ${unknown.join(', ')} not in shared/routes.ts (known: ${families.join(', ')})`);
 
+const throttleRate = positiveInteger('throttleRate');
+const throttleBurst = positiveInteger('throttleBurst');
+
 new EntityRecordApiStack(app, context('stackName') ?? 'EntityRecordApi', {
   description: 'Entity Record API: JSON records over HTTP (API Gateway, Lambda, DynamoDB)',
   environment,
   families: only,
+  ...(throttleRate !== undefined || throttleBurst !== undefined ? { throttling: { rateLimit: throttleRate ?? 500, burstLimit: throttleBurst ?? 1000 } } : {}),
+  accessLogs: flag('accessLogs'),
+  cloudWatchRole: flag('apiGatewayCloudWatchRole'),
+  reservedConcurrency: reservedConcurrencyContext(),
   adminEmail: context('adminEmail'),
   adminPasswordSecretArn: context('adminPasswordSecretArn'),
   adminPasswordVersion: context('adminPasswordVersion'),

@@ -8,6 +8,7 @@ import type { ScopeFamily } from '../../shared/auth/scope-catalog.js';
 import { BadRequestError } from '../../shared/errors.js';
 import type { ApiRequest, Operation, Reply } from '../../shared/http/types.js';
 import { createApiHandler } from '../../shared/http/stack.js';
+import { apiPath } from '../../shared/http/urls.js';
 import { routeKey } from '../../shared/routes.js';
 
 const V1 = '/api/v1';
@@ -58,7 +59,7 @@ export const handler = createApiHandler({
   [routeKey('GET', `${V1}/api-keys/{id}/audit`)]: async (req) => {
     const { entries, nextCursor } = await listAudit(req.auth!, req.params.id, limitOf(req.query.limit), req.query.cursor);
     const headers: Record<string, string> = { ...NO_STORE };
-    if (nextCursor) headers.Link = `<${req.path}?cursor=${nextCursor}${req.query.limit ? `&limit=${limitOf(req.query.limit)}` : ''}>; rel="next"`;
+    if (nextCursor) headers.Link = `<${apiPath(req, req.path)}?cursor=${nextCursor}${req.query.limit ? `&limit=${limitOf(req.query.limit)}` : ''}>; rel="next"`;
     return { headers, data: entries };
   },
 });

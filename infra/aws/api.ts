@@ -4,9 +4,10 @@
  * on every routed path so a wrong method (405) and CORS preflights (OPTIONS) reach the handler.
  * API Gateway's own errors keep the error envelope through Gateway Responses.
  */
-import { Duration } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { STREAMING_FAMILIES, STREAMING_TIMEOUT_SECONDS, type Route } from '../../shared/routes.js';
 
@@ -86,16 +87,27 @@ export function envelopeTemplate(response: GatewayErrorResponse): string {
   return `{"success":false,"error":${error},"code":${JSON.stringify(response.code)}}`;
 }
 
-/** API Gateway's own errors, answered in the error envelope of SPEC.md. */
+/** The presigned upload flow, where the 413 messages send large files. */
+export const UPLOAD_PRESIGN_ROUTE = 'POST /api/v1/upload/presign';
+
+/** API Gateway's own errors, answered in the error envelope of SPEC.md, each with its status and code. */
 export const GATEWAY_RESPONSES: readonly GatewayErrorResponse[] = [
   // A path or method with no resource: an unknown route, not an authentication problem.
   { type: apigateway.ResponseType.MISSING_AUTHENTICATION_TOKEN, statusCode: '404', code: 'NOT_FOUND', error: 'Route not found' },
   { type: apigateway.ResponseType.RESOURCE_NOT_FOUND, statusCode: '404', code: 'NOT_FOUND', error: 'Route not found' },
+  // Credentials refused by the gateway itself (an authorizer, a usage-plan key, a signature).
+  { type: apigateway.ResponseType.UNAUTHORIZED, statusCode: '401', code: 'AUTHENTICATION_FAILED', error: 'Authentication is required' },
+  { type: apigateway.ResponseType.INVALID_API_KEY, statusCode: '403', code: 'FORBIDDEN', error: 'Access to this resource is denied' },
+  { type: apigateway.ResponseType.INVALID_SIGNATURE, statusCode: '403', code: 'FORBIDDEN', error: 'Access to this resource is denied' },
+  { type: apigateway.ResponseType.EXPIRED_TOKEN, statusCode: '403', code: 'FORBIDDEN', error: 'Access to this resource is denied' },
+  { type: apigateway.ResponseType.ACCESS_DENIED, statusCode: '403', code: 'FORBIDDEN', error: 'Access to this resource is denied' },
+  { type: apigateway.ResponseType.WAF_FILTERED, statusCode: '403', code: 'FORBIDDEN', error: 'The request was blocked' },
+  // Over API Gateway's 10 MB payload limit.
   {
     type: apigateway.ResponseType.REQUEST_TOO_LARGE,
     statusCode: '413',
     code: 'PAYLOAD_TOO_LARGE',
-    error: 'The request exceeds the 6 MB limit; upload large files with POST /api/v1/upload/presign',
+    error: `The request body is too large (at most 6 MB); upload large files with ${UPLOAD_PRESIGN_ROUTE}`,
   },
   { type: apigateway.ResponseType.THROTTLED, statusCode: '429', code: 'RATE_LIMIT_EXCEEDED', error: 'Too many requests', headers: { 'Retry-After': "'1'" } },
   { type: apigateway.ResponseType.QUOTA_EXCEEDED, statusCode: '429', code: 'RATE_LIMIT_EXCEEDED', error: 'Too many requests', headers: { 'Retry-After': "'60'" } },
@@ -106,6 +118,18 @@ export const GATEWAY_RESPONSES: readonly GatewayErrorResponse[] = [
   { type: apigateway.ResponseType.DEFAULT_4XX, code: 'INVALID_REQUEST', error: fromGateway },
 ];
 
+/**
+ * CORS on API Gateway's own responses, so that a browser app sees the error rather than a CORS
+ * failure. The gateway cannot check ALLOWED_ORIGINS, so it names the request's Origin: these
+ * responses carry only the fixed envelope and the request id, nothing any page may not read.
+ */
+export const GATEWAY_CORS_HEADERS: Readonly<Record<string, string>> = {
+  'Access-Control-Allow-Origin': 'method.request.header.Origin',
+  'Access-Control-Allow-Credentials': "'true'",
+  'Access-Control-Expose-Headers': "'X-Request-ID, Retry-After'",
+  Vary: "'Origin'",
+};
+
 export function addGatewayResponses(api: apigateway.RestApi): void {
   for (const response of GATEWAY_RESPONSES) {
     api.addGatewayResponse(response.type.responseType, {
@@ -114,6 +138,7 @@ export function addGatewayResponses(api: apigateway.RestApi): void {
       responseHeaders: {
         'Content-Type': "'application/json'",
         'X-Request-ID': 'context.requestId',
+        ...GATEWAY_CORS_HEADERS,
         ...response.headers,
       },
       templates: { 'application/json': envelopeTemplate(response) },
@@ -126,7 +151,33 @@ export interface EntityRestApiProps {
   functionFor: (family: string) => lambda.IFunction;
   stageName?: string;
   throttling?: { rateLimit: number; burstLimit: number };
+  /**
+   * JSON access logs of the stage in their own log group. API Gateway writes them with the
+   * account's CloudWatch role (one per account and region): set `cloudWatchRole` to create it
+   * when the account has none.
+   */
+  accessLogs?: boolean;
+  cloudWatchRole?: boolean;
 }
+
+/** One JSON line per request: who, what, how it ended and how long it took. */
+export const ACCESS_LOG_FIELDS: Readonly<Record<string, string>> = {
+  requestId: '$context.requestId',
+  extendedRequestId: '$context.extendedRequestId',
+  ip: '$context.identity.sourceIp',
+  userAgent: '$context.identity.userAgent',
+  method: '$context.httpMethod',
+  resource: '$context.resourcePath',
+  path: '$context.path',
+  status: '$context.status',
+  error: '$context.error.responseType',
+  latencyMs: '$context.responseLatency',
+  integrationLatencyMs: '$context.integration.latency',
+  integrationStatus: '$context.integration.status',
+  responseBytes: '$context.responseLength',
+  requestTime: '$context.requestTimeEpoch',
+  wafResponse: '$context.waf.status',
+};
 
 export function createRestApi(scope: Construct, id: string, props: EntityRestApiProps): apigateway.RestApi {
   const paths = apiPaths(props.routes);
@@ -136,9 +187,17 @@ export function createRestApi(scope: Construct, id: string, props: EntityRestApi
     description: 'Entity Record API',
     endpointTypes: [apigateway.EndpointType.REGIONAL],
     binaryMediaTypes: ['multipart/form-data', 'application/octet-stream'],
-    cloudWatchRole: false,
+    cloudWatchRole: props.cloudWatchRole ?? false,
     deployOptions: {
       stageName: props.stageName ?? 'prod',
+      ...(props.accessLogs
+        ? {
+            accessLogDestination: new apigateway.LogGroupLogDestination(
+              new logs.LogGroup(scope, `${id}AccessLogs`, { retention: logs.RetentionDays.THREE_MONTHS, removalPolicy: RemovalPolicy.DESTROY }),
+            ),
+            accessLogFormat: apigateway.AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+          }
+        : {}),
       tracingEnabled: true,
       metricsEnabled: true,
       throttlingRateLimit: throttling.rateLimit,

@@ -29,9 +29,22 @@ export function handlerEntry(family: string): string {
   return path.join(PROJECT_ROOT, 'functions', family, 'handler.ts');
 }
 
-/** Environment every function of the app starts from (source maps, Powertools names). */
+/**
+ * Injected into every bundle: stack traces mapped to the sources when one is printed, instead of
+ * NODE_OPTIONS=--enable-source-maps, which parses the source map at every cold start.
+ */
+export const STACK_TRACES = path.join(PROJECT_ROOT, 'infra', 'aws', 'runtime', 'stack-traces.ts');
+
+/**
+ * Families whose bundle leaves the AWS SDK out and uses the one of the Lambda runtime (nodejs22.x
+ * carries AWS SDK v3): the health check makes one DescribeTable, imported on first use
+ * (shared/health.ts), so its bundle stays a few dozen kB and its cold start loads nothing heavy.
+ */
+export const RUNTIME_SDK_FAMILIES: ReadonlySet<string> = new Set(['health']);
+export const RUNTIME_SDK_MODULES = ['@aws-sdk/*', '@smithy/*'];
+
+/** Environment every function of the app starts from (Powertools names). */
 export const BASE_ENVIRONMENT: Readonly<Record<string, string>> = {
-  NODE_OPTIONS: '--enable-source-maps',
   POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
   POWERTOOLS_METRICS_NAMESPACE: 'EntityRecordApi',
 };
@@ -47,12 +60,18 @@ export interface BundledFunctionProps {
   environment: Record<string, string>;
   /** Files (relative to the project root) copied into the bundle at the same relative path. */
   bundleFiles?: readonly string[];
+  /** Modules left to the Lambda runtime (default none: the AWS SDK of package-lock.json is bundled). */
+  externalModules?: string[];
+  /** Reserved concurrency (a cap, and a guarantee); default none. */
+  reservedConcurrency?: number;
 }
 
 /**
  * A function bundled the way all of this app's functions are: `entry` by local esbuild (no Docker)
- * into one minified ESM file with a source map and the AWS SDK inside, nodejs22.x on arm64,
- * X-Ray tracing, and its own log group (`<id>Logs`, one month) next to it in `scope`.
+ * into one minified ESM file with a source map (read only when a stack is printed) and the AWS
+ * SDK inside, nodejs22.x on arm64, X-Ray tracing, and its own log group (`<id>Logs`, one month)
+ * next to it in `scope`. esbuild's metafile (index.meta.json) stays beside the bundle: the bundle
+ * tests and the cold-start bench read what each bundle holds from it.
  */
 export function createBundledFunction(scope: Construct, id: string, props: BundledFunctionProps): NodejsFunction {
   const logGroup = new logs.LogGroup(scope, `${id}Logs`, {
@@ -68,6 +87,9 @@ export function createBundledFunction(scope: Construct, id: string, props: Bundl
     timeout: props.timeout,
     tracing: lambda.Tracing.ACTIVE,
     logGroup,
+    // Lambda's own lines (START, REPORT, errors) as JSON too, beside Powertools' JSON lines.
+    loggingFormat: lambda.LoggingFormat.JSON,
+    ...(props.reservedConcurrency !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
     environment: props.environment,
     projectRoot: PROJECT_ROOT,
     depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
@@ -78,8 +100,12 @@ export function createBundledFunction(scope: Construct, id: string, props: Bundl
       mainFields: ['module', 'main'],
       minify: true,
       sourceMap: true,
+      // Stack traces need the mappings, not the sources.
+      sourcesContent: false,
+      inject: [STACK_TRACES],
+      metafile: true,
       // Bundle the AWS SDK too: the versions in package-lock.json, not whatever the runtime carries.
-      externalModules: [],
+      externalModules: props.externalModules ?? [],
       forceDockerBundling: false,
       tsconfig: path.join(PROJECT_ROOT, 'tsconfig.json'),
       ...(props.bundleFiles?.length
@@ -105,6 +131,8 @@ export interface FamilyFunctionsProps {
    * that must not depend on which handler files exist yet.
    */
   code?: lambda.Code;
+  /** Reserved concurrency by family (context reservedConcurrency); families not named get none. */
+  reservedConcurrency?: Readonly<Record<string, number>>;
 }
 
 export class FamilyFunctions extends Construct {
@@ -139,6 +167,8 @@ export class FamilyFunctions extends Construct {
         timeout: Duration.seconds((STREAMING_FAMILIES as readonly string[]).includes(family) ? STREAMING_TIMEOUT_SECONDS : 29),
         environment,
         bundleFiles: bundleFilesFor(family),
+        externalModules: RUNTIME_SDK_FAMILIES.has(family) ? RUNTIME_SDK_MODULES : undefined,
+        reservedConcurrency: props.reservedConcurrency?.[family],
       });
       grantTableAccess(fn, family, props.tables);
       this.byFamily.set(family, fn);

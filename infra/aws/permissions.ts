@@ -36,7 +36,7 @@ export const FAMILY_ACCESS: Readonly<Record<string, TableGrants>> = {
   keys: { identity: 'readWrite', limits: 'readWrite' },
   entities: RECORD_WRITER,
   import: RECORD_WRITER,
-  // A batch dispatches in-process to every family of shared/batch/families.ts: entities (records,
+  // A batch dispatches in-process to every family of functions/batch/families.ts: entities (records,
   // events), auth and keys (identity readWrite: users, keys), all of them counting in limits.
   batch: { ...RECORD_WRITER, identity: 'readWrite' },
   graphql: RECORD_WRITER,

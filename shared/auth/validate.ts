@@ -1,6 +1,7 @@
 /**
  * JSON-schema validation for the auth family's request bodies (ajv, every error at once).
- * Schemas are compiled once, at module load, by `compile`. A failing body throws
+ * Each schema is compiled once, on its first use (not at module load: a cold start compiles
+ * only what its first request needs). A failing body throws
  * ValidationError (422 VALIDATION_FAILED) with details keyed by field ("admin.email" for
  * nested fields), one message per field.
  */
@@ -8,8 +9,15 @@ import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } fro
 import addFormats from 'ajv-formats';
 import { ValidationError } from '../errors.js';
 
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
-addFormats.default(ajv, ['email']);
+let instance: Ajv | undefined;
+
+function ajv(): Ajv {
+  if (!instance) {
+    instance = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+    addFormats.default(instance, ['email']);
+  }
+  return instance;
+}
 
 export type Validator<T> = (body: unknown) => T;
 
@@ -62,8 +70,9 @@ export function detailsOf(errors: readonly ErrorObject[]): Record<string, string
 }
 
 export function compile<T>(schema: JSONSchemaType<T> | Record<string, unknown>): Validator<T> {
-  const validate = ajv.compile(schema) as ValidateFunction<T>;
+  let validate: ValidateFunction<T> | undefined;
   return (body: unknown): T => {
+    validate ??= ajv().compile(schema) as ValidateFunction<T>;
     const value = body ?? {};
     if (!validate(value)) throw new ValidationError(detailsOf(validate.errors ?? []));
     return value;

@@ -9,6 +9,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
+import { dynamoClientOptions } from './client-options.js';
 import { currentUsage } from './usage.js';
 
 let documentClient: DynamoDBDocumentClient | undefined;
@@ -90,14 +91,7 @@ function wantsCapacity(): boolean {
 }
 
 export function createDynamoClient(): DynamoDBClient {
-  const { dynamoEndpoint, region } = config();
-  const client = new DynamoDBClient({
-    region,
-    maxAttempts: 3,
-    ...(dynamoEndpoint
-      ? { endpoint: dynamoEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
-  });
+  const client = new DynamoDBClient(dynamoClientOptions());
   client.middlewareStack.add(
     (next, context) =>
       async function accountForCall(args) {

@@ -33,6 +33,7 @@ import { attachRelations, parseIncludes, type Include } from './relations.js';
 import { list, parseFields, parseListQuery } from '../query/params.js';
 import { METADATA_MAX_CHARS } from '../registry/schemas.js';
 import type { Pagination } from '../http/types.js';
+import { apiPath } from '../http/urls.js';
 
 const WRITE_ATTEMPTS = 3;
 
@@ -172,7 +173,7 @@ async function render(entity: LoadedEntity, records: StoredRecord[], view: View,
 }
 
 /** X-Total-Count, X-Page, X-Per-Page and Link (RFC 8288) next/prev: the same query with another page. */
-export function listHeaders(req: Pick<ApiRequest, 'path' | 'multiQuery' | 'query'>, pagination: Pagination): Record<string, string> {
+export function listHeaders(req: Pick<ApiRequest, 'path' | 'basePath' | 'multiQuery' | 'query'>, pagination: Pagination): Record<string, string> {
   const headers: Record<string, string> = {
     'X-Total-Count': String(pagination.total),
     'X-Page': String(pagination.page),
@@ -188,7 +189,7 @@ export function listHeaders(req: Pick<ApiRequest, 'path' | 'multiQuery' | 'query
     }
     if ('cursor' in at) params.set('cursor', at.cursor);
     else params.set('page', String(at.page));
-    return `${req.path}?${params.toString()}`;
+    return apiPath(req, `${req.path}?${params.toString()}`);
   };
   const links: string[] = [];
   if (pagination.hasNext && pagination.nextCursor) links.push(`<${target({ cursor: pagination.nextCursor })}>; rel="next"`);

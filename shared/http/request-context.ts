@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { findRoute } from '../routes.js';
 import { MethodNotAllowedError } from '../errors.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest } from './types.js';
+import { requestBase } from './urls.js';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -83,9 +84,12 @@ export function buildApiRequest(event: ApiEvent): ApiRequest {
   const route = findRoute(event.httpMethod, event.resource);
   // A path reached with a method it does not have (API Gateway's ANY method, the local gateway).
   if (!route) throw new MethodNotAllowedError(`${event.httpMethod} is not allowed on ${event.path}`);
+  const { basePath, origin, appPath } = requestBase(event);
   return {
     method: event.httpMethod,
-    path: event.path,
+    path: appPath,
+    basePath,
+    origin,
     route,
     params: Object.fromEntries(Object.entries(event.pathParameters ?? {}).map(([k, v]) => [k, v ?? ''])),
     query,

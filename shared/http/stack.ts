@@ -9,7 +9,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { MethodNotAllowedError } from '../errors.js';
-import { exceptCountedBySubRequests } from '../batch/counting.js';
 import { routeKey } from '../routes.js';
 import { apiVersion } from './api-version.js';
 import { authenticate } from './authenticate.js';
@@ -20,16 +19,36 @@ import { envelope } from './envelope.js';
 import { idempotency } from './idempotency.js';
 import { inheritedAuth } from './inherited-auth.js';
 import { jsonBody } from './json-body.js';
-import { rateLimit, type RateLimitOptions } from './rate-limit.js';
+import { leaseAhead, rateLimit, type RateLimitOptions } from './rate-limit.js';
 import { requestContext } from './request-context.js';
 import { timedAuthentication, withRequestMetrics } from './request-metrics.js';
-import type { ApiEvent, ApiLambdaContext, Operation, Reply } from './types.js';
+import type { ApiEvent, ApiLambdaContext, ApiRequest, Operation, Reply } from './types.js';
 
 export type Operations = Record<string, Operation>;
 
 export interface StackOptions extends AuthorizeOptions, RateLimitOptions {
   /** Lambda response streaming (the SSE stream). */
   streaming?: boolean;
+  /**
+   * How many of a request's sub-requests are counted by their own stacks (default: none). The batch
+   * handler gives a batch's runnable sub-requests: the batch then leases their tokens with one
+   * update instead of counting itself.
+   */
+  subRequestsCounted?: (req: ApiRequest) => number;
+}
+
+type Middleware = middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext>;
+
+/** The rate-limit middleware, replaced by one lease for a request whose sub-requests count themselves. */
+function countedWhen(limit: Middleware, subRequestsCounted: ((req: ApiRequest) => number) | undefined): Middleware {
+  if (!subRequestsCounted) return limit;
+  const before = limit.before!;
+  return {
+    before: function limitRateUnlessCountedBySubRequests(request) {
+      const running = subRequestsCounted(request.context.api!);
+      return running === 0 ? before(request) : leaseAhead(request.context.api!, running);
+    },
+  };
 }
 
 export function createApiHandler(operations: Operations, options: StackOptions = {}) {
@@ -51,8 +70,8 @@ export function createApiHandler(operations: Operations, options: StackOptions =
     .use(apiVersion())
     .use(timedAuthentication(authenticate()))
     // Right after authentication, so every authenticated response (a 403 too) carries the
-    // rate-limit headers. A batch is counted by its sub-requests (each through its own stack).
-    .use(exceptCountedBySubRequests(rateLimit(options)))
+    // rate-limit headers.
+    .use(countedWhen(rateLimit(options), options.subRequestsCounted))
     .use(csrf())
     .use(authorize(options))
     .use(jsonBody())

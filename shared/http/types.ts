@@ -29,8 +29,12 @@ export interface AuthContext {
 
 export interface ApiRequest {
   method: string;
-  /** The concrete path, e.g. /api/v1/tasks/tsk_1. */
+  /** The concrete path, e.g. /api/v1/tasks/tsk_1: the API's own, without a stage or base path. */
   path: string;
+  /** What precedes `path` in the client's URL ('' locally, '/prod' on API Gateway's default URL); see urls.ts. */
+  basePath?: string;
+  /** scheme://host the client used. */
+  origin?: string;
   route: Route;
   params: Record<string, string>;
   /** Last value of each query parameter. */

@@ -10,12 +10,12 @@
  *   variable ENTITY_FILES (comma list of file names without .ts), which the CDK stack sets from
  *   `entityFileNames()` at synth time — so a new file is picked up by the next deploy.
  * Every definition is checked (validateDefinition), then the set (validateRegistry), then each
- * entity's JSON schemas are compiled once (ajv).
+ * entity's validators are taken from the precompiled ones or compiled once (ajv).
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { compileSchemas } from './schemas.js';
+import { compileSchemas, isPrecompiled, prepareSchemaCompiler } from './schemas.js';
 import type { LoadedEntity } from './types.js';
 import { RegistryError, validateDefinition, validateRegistry } from './validate.js';
 
@@ -85,6 +85,8 @@ export async function loadDefinitions(options: LoadOptions = {}): Promise<Loaded
     entities.push(entity);
   }
   validateRegistry(entities);
+  // ajv is loaded only for a definition whose validators were not precompiled (npm run schemas).
+  if (!entities.every(isPrecompiled)) await prepareSchemaCompiler();
   for (const entity of entities) {
     try {
       compileSchemas(entity);

@@ -11,11 +11,17 @@
  * - update: only the keys sent; null clears an optional field; required fields cannot be null;
  * - datetimes are stored as ISO 8601 UTC; metadata is at most 10,000 characters serialized, its
  *   keys __proto__ and constructor are dropped at any depth; a record is at most 100 kB.
+ *
+ * The validators of the built-in entities are compiled ahead of time (ajv standalone code in
+ * validators.generated.ts, written by `npm run schemas`), so a cold start compiles nothing. A
+ * schema without a matching precompiled validator (a changed or test-only definition) is compiled
+ * by ajv (schema-compiler.ts), which is loaded only then: `prepareSchemaCompiler()` loads it.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
 import { ValidationError } from '../errors.js';
 import { SYSTEM_ATTRIBUTES, type FieldDefinition, type LoadedEntity } from './types.js';
+import { precompiled as generated } from './validators.generated.js';
+
+const precompiled: Readonly<Record<string, { schema: string; validate: unknown }>> = generated;
 
 export const METADATA_MAX_CHARS = 10_000;
 export const RECORD_MAX_CHARS = 100_000;
@@ -26,10 +32,34 @@ export const MAX_NESTING = 30;
 /** Smallest non-zero magnitude DynamoDB stores. */
 const MIN_NUMBER_MAGNITUDE = 1e-130;
 
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
-addFormats.default(ajv, ['date-time', 'uuid']);
+/** What ajv reports for one failed check (the subset of ajv's ErrorObject read here). */
+export interface SchemaError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
 
-type Schema = Record<string, unknown>;
+/** A compiled validator, precompiled or compiled by ajv: `errors` are set after a failed call. */
+export interface Validator {
+  (data: unknown): boolean;
+  errors?: SchemaError[] | null;
+}
+
+export type Schema = Record<string, unknown>;
+
+/** Compiles a schema with ajv (schema-compiler.ts), once loaded by prepareSchemaCompiler(). */
+let compileWithAjv: ((schema: Schema) => Validator) | undefined;
+
+/** Loads ajv, for schemas that have no precompiled validator. */
+export async function prepareSchemaCompiler(): Promise<void> {
+  compileWithAjv ??= (await import('./schema-compiler.js')).compileSchema;
+}
+
+/** The key of an entity's validator in validators.generated.ts. */
+export function validatorName(entity: Pick<LoadedEntity, 'slug'>, mode: 'create' | 'update'): string {
+  return `${entity.slug}:${mode}`;
+}
 
 function fieldSchema(field: FieldDefinition, nullable: boolean): Schema {
   let schema: Schema;
@@ -102,17 +132,36 @@ export function bodySchema(entity: LoadedEntity, mode: 'create' | 'update'): Sch
 }
 
 interface Compiled {
-  create: ValidateFunction;
-  update: ValidateFunction;
+  create: Validator;
+  update: Validator;
 }
 
 const compiled = new WeakMap<LoadedEntity, Compiled>();
 
-/** Compiles both schemas of an entity (once; the registry does it at load). */
+/** The precompiled validator of this very schema, if `npm run schemas` wrote one. */
+function precompiledFor(entity: LoadedEntity, mode: 'create' | 'update', schema: Schema): Validator | undefined {
+  const entry = Object.hasOwn(precompiled, validatorName(entity, mode)) ? precompiled[validatorName(entity, mode)] : undefined;
+  return entry && entry.schema === JSON.stringify(schema) ? (entry.validate as Validator) : undefined;
+}
+
+/** Whether both schemas of the entity have a precompiled validator (no ajv needed). */
+export function isPrecompiled(entity: LoadedEntity): boolean {
+  return (['create', 'update'] as const).every((mode) => precompiledFor(entity, mode, bodySchema(entity, mode)) !== undefined);
+}
+
+function validatorFor(entity: LoadedEntity, mode: 'create' | 'update'): Validator {
+  const schema = bodySchema(entity, mode);
+  const ready = precompiledFor(entity, mode, schema);
+  if (ready) return ready;
+  if (!compileWithAjv) throw new Error(`entity '${entity.slug}': no precompiled ${mode} validator, and prepareSchemaCompiler() was not awaited`);
+  return compileWithAjv(schema);
+}
+
+/** The validators of an entity (once; the registry does it at load). */
 export function compileSchemas(entity: LoadedEntity): Compiled {
   let c = compiled.get(entity);
   if (!c) {
-    c = { create: ajv.compile(bodySchema(entity, 'create')), update: ajv.compile(bodySchema(entity, 'update')) };
+    c = { create: validatorFor(entity, 'create'), update: validatorFor(entity, 'update') };
     compiled.set(entity, c);
   }
   return c;
@@ -125,7 +174,7 @@ function describeType(field: FieldDefinition | undefined, fallback: string): str
   return field.type === 'enum' ? 'a string' : `a ${field.type}`;
 }
 
-function messageOf(error: ErrorObject, entity: LoadedEntity, field: string): string {
+function messageOf(error: SchemaError, entity: LoadedEntity, field: string): string {
   const params = error.params as Record<string, unknown>;
   const def = entity.fields[field];
   switch (error.keyword) {
@@ -166,7 +215,7 @@ function messageOf(error: ErrorObject, entity: LoadedEntity, field: string): str
   }
 }
 
-function detailsOf(errors: readonly ErrorObject[], entity: LoadedEntity): Record<string, string> {
+function detailsOf(errors: readonly SchemaError[], entity: LoadedEntity): Record<string, string> {
   const details: Record<string, string> = {};
   for (const error of errors) {
     const path = error.instancePath.split('/').slice(1);

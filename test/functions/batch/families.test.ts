@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { NOT_BATCHABLE, batchableFamilies, isBatchable } from '../../../shared/batch/families.js';
+import { NOT_BATCHABLE, batchableFamilies, isBatchable } from '../../../functions/batch/families.js';
 import { families } from '../../../shared/routes.js';
 
 describe('batch families', () => {
   it('covers every family of the route table, either dispatchable or excluded with a reason', () => {
     for (const family of families) {
-      expect(isBatchable(family) || NOT_BATCHABLE[family] !== undefined, `family '${family}' is neither in shared/batch/families.ts loaders nor NOT_BATCHABLE`).toBe(true);
+      expect(isBatchable(family) || NOT_BATCHABLE[family] !== undefined, `family '${family}' is neither in functions/batch/families.ts loaders nor NOT_BATCHABLE`).toBe(true);
     }
   });
 

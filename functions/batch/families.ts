@@ -7,23 +7,23 @@
  *
  * Not dispatchable: `batch` itself (a batch inside a batch is refused; importing it here would
  * also make a cycle) and `health` (not under /api/v1). A family added to shared/routes.ts must be
- * added here or to NOT_BATCHABLE (test/shared/batch/families.test.ts checks it).
+ * added here or to NOT_BATCHABLE (test/functions/batch/families.test.ts checks it).
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { Family } from '../routes.js';
-import type { ApiEvent, ApiLambdaContext } from '../http/types.js';
+import type { Family } from '../../shared/routes.js';
+import type { ApiEvent, ApiLambdaContext } from '../../shared/http/types.js';
 
 export type FamilyHandler = (event: ApiEvent, context: ApiLambdaContext) => Promise<APIGatewayProxyResult>;
 
 type Loader = () => Promise<{ handler: unknown }>;
 
 const loaders: Partial<Record<Family, Loader>> = {
-  auth: () => import('../../functions/auth/handler.js'),
-  keys: () => import('../../functions/keys/handler.js'),
-  entities: () => import('../../functions/entities/handler.js'),
-  import: () => import('../../functions/import/handler.js'),
-  graphql: () => import('../../functions/graphql/handler.js'),
-  plugins: () => import('../../functions/plugins/handler.js'),
+  auth: () => import('../auth/handler.js'),
+  keys: () => import('../keys/handler.js'),
+  entities: () => import('../entities/handler.js'),
+  import: () => import('../import/handler.js'),
+  graphql: () => import('../graphql/handler.js'),
+  plugins: () => import('../plugins/handler.js'),
 };
 
 /** Families a batch never dispatches to, and why. */

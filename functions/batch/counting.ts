@@ -9,12 +9,9 @@
  * leases their tokens first, with one update (shared/http/rate-limit.ts), so they spend tokens
  * without writing.
  */
-import type middy from '@middy/core';
-import type { APIGatewayProxyResult } from 'aws-lambda';
-import { leaseAhead } from '../http/rate-limit.js';
-import type { ApiEvent, ApiLambdaContext, ApiRequest } from '../http/types.js';
+import type { ApiRequest } from '../../shared/http/types.js';
 import { subRequestTarget } from './sub-request.js';
-import { parseBatch } from './validate.js';
+import { parseBatch } from '../../shared/batch/validate.js';
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
 
@@ -32,22 +29,4 @@ export function subRequestsRun(req: Pick<ApiRequest, 'route' | 'headers' | 'rawB
   } catch {
     return 0;
   }
-}
-
-/** Whether the request counts itself: every request but a batch that will run its sub-requests. */
-export function countsItself(req: Pick<ApiRequest, 'route' | 'headers' | 'rawBody'>): boolean {
-  return subRequestsRun(req) === 0;
-}
-
-type Middleware = middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext>;
-
-/** The rate-limit middleware, skipped for a batch that is counted by its sub-requests. */
-export function exceptCountedBySubRequests(limit: Middleware): Middleware {
-  const before = limit.before!;
-  return {
-    before: function limitRateUnlessBatch(request) {
-      const running = subRequestsRun(request.context.api!);
-      return running === 0 ? before(request) : leaseAhead(request.context.api!, running);
-    },
-  };
 }

@@ -12,13 +12,13 @@
  * to the outer response.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { toApiError, ApiError } from '../errors.js';
-import { withInheritedAuth } from '../http/inherited-auth.js';
-import type { ApiLambdaContext, ApiRequest } from '../http/types.js';
-import { logger } from '../logger.js';
+import { toApiError, ApiError } from '../../shared/errors.js';
+import { withInheritedAuth } from '../../shared/http/inherited-auth.js';
+import type { ApiLambdaContext, ApiRequest } from '../../shared/http/types.js';
+import { logger } from '../../shared/logger.js';
 import { familyHandler } from './families.js';
 import { batchResponse, errorResponse, subRequestTarget, type BatchResponse } from './sub-request.js';
-import { parseBatch, type BatchItem } from './validate.js';
+import { parseBatch, type BatchItem } from '../../shared/batch/validate.js';
 
 const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
 

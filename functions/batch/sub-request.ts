@@ -3,20 +3,22 @@
  * (infra/local/gateway.ts; API Gateway on AWS): path `/api/v1` + the sub-request's path, matched
  * with THE route table, with its query string, path parameters and JSON body. Headers copied from
  * the outer request: credentials (Authorization, X-API-Key, Cookie), User-Agent, Accept-Language,
- * X-API-Version; X-Request-ID is the outer id plus `.<n>`. Never copied: Idempotency-Key (the
- * batch as a whole is idempotent), Origin (the outer request passed the CSRF guard),
- * If-None-Match (a sub-request always gets its body).
+ * X-API-Version, Host, X-Forwarded-Proto; X-Request-ID is the outer id plus `.<n>`; the outer
+ * request's base path (stage) stays in front of the path, so URLs in sub-responses work. Never
+ * copied: Idempotency-Key (the batch as a whole is idempotent), Origin (the outer request passed
+ * the CSRF guard), If-None-Match (a sub-request always gets its body).
  */
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { ApiError, BadRequestError, NotFoundError } from '../errors.js';
-import { familyOfPath, matchPath, type Family } from '../routes.js';
-import { proxyQueryFields } from '../http/request-context.js';
-import type { ApiRequest } from '../http/types.js';
-import type { BatchItem } from './validate.js';
+import { ApiError, BadRequestError, NotFoundError } from '../../shared/errors.js';
+import { familyOfPath, matchPath, type Family } from '../../shared/routes.js';
+import { proxyQueryFields } from '../../shared/http/request-context.js';
+import type { ApiRequest } from '../../shared/http/types.js';
+import type { BatchItem } from '../../shared/batch/validate.js';
 import { NOT_BATCHABLE, isBatchable } from './families.js';
 
 const V1 = '/api/v1';
-const COPIED_HEADERS = ['authorization', 'x-api-key', 'cookie', 'user-agent', 'accept-language', 'x-api-version'];
+// Host and X-Forwarded-Proto: URLs a sub-request hands out (Link) point where the batch was sent.
+const COPIED_HEADERS = ['authorization', 'x-api-key', 'cookie', 'user-agent', 'accept-language', 'x-api-version', 'host', 'x-forwarded-proto'];
 const MAX_REQUEST_ID = 128;
 
 export interface BatchResponse {
@@ -33,7 +35,7 @@ export function subRequestId(outerRequestId: string, index: number): string {
 }
 
 /** The family and event of a sub-request, or the error that answers it without running. */
-export function subRequestTarget(outer: Pick<ApiRequest, 'headers' | 'requestId' | 'ip'>, item: BatchItem, index: number): SubRequestTarget {
+export function subRequestTarget(outer: Pick<ApiRequest, 'headers' | 'requestId' | 'ip' | 'basePath'>, item: BatchItem, index: number): SubRequestTarget {
   const url = new URL(`${V1}${item.path}`, 'http://batch.invalid');
   // `..` segments are resolved by URL; a path that leaves /api/v1 matches nothing here.
   const match = url.pathname.startsWith(`${V1}/`) ? matchPath(item.method, url.pathname) : undefined;
@@ -69,7 +71,8 @@ export function subRequestTarget(outer: Pick<ApiRequest, 'headers' | 'requestId'
       protocol: 'HTTP/1.1',
       httpMethod: item.method,
       identity: { sourceIp: outer.ip, userAgent: outer.headers['user-agent'] ?? null } as never,
-      path: url.pathname,
+      // As the client would have requested it: behind the outer request's stage or base path.
+      path: `${outer.basePath ?? ''}${url.pathname}`,
       stage: 'batch',
       requestId,
       requestTimeEpoch: Date.now(),

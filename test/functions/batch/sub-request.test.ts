@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { batchResponse, subRequestId, subRequestTarget } from '../../../shared/batch/sub-request.js';
+import { batchResponse, subRequestId, subRequestTarget } from '../../../functions/batch/sub-request.js';
 import type { BatchItem } from '../../../shared/batch/validate.js';
+import { requestBase } from '../../../shared/http/urls.js';
 
 const outer = {
   requestId: 'req-1',
@@ -100,5 +101,17 @@ describe('sub-request responses', () => {
   it('gives an error without an envelope an error string', () => {
     expect(batchResponse('a', { statusCode: 502, body: 'Bad gateway' })).toEqual({ id: 'a', status: 502, body: { success: false, error: expect.any(String) } });
     expect(batchResponse('a', { statusCode: undefined as never, body: '' })).toMatchObject({ status: 500, body: { error: expect.any(String) } });
+  });
+});
+
+describe('a sub-request behind a stage', () => {
+  it("keeps the outer request's base path and host, so URLs in its response work", () => {
+    const outer = { headers: { host: 'abc123.execute-api.eu-west-1.amazonaws.com', 'x-forwarded-proto': 'https' }, requestId: 'req-9', ip: '203.0.113.9', basePath: '/prod' };
+    const result = subRequestTarget(outer, { id: 'a', method: 'GET', path: '/tasks?limit=2' }, 0);
+    const { event } = result as Extract<typeof result, { event: unknown }>;
+
+    expect(event.path).toBe('/api/v1/tasks');
+    expect(event.requestContext.path).toBe('/prod/api/v1/tasks');
+    expect(requestBase(event)).toEqual({ basePath: '/prod', origin: 'https://abc123.execute-api.eu-west-1.amazonaws.com', appPath: '/api/v1/tasks' });
   });
 });

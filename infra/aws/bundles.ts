@@ -1,0 +1,84 @@
+/**
+ * What a synthesized cloud assembly (`cdk synth` output) holds for each family function: its
+ * asset directory (index.mjs, its source map and esbuild's index.meta.json), its environment
+ * and the project files each bundle was built from. Read by the bundle-content tests and the
+ * cold-start bench, so both look at the very bundles a deploy uploads.
+ */
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { pascal } from './tables.js';
+
+export interface FamilyBundle {
+  family: string;
+  /** The asset directory. */
+  dir: string;
+  /** The bundle file (index.mjs). */
+  file: string;
+  bytes: number;
+  /** The function's environment as synthesized (references to other resources as placeholders). */
+  environment: Record<string, string>;
+  /** Project files and packages the bundle was built from, relative to the project root. */
+  inputs: string[];
+}
+
+type TemplateResource = { Type: string; Properties?: Record<string, any>; Metadata?: Record<string, unknown> };
+
+/** The functions/<dir>/ of each bundled input file ('' for files outside functions/). */
+export function functionDirsOf(inputs: readonly string[]): Set<string> {
+  const dirs = new Set<string>();
+  for (const input of inputs) {
+    const match = /^functions\/([^/]+)\//.exec(input);
+    if (match) dirs.add(match[1]);
+  }
+  return dirs;
+}
+
+/**
+ * The family bundles of stack `stackName` in the cloud assembly `outdir`, keyed by family. The
+ * function of family f is the one whose construct path ends in Functions/<Pascal(f)>/Resource;
+ * its asset path comes from the resource's aws:asset:path metadata (asset metadata is on in
+ * `cdk synth`; in-process apps set the contexts aws:cdk:enable-asset-metadata and
+ * aws:cdk:enable-path-metadata).
+ */
+export function familyBundles(outdir: string, stackName: string, families: readonly string[]): Map<string, FamilyBundle> {
+  const template = JSON.parse(readFileSync(path.join(outdir, `${stackName}.template.json`), 'utf8')) as { Resources: Record<string, TemplateResource> };
+  const byName = new Map(families.map((f) => [pascal(f), f]));
+  const bundles = new Map<string, FamilyBundle>();
+  for (const resource of Object.values(template.Resources)) {
+    if (resource.Type !== 'AWS::Lambda::Function') continue;
+    const cdkPath = String(resource.Metadata?.['aws:cdk:path'] ?? '');
+    const match = /\/Functions\/([^/]+)\/Resource$/.exec(cdkPath);
+    const family = match ? byName.get(match[1]) : undefined;
+    const assetPath = resource.Metadata?.['aws:asset:path'];
+    if (!family || typeof assetPath !== 'string') continue;
+    const dir = path.resolve(outdir, assetPath);
+    const file = path.join(dir, 'index.mjs');
+    const metafile = path.join(dir, 'index.meta.json');
+    const environment = Object.fromEntries(
+      Object.entries((resource.Properties?.Environment?.Variables ?? {}) as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'string' ? v : `synthesized-${k.toLowerCase()}`]),
+    );
+    const meta = existsSync(metafile) ? (JSON.parse(readFileSync(metafile, 'utf8')) as { inputs: Record<string, unknown> }) : { inputs: {} };
+    bundles.set(family, {
+      family,
+      dir,
+      file,
+      bytes: existsSync(file) ? readFileSync(file).length : 0,
+      environment,
+      inputs: Object.keys(meta.inputs).map(normalizeInput),
+    });
+  }
+  return bundles;
+}
+
+/** esbuild names inputs relative to its working directory: make them relative to the project root. */
+function normalizeInput(input: string): string {
+  const nodeModules = input.lastIndexOf('node_modules/');
+  if (nodeModules >= 0) return input.slice(nodeModules);
+  return input.replace(/^(\.\.\/)+/, '');
+}
+
+/** The directories of functions/ that hold a handler.ts (families, and other functions such as bootstrap). */
+export function handlerDirs(projectRoot: string): string[] {
+  const root = path.join(projectRoot, 'functions');
+  return readdirSync(root).filter((d) => existsSync(path.join(root, d, 'handler.ts'))).sort();
+}

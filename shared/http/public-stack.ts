@@ -1,0 +1,36 @@
+/**
+ * The middleware stack of a family whose every route is public and takes no body (the health
+ * check): request context, CORS, API version and the envelope, nothing that reads credentials,
+ * counts requests or stores idempotency records. Those parts of shared/http/stack.ts load the
+ * AWS SDK and the identity code, which such a function never uses; leaving them out keeps its
+ * bundle and its cold start small. Refuses, at load, an operation whose route is not public.
+ */
+import middy from '@middy/core';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { MethodNotAllowedError } from '../errors.js';
+import { routeKey, routes } from '../routes.js';
+import { apiVersion } from './api-version.js';
+import { cors } from './cors.js';
+import { envelope } from './envelope.js';
+import { requestContext } from './request-context.js';
+import type { ApiEvent, ApiLambdaContext, Operation, Reply } from './types.js';
+
+export function createPublicHandler(operations: Record<string, Operation>) {
+  for (const key of Object.keys(operations)) {
+    const route = routes.find((r) => routeKey(r.method, r.path) === key);
+    if (!route || route.auth !== 'public' || route.method !== 'GET') {
+      throw new Error(`createPublicHandler: '${key}' is not a public GET route of shared/routes.ts; use createApiHandler`);
+    }
+  }
+  async function dispatch(_event: ApiEvent, context: ApiLambdaContext): Promise<Reply> {
+    const req = context.api!;
+    const operation = operations[routeKey(req.route.method, req.route.path)];
+    if (!operation) throw new MethodNotAllowedError(`${req.method} is not allowed on ${req.path}`);
+    return operation(req);
+  }
+  return middy<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext>(dispatch as never)
+    .use(envelope())
+    .use(requestContext())
+    .use(cors())
+    .use(apiVersion());
+}

@@ -1,0 +1,88 @@
+/**
+ * The bundles themselves: the whole app synthesized once with real esbuild bundling (as `cdk
+ * synth` does), then each family's bundle read through esbuild's metafile. Generic over the
+ * route table and functions/<dir>/handler.ts, so a family added later is checked too.
+ */
+import { App } from 'aws-cdk-lib';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { batchableFamilies } from '../../../functions/batch/families.js';
+import { familyBundles, functionDirsOf, handlerDirs, type FamilyBundle } from '../../../infra/aws/bundles.js';
+import { PROJECT_ROOT, REQUIRE_SHIM, RUNTIME_SDK_FAMILIES } from '../../../infra/aws/functions.js';
+import { EntityRecordApiStack } from '../../../infra/aws/stack.js';
+import { families } from '../../../shared/routes.js';
+
+const cdkJson = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
+
+let outdir: string;
+let bundles: Map<string, FamilyBundle>;
+
+beforeAll(() => {
+  outdir = mkdtempSync(path.join(tmpdir(), 'bundles-test-'));
+  const app = new App({ outdir, context: { ...cdkJson.context, 'aws:cdk:enable-asset-metadata': true, 'aws:cdk:enable-path-metadata': true } });
+  new EntityRecordApiStack(app, 'BundleTest');
+  app.synth();
+  bundles = familyBundles(outdir, 'BundleTest', families);
+}, 300_000);
+
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+/** The functions/<dir>/ a family's bundle may hold: its own, and for batch the families it dispatches to. */
+function allowedDirs(family: string): Set<string> {
+  return new Set(family === 'batch' ? [family, ...batchableFamilies()] : [family]);
+}
+
+describe('family bundles', () => {
+  it('exist for every family of the route table, each built from its own handler', () => {
+    expect([...bundles.keys()].sort()).toEqual([...families].sort());
+    for (const [family, bundle] of bundles) expect(bundle.inputs, family).toContain(`functions/${family}/handler.ts`);
+  });
+
+  it("never hold another family's handler or code (batch: only the families it dispatches to)", () => {
+    const handlers = handlerDirs(PROJECT_ROOT);
+    for (const [family, bundle] of bundles) {
+      const others = [...functionDirsOf(bundle.inputs)].filter((dir) => !allowedDirs(family).has(dir));
+      expect(others, `${family}'s bundle holds functions/${others.join(', functions/')}/`).toEqual([]);
+      for (const dir of handlers) {
+        if (!allowedDirs(family).has(dir)) expect(bundle.inputs, `${family} holds functions/${dir}/handler.ts`).not.toContain(`functions/${dir}/handler.ts`);
+      }
+    }
+  });
+
+  it('bundle the batch dispatcher only into the batch function', () => {
+    for (const [family, bundle] of bundles) {
+      const dispatcher = bundle.inputs.filter((input) => input.startsWith('functions/batch/'));
+      if (family !== 'batch') expect(dispatcher, family).toEqual([]);
+    }
+  });
+
+  it('leave the AWS SDK out of the health bundle (the Lambda runtime has it) and keep it small', () => {
+    for (const family of RUNTIME_SDK_FAMILIES) {
+      const bundle = bundles.get(family)!;
+      expect(bundle.inputs.filter((i) => /node_modules\/@(aws-sdk|smithy)\//.test(i)), family).toEqual([]);
+      expect(bundle.bytes, `${family} bundle bytes`).toBeLessThanOrEqual(120 * 1024);
+    }
+    expect(bundles.get('health')!.inputs.some((i) => i.startsWith('node_modules/graphql/') || i.startsWith('node_modules/ajv/'))).toBe(false);
+  });
+
+  it('are one minified ESM file each, with the require shim, a source map without sources and the stack-trace mapper', () => {
+    for (const [family, bundle] of bundles) {
+      const files = readdirSync(bundle.dir).sort();
+      expect(files, family).toEqual(['index.meta.json', 'index.mjs', 'index.mjs.map']);
+      const code = readFileSync(bundle.file, 'utf8');
+      expect(code.startsWith(REQUIRE_SHIM), family).toBe(true);
+      expect(code, family).toMatch(/export\s*\{[^}]*\bhandler\b/);
+      expect(bundle.inputs, family).toContain('infra/aws/runtime/stack-traces.ts');
+      const map = JSON.parse(readFileSync(`${bundle.file}.map`, 'utf8')) as { sourcesContent?: unknown };
+      expect(map.sourcesContent, family).toBeUndefined();
+    }
+  });
+
+  it('never compile a schema at load: entity validators come precompiled', () => {
+    const entities = bundles.get('entities')!;
+    expect(entities.inputs).toContain('shared/registry/validators.generated.ts');
+    expect(existsSync(entities.file)).toBe(true);
+  });
+});
