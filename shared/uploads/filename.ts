@@ -6,11 +6,15 @@
 const MAX_NAME = 255;
 const MAX_SAFE = 100;
 
+/** The last path segment of a name, without control characters. */
+function baseName(raw: string | undefined): string {
+  const base = (raw ?? '').split(/[\\/]/).pop() ?? '';
+  return base.normalize('NFC').replace(/[\u0000-\u001f\u007f]/g, '').trim();
+}
+
 /** The name as given, without any directory part or control characters, at most 255 characters. */
 export function displayFilename(raw: string | undefined): string {
-  const base = (raw ?? '').split(/[\\/]/).pop() ?? '';
-  const clean = base.normalize('NFC').replace(/[\u0000-\u001f\u007f]/g, '').trim();
-  return (clean || 'file').slice(0, MAX_NAME);
+  return (baseName(raw) || 'file').slice(0, MAX_NAME);
 }
 
 /**
@@ -19,7 +23,7 @@ export function displayFilename(raw: string | undefined): string {
  * extension when shortened.
  */
 export function safeFilename(raw: string | undefined): string {
-  const ascii = displayFilename(raw)
+  const ascii = baseName(raw)
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .replace(/[^A-Za-z0-9._-]+/g, '_')

@@ -29,11 +29,18 @@ export interface ParseOptions {
   maxFiles: number;
 }
 
-/** The first `n` bytes of a file (copied only when they span chunks). */
+/** The first `n` bytes of a file (copied, only those, when they span chunks). */
 export function headOf(file: FilePart, n: number): Buffer {
   const first = file.chunks[0];
   if (first && first.length >= n) return first.subarray(0, n);
-  return Buffer.concat(file.chunks).subarray(0, n);
+  const parts: Buffer[] = [];
+  let size = 0;
+  for (const chunk of file.chunks) {
+    if (size >= n) break;
+    parts.push(chunk.subarray(0, n - size));
+    size += parts[parts.length - 1].length;
+  }
+  return Buffer.concat(parts, size);
 }
 
 export function parseMultipart(contentType: string | undefined, body: Buffer | undefined, options: ParseOptions): Promise<ParsedMultipart> {
