@@ -39,7 +39,7 @@ export interface Config {
   version: string;
   apiVersions: string[];
   deprecations: Record<string, DeprecationConfig>;
-  tables: { records: string; events: string; identity: string; limits: string };
+  tables: { records: string; events: string; identity: string; limits: string; webhooks: string };
   dynamoEndpoint?: string;
   region: string;
   allowedOrigins: string[];
@@ -55,6 +55,30 @@ export interface Config {
   apiKeyCacheSeconds: number;
   metadataDefaults: Record<string, unknown>;
   secureCookies: boolean;
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** ALLOW_INSECURE_WEBHOOKS=1: http:// targets and private addresses (local testing only). */
+  allowInsecure: boolean;
+  /** Seconds to wait before each retry; after the last, the delivery fails (dead-letter queue). */
+  retryScheduleSeconds: number[];
+  /** A delivery attempt that has no answer within this time fails. */
+  timeoutMs: number;
+  /** A webhook whose deliveries have all failed for this long is disabled. */
+  disableAfterSeconds: number;
+  /** The SQS queue of deliveries (AWS). */
+  queueUrl?: string;
+  /** Inbound provider receivers: provider → secret. */
+  inboundSecrets: Record<string, string>;
+}
+
+function seconds(name: string, fallback: number[]): number[] {
+  const raw = process.env[name];
+  if (!raw) return fallback;
+  const values = raw.split(',').map((s) => Number(s.trim()));
+  if (!values.length || values.some((v) => !Number.isFinite(v) || v < 0)) throw new Error(`${name} must be a comma-separated list of seconds, got '${raw}'`);
+  return values;
 }
 
 function load(): Config {
@@ -68,6 +92,7 @@ function load(): Config {
       events: process.env.TABLE_EVENTS ?? 'Events',
       identity: process.env.TABLE_IDENTITY ?? 'Identity',
       limits: process.env.TABLE_LIMITS ?? 'Limits',
+      webhooks: process.env.TABLE_WEBHOOKS ?? 'Webhooks',
     },
     dynamoEndpoint: process.env.DYNAMODB_ENDPOINT || process.env.AWS_ENDPOINT_URL_DYNAMODB || undefined,
     region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
@@ -82,6 +107,15 @@ function load(): Config {
     apiKeyCacheSeconds: int('API_KEY_CACHE_SECONDS', 300),
     metadataDefaults: json<Record<string, unknown>>('METADATA_DEFAULTS', {}),
     secureCookies: process.env.SECURE_COOKIES === '1',
+    webhooks: {
+      allowInsecure: process.env.ALLOW_INSECURE_WEBHOOKS === '1',
+      // Svix's schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h (SQS allows at most 12 h of visibility).
+      retryScheduleSeconds: seconds('WEBHOOK_RETRY_SCHEDULE', [5, 300, 1800, 7200, 18000, 36000]),
+      timeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000),
+      disableAfterSeconds: int('WEBHOOK_DISABLE_AFTER_SECONDS', 5 * 24 * 3600),
+      queueUrl: process.env.WEBHOOK_QUEUE_URL || undefined,
+      inboundSecrets: json<Record<string, string>>('INBOUND_WEBHOOK_SECRETS', {}),
+    },
   };
 }
 

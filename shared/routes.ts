@@ -16,7 +16,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS'
  */
 export type AuthMode = 'public' | 'optional' | 'required' | 'session';
 
-export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch' | 'import' | 'graphql';
+export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch' | 'import' | 'graphql' | 'webhooks';
 
 export interface RouteRateLimit {
   /** Names the counter, so that routes can share one. */
@@ -80,6 +80,18 @@ export const routes: readonly Route[] = [
   // GraphQL (issue 6): each operation checks its own entity scope (shared/graphql/schema.ts).
   { method: 'POST', path: `${V1}/graphql`, family: 'graphql', auth: 'required' },
   { method: 'GET', path: `${V1}/graphql`, family: 'graphql', auth: 'required' },
+
+  // Webhooks: registrations, delivery log, replay, test ping; POST /webhooks/{id} is the inbound
+  // receiver of a provider (API Gateway allows one parameter name per level, hence {id}).
+  { method: 'POST', path: `${V1}/webhooks`, family: 'webhooks', auth: 'required', scope: 'webhooks:write' },
+  { method: 'GET', path: `${V1}/webhooks`, family: 'webhooks', auth: 'required', scope: 'webhooks:read' },
+  { method: 'GET', path: `${V1}/webhooks/{id}`, family: 'webhooks', auth: 'required', scope: 'webhooks:read' },
+  { method: 'PATCH', path: `${V1}/webhooks/{id}`, family: 'webhooks', auth: 'required', scope: 'webhooks:write' },
+  { method: 'DELETE', path: `${V1}/webhooks/{id}`, family: 'webhooks', auth: 'required', scope: 'webhooks:write' },
+  { method: 'POST', path: `${V1}/webhooks/{id}`, family: 'webhooks', auth: 'public', rawBody: true },
+  { method: 'GET', path: `${V1}/webhooks/{id}/deliveries`, family: 'webhooks', auth: 'required', scope: 'webhooks:read' },
+  { method: 'POST', path: `${V1}/webhooks/{id}/deliveries/{deliveryId}/retry`, family: 'webhooks', auth: 'required', scope: 'webhooks:write' },
+  { method: 'POST', path: `${V1}/webhooks/{id}/test`, family: 'webhooks', auth: 'required', scope: 'webhooks:write' },
 
   // Registered entities (issue 4): after every static path above, as SPEC.md orders them.
   // Reads are 'optional' so that public entities answer anonymous callers (the entities family

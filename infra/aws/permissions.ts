@@ -40,6 +40,8 @@ export const FAMILY_ACCESS: Readonly<Record<string, TableGrants>> = {
   // events), auth and keys (identity readWrite: users, keys), all of them counting in limits.
   batch: { ...RECORD_WRITER, identity: 'readWrite' },
   graphql: RECORD_WRITER,
+  // Registrations, delivery log, replays and pings, inbound provider events (the webhooks table).
+  webhooks: { webhooks: 'readWrite', identity: 'readUpdate', limits: 'readWrite' },
 };
 
 export function tableAccessFor(family: string): TableGrants {

@@ -29,6 +29,7 @@ const loaders: Partial<Record<Family, Loader>> = {
 export const NOT_BATCHABLE: Readonly<Partial<Record<Family, string>>> = {
   batch: 'a batch cannot contain another batch',
   health: 'the health check is not under /api/v1',
+  webhooks: 'deliveries and inbound receivers act outside the request (a replay or ping waits for a receiver)',
 };
 
 const loaded = new Map<Family, Promise<FamilyHandler>>();
