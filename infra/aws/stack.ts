@@ -14,6 +14,7 @@ import { createRestApi } from './api.js';
 import { BootstrapAdmin } from './bootstrap.js';
 import { FamilyFunctions } from './functions.js';
 import { createTables, pascal, type TableId, type Tables } from './tables.js';
+import { WebhookDelivery } from './webhooks.js';
 
 export interface EntityRecordApiStackProps extends StackProps {
   /** Families to deploy; default every family of the route table. Routes of others are left out. */
@@ -39,6 +40,8 @@ export class EntityRecordApiStack extends Stack {
   readonly bootstrapAdmin: BootstrapAdmin;
   /** Root of the keys that sign cursors and encrypt webhook secrets (shared/auth/deployment-secret.ts). */
   readonly deploymentSecret: secretsmanager.Secret;
+  /** Fan-out, delivery queue and its dead-letter alarm (with the webhooks family). */
+  readonly webhooks?: WebhookDelivery;
 
   constructor(scope: Construct, id: string, props: EntityRecordApiStackProps = {}) {
     super(scope, id, props);
@@ -59,6 +62,9 @@ export class EntityRecordApiStack extends Stack {
     });
     // The health check signs and decrypts nothing.
     for (const [family, fn] of this.functions.byFamily) if (family !== 'health') deploymentSecret.grantRead(fn);
+    if (deployed.has('webhooks')) {
+      this.webhooks = new WebhookDelivery(this, 'Webhooks', { tables, deploymentSecret, environment: props.environment, code: props.code });
+    }
     const api = (this.api = createRestApi(this, 'Api', {
       routes,
       functionFor: (family) => this.functions.get(family),

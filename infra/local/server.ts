@@ -11,6 +11,7 @@ import { startDynamoLocal, type DynamoLocal } from './dynamodb-local.js';
 import { useLocalDeploymentSecret } from './deployment-secret.js';
 import { createGateway } from './gateway.js';
 import { ensureTables } from './tables.js';
+import { startLocalWebhooks } from './webhooks.js';
 
 export interface LocalStackOptions {
   host: string;
@@ -37,6 +38,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   process.env.DYNAMODB_ENDPOINT = dynamoEndpoint;
   resetConfig();
   useLocalDeploymentSecret(options.dataDir);
+  let webhooks: Awaited<ReturnType<typeof startLocalWebhooks>>;
   try {
     const client = createDynamoClient();
     await ensureTables(client);
@@ -44,6 +46,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const generatedAdmin = await ensureBootstrapAdmin({ email: options.admin?.email, password: options.admin?.password });
     // A bad entity definition stops start-up here, not at the first request.
     await loadRegistry();
+    webhooks = await startLocalWebhooks(options.dataDir);
     const server = createGateway();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -59,10 +62,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           server.close(() => resolve());
           server.closeAllConnections();
         });
+        await webhooks?.stop();
         await engine?.stop();
       },
     };
   } catch (error) {
+    await webhooks?.stop();
     await engine?.stop();
     throw error;
   }
