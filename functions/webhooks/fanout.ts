@@ -13,6 +13,7 @@ import { deliveryQueue } from '../../shared/webhooks/queue.js';
 export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   await loadRegistry();
   const queue = deliveryQueue();
+  logger.debug('webhook fan-out batch', { records: event.Records.length });
   for (const record of event.Records) {
     if (record.eventName !== 'INSERT') continue;
     const change = changeEventFromImage(record.dynamodb?.NewImage as never);

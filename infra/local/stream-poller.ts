@@ -147,12 +147,14 @@ export class StreamPoller {
       // while the shard was empty: a fresh iterator from the checkpoint reads on.
       const name = (error as Error).name;
       if (name === 'ExpiredIteratorException' || name === 'TrimmedDataAccessException') {
+        logger.debug('stream iterator renewed', { shardId, reason: name });
         state.iterator = undefined;
         return false;
       }
       throw error;
     }
     const records = page.Records ?? [];
+    if (records.length) logger.debug('stream records', { shardId, records: records.length, first: records[0].dynamodb?.SequenceNumber });
     if (records.length) {
       const handled = await this.deliver(shardId, records);
       if (handled < records.length) {
@@ -164,6 +166,9 @@ export class StreamPoller {
     }
     state.iterator = page.NextShardIterator;
     if (!state.iterator) return this.closeShard(shardId);
+    // DynamoDB Local: an iterator taken while the shard was empty may miss the first records for a
+    // long while (then fails as trimmed); until a record was read, take a fresh one at each poll.
+    if (!records.length && !this.checkpoint.shards[shardId]?.sequence) state.iterator = undefined;
     return records.length > 0;
   }
 

@@ -4,6 +4,7 @@
  * finds its deliveries already logged and sends their messages again: at least once, and the
  * delivery function skips a delivery that already succeeded.
  */
+import { logger } from '../logger.js';
 import type { LoadedEntity } from '../registry/types.js';
 import { payloadOf, type ChangeEvent } from './events.js';
 import type { DeliveryMessage } from './delivery.js';
@@ -15,7 +16,9 @@ const SQS_BATCH = 10;
 
 /** Fans one event out; throws when any of its messages could not be sent (the record is retried). */
 export async function fanOutEvent(event: ChangeEvent, entityOf: (slug: string) => LoadedEntity | undefined, queue: DeliveryQueue): Promise<number> {
-  const targets = subscribers(event, await tenantWebhooks(event.tenantId), entityOf(event.entity));
+  const webhooks = await tenantWebhooks(event.tenantId);
+  const targets = subscribers(event, webhooks, entityOf(event.entity));
+  logger.debug('webhook fan-out', { eventId: event.id, type: event.type, webhooks: webhooks.length, deliveries: targets.length });
   if (!targets.length) return 0;
   const payload = payloadOf(event);
   const now = Date.now();
@@ -45,6 +48,7 @@ export async function fanOutEvent(event: ChangeEvent, entityOf: (slug: string) =
   );
   const failed: string[] = [];
   for (let i = 0; i < messages.length; i += SQS_BATCH) failed.push(...(await queue.sendBatch(messages.slice(i, i + SQS_BATCH))));
+  logger.debug('webhook deliveries queued', { eventId: event.id, messages: messages.length, failed: failed.length });
   if (failed.length) throw new Error(`${failed.length} of ${messages.length} delivery messages were not accepted by the queue`);
   return messages.length;
 }
