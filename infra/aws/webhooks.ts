@@ -86,7 +86,6 @@ export class WebhookDelivery extends Construct {
       new sources.DynamoEventSource(events, {
         startingPosition: lambda.StartingPosition.TRIM_HORIZON,
         batchSize: 100,
-        maxBatchingWindow: Duration.millis(100),
         reportBatchItemFailures: true,
         retryAttempts: 10,
         bisectBatchOnError: true,

@@ -38,6 +38,9 @@ const CREATE_DELETE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynam
 /** Functions besides the families': the bootstrap admin's handler and its CDK provider framework (test/infra/aws/bootstrap.test.ts). */
 const BOOTSTRAP_FUNCTIONS = 2;
 
+/** Functions besides the families': webhook fan-out and delivery, with the webhooks family (test/infra/aws/webhooks.test.ts). */
+const webhookFunctions = (deployed: readonly string[]) => (deployed.includes('webhooks') ? 2 : 0);
+
 const INLINE_CODE = lambda.Code.fromInline('export const handler = async () => ({ statusCode: 200 });');
 
 function asList<T>(value: T | T[]): T[] {
@@ -152,7 +155,7 @@ describe('EntityRecordApiStack with every family of the route table', () => {
 
   describe('functions', () => {
     it('creates one Lambda function per family, nodejs22.x on arm64 with 512 MB and 29 s', () => {
-      template.resourceCountIs('AWS::Lambda::Function', families.length + BOOTSTRAP_FUNCTIONS);
+      template.resourceCountIs('AWS::Lambda::Function', families.length + BOOTSTRAP_FUNCTIONS + webhookFunctions(families));
       for (const family of families) {
         const fn = resources[logicalId(stack.functions.get(family))];
         expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], MemorySize: 512, Timeout: 29, Handler: 'index.handler' });
@@ -332,7 +335,7 @@ describe('bundling functions/<family>/handler.ts', () => {
     // Prepare / Act: the real entries; context aws:cdk:bundling-stacks = [] skips esbuild.
     const { stack, template } = synth({ families: present });
     // Assess
-    template.resourceCountIs('AWS::Lambda::Function', present.length + BOOTSTRAP_FUNCTIONS);
+    template.resourceCountIs('AWS::Lambda::Function', present.length + BOOTSTRAP_FUNCTIONS + webhookFunctions(present));
     for (const family of present) {
       const fn = template.toJSON().Resources[stack.getLogicalId(stack.functions.get(family).node.defaultChild as never)];
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Handler: 'index.handler', Code: { S3Bucket: expect.anything(), S3Key: expect.stringMatching(/\.zip$/) } });
