@@ -72,7 +72,7 @@ describe('outbound deliveries', () => {
     const updated = await register(['task.updated'], '/updated');
     const task = await api('POST', '/api/v1/tasks', { body: { title: 'Signed delivery' } });
     expect(task.status).toBe(201);
-    await api('PATCH', `/api/v1/tasks/${task.body.data.id}`, { body: { status: 'done' } });
+    expect((await api('PATCH', `/api/v1/tasks/${task.body.data.id}`, { body: { title: 'Signed delivery, renamed' } })).status).toBe(200);
     const first = await until(() => deliveries(created), (d) => d.length === 1 && d[0].status === 'succeeded');
     await until(() => deliveries(updated), (d) => d.length === 1 && d[0].status === 'succeeded');
     expect(first[0]).toMatchObject({ eventType: 'task.created', attempts: 1, responseCode: 200 });
