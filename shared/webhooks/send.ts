@@ -26,7 +26,21 @@ const agents = {
   insecure: { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) },
 };
 
-export function postWebhook(target: string, headers: Record<string, string>, body: string, options: { timeoutMs: number; allowInsecure: boolean }): Promise<AttemptResult> {
+interface PostOptions {
+  timeoutMs: number;
+  allowInsecure: boolean;
+}
+
+/**
+ * A kept-alive connection the receiver closed just as it was reused fails with ECONNRESET before
+ * anything was sent: that attempt is repeated once on a new connection (Node's documented pattern).
+ */
+export async function postWebhook(target: string, headers: Record<string, string>, body: string, options: PostOptions): Promise<AttemptResult> {
+  const first = await postOnce(target, headers, body, options);
+  return first.staleSocket ? postOnce(target, headers, body, options) : first;
+}
+
+function postOnce(target: string, headers: Record<string, string>, body: string, options: PostOptions): Promise<AttemptResult & { staleSocket?: boolean }> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   let url: URL;
@@ -48,7 +62,7 @@ export function postWebhook(target: string, headers: Record<string, string>, bod
   const transport = secure ? https : http;
   return new Promise((resolve) => {
     let settled = false;
-    const finish = (result: Omit<AttemptResult, 'responseTimeMs'>) => {
+    const finish = (result: Omit<AttemptResult, 'responseTimeMs'> & { staleSocket?: boolean }) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -82,7 +96,13 @@ export function postWebhook(target: string, headers: Record<string, string>, bod
       finish({ ok: false, error: `no answer within ${options.timeoutMs} ms` });
       request.destroy();
     }, options.timeoutMs);
-    request.on('error', (error: NodeJS.ErrnoException) => finish({ ok: false, error: error.code ? `${error.code}: ${error.message}` : error.message }));
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      finish({
+        ok: false,
+        error: error.code ? `${error.code}: ${error.message}` : error.message,
+        staleSocket: request.reusedSocket && error.code === 'ECONNRESET',
+      }),
+    );
     request.end(body);
   });
 }
