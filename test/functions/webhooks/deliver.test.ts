@@ -84,6 +84,22 @@ describe('delivery handler', () => {
     expect(update!.args[0].input.ExpressionAttributeValues).toMatchObject({ ':status': 'failed', ':next': null });
   });
 
+  it('disables a webhook whose deliveries have all failed for 5 days', async () => {
+    post.mockResolvedValue({ ok: false, responseCode: 500, responseTimeMs: 3, error: 'receiver answered 500' });
+    const longAgo = new Date(Date.now() - 6 * 24 * 3600 * 1000).toISOString();
+    ddb.on(UpdateCommand, { UpdateExpression: 'SET failingSince = if_not_exists(failingSince, :now)' }).resolves({ Attributes: { id: 'whk_1', tenantId: 'ten_1', status: 'active', failingSince: longAgo } });
+    await handler({ Records: [record('m7', 'dlv_fail', 2)] });
+    const disabling = ddb.commandCalls(UpdateCommand).find((c) => Object.values(c.args[0].input.ExpressionAttributeValues ?? {}).includes('disabled'));
+    expect(disabling).toBeDefined();
+  });
+
+  it('keeps a webhook active while its failures are younger than 5 days', async () => {
+    post.mockResolvedValue({ ok: false, responseCode: 500, responseTimeMs: 3, error: 'receiver answered 500' });
+    ddb.on(UpdateCommand, { UpdateExpression: 'SET failingSince = if_not_exists(failingSince, :now)' }).resolves({ Attributes: { id: 'whk_1', tenantId: 'ten_1', status: 'active', failingSince: new Date().toISOString() } });
+    await handler({ Records: [record('m8', 'dlv_fail', 2)] });
+    expect(ddb.commandCalls(UpdateCommand).some((c) => Object.values(c.args[0].input.ExpressionAttributeValues ?? {}).includes('disabled'))).toBe(false);
+  });
+
   it('drops the message of a deleted webhook without an attempt', async () => {
     ddb.on(GetCommand, { Key: { pk: 'TENANT#ten_1', sk: 'WEBHOOK#whk_gone' } }).resolves({});
     ddb.on(GetCommand, { Key: { pk: 'WEBHOOK#whk_gone', sk: 'DELIVERY#dlv_x' } }).resolves({ Item: { ...delivery('dlv_x'), webhookId: 'whk_gone' } });
