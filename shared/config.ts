@@ -39,7 +39,7 @@ export interface Config {
   version: string;
   apiVersions: string[];
   deprecations: Record<string, DeprecationConfig>;
-  tables: { records: string; events: string; identity: string; limits: string; uploads: string };
+  tables: { records: string; events: string; identity: string; limits: string; uploads: string; webhooks: string };
   dynamoEndpoint?: string;
   /** S3 (or a compatible server) for uploads: the bucket, and another endpoint than AWS's. */
   uploads: { bucket: string; s3Endpoint?: string };
@@ -76,6 +76,30 @@ export interface Config {
     /** The `retry:` hint sent to clients. */
     retryMs: number;
   };
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** ALLOW_INSECURE_WEBHOOKS=1: http:// targets and private addresses (local testing only). */
+  allowInsecure: boolean;
+  /** Seconds to wait before each retry; after the last, the delivery fails (dead-letter queue). */
+  retryScheduleSeconds: number[];
+  /** A delivery attempt that has no answer within this time fails. */
+  timeoutMs: number;
+  /** A webhook whose deliveries have all failed for this long is disabled. */
+  disableAfterSeconds: number;
+  /** The SQS queue of deliveries (AWS). */
+  queueUrl?: string;
+  /** Inbound provider receivers: provider → secret. */
+  inboundSecrets: Record<string, string>;
+}
+
+function seconds(name: string, fallback: number[]): number[] {
+  const raw = process.env[name];
+  if (!raw) return fallback;
+  const values = raw.split(',').map((s) => Number(s.trim()));
+  if (!values.length || values.some((v) => !Number.isFinite(v) || v < 0)) throw new Error(`${name} must be a comma-separated list of seconds, got '${raw}'`);
+  return values;
 }
 
 function load(): Config {
@@ -90,6 +114,7 @@ function load(): Config {
       identity: process.env.TABLE_IDENTITY ?? 'Identity',
       limits: process.env.TABLE_LIMITS ?? 'Limits',
       uploads: process.env.TABLE_UPLOADS ?? 'Uploads',
+      webhooks: process.env.TABLE_WEBHOOKS ?? 'Webhooks',
     },
     uploads: {
       bucket: process.env.UPLOAD_BUCKET || 'uploads',
@@ -117,6 +142,15 @@ function load(): Config {
       maxDurationMs: Math.max(1000, int('STREAM_MAX_DURATION_MS', 14 * 60_000)),
       maxPerUser: Math.max(1, int('STREAM_MAX_PER_USER', 5)),
       retryMs: int('STREAM_RETRY_MS', 3000),
+    },
+    webhooks: {
+      allowInsecure: process.env.ALLOW_INSECURE_WEBHOOKS === '1',
+      // Svix's schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h (SQS allows at most 12 h of visibility).
+      retryScheduleSeconds: seconds('WEBHOOK_RETRY_SCHEDULE', [5, 300, 1800, 7200, 18000, 36000]),
+      timeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000),
+      disableAfterSeconds: int('WEBHOOK_DISABLE_AFTER_SECONDS', 5 * 24 * 3600),
+      queueUrl: process.env.WEBHOOK_QUEUE_URL || undefined,
+      inboundSecrets: json<Record<string, string>>('INBOUND_WEBHOOK_SECRETS', {}),
     },
   };
 }

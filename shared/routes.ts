@@ -18,7 +18,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS'
  */
 export type AuthMode = 'public' | 'optional' | 'required' | 'session';
 
-export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch' | 'import' | 'graphql' | 'plugins' | 'upload' | 'docs' | 'stream';
+export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch' | 'import' | 'graphql' | 'plugins' | 'upload' | 'docs' | 'stream' | 'webhooks';
 
 /**
  * Families whose Lambda streams its response (awslambda.streamifyResponse): API Gateway invokes
@@ -110,6 +110,17 @@ export const routes: readonly Route[] = [
   // The SSE stream: a streamed response (STREAMING_FAMILIES); the static tasks path wins over the template.
   { method: 'GET', path: `${V1}/stream/tasks`, family: 'stream', auth: 'required', scope: 'tasks:read' },
   { method: 'GET', path: `${V1}/stream/{entity}`, family: 'stream', auth: 'required', scope: '{entity}:read' },
+  // Webhooks: registrations, delivery log, replay, test ping; POST /webhooks/{id} is the inbound
+  // receiver of a provider (API Gateway allows one parameter name per level, hence {id}).
+  { method: 'POST', path: `${V1}/webhooks`, family: 'webhooks', auth: 'required', scope: 'webhooks:write' },
+  { method: 'GET', path: `${V1}/webhooks`, family: 'webhooks', auth: 'required', scope: 'webhooks:read' },
+  { method: 'GET', path: `${V1}/webhooks/{id}`, family: 'webhooks', auth: 'required', scope: 'webhooks:read' },
+  { method: 'PATCH', path: `${V1}/webhooks/{id}`, family: 'webhooks', auth: 'required', scope: 'webhooks:write' },
+  { method: 'DELETE', path: `${V1}/webhooks/{id}`, family: 'webhooks', auth: 'required', scope: 'webhooks:write' },
+  { method: 'POST', path: `${V1}/webhooks/{id}`, family: 'webhooks', auth: 'public', rawBody: true },
+  { method: 'GET', path: `${V1}/webhooks/{id}/deliveries`, family: 'webhooks', auth: 'required', scope: 'webhooks:read' },
+  { method: 'POST', path: `${V1}/webhooks/{id}/deliveries/{deliveryId}/retry`, family: 'webhooks', auth: 'required', scope: 'webhooks:write' },
+  { method: 'POST', path: `${V1}/webhooks/{id}/test`, family: 'webhooks', auth: 'required', scope: 'webhooks:write' },
 
   // Registered entities (issue 4): after every static path above, as SPEC.md orders them.
   // Reads are 'optional' so that public entities answer anonymous callers (the entities family

@@ -68,4 +68,12 @@ export const tables: readonly TableDefinition[] = [
     ttlAttribute: 'expiresAt',
     globalIndexes: [],
   },
+  {
+    // Webhook registrations (per tenant), their deliveries (30 days) and inbound provider events.
+    id: 'webhooks',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    ttlAttribute: 'expiresAt',
+    globalIndexes: [],
+  },
 ];

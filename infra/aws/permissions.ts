@@ -48,6 +48,8 @@ export const FAMILY_ACCESS: Readonly<Record<string, TableGrants>> = {
   docs: {},
   // The SSE stream reads change events; its open-stream leases live in limits.
   stream: { events: 'read', identity: 'readUpdate', limits: 'readWrite' },
+  // Registrations, delivery log, replays and pings, inbound provider events (the webhooks table).
+  webhooks: { webhooks: 'readWrite', identity: 'readUpdate', limits: 'readWrite' },
 };
 
 export function tableAccessFor(family: string): TableGrants {

@@ -16,6 +16,7 @@ import { FamilyFunctions } from './functions.js';
 import { PluginResources } from './plugins.js';
 import { createTables, pascal, type TableId, type Tables } from './tables.js';
 import { Uploads } from './uploads.js';
+import { WebhookDelivery } from './webhooks.js';
 
 export interface EntityRecordApiStackProps extends StackProps {
   /** Families to deploy; default every family of the route table. Routes of others are left out. */
@@ -51,6 +52,8 @@ export class EntityRecordApiStack extends Stack {
   readonly deploymentSecret: secretsmanager.Secret;
   /** The bucket of uploaded files (infra/aws/uploads.ts). */
   readonly uploads: Uploads;
+  /** Fan-out, delivery queue and its dead-letter alarm (with the webhooks family). */
+  readonly webhooks?: WebhookDelivery;
 
   constructor(scope: Construct, id: string, props: EntityRecordApiStackProps = {}) {
     super(scope, id, props);
@@ -73,6 +76,9 @@ export class EntityRecordApiStack extends Stack {
     new PluginResources(this, 'Plugins', { functions: this.functions, modelIds: props.aiModelIds });
     // The health check signs and decrypts nothing.
     for (const [family, fn] of this.functions.byFamily) if (family !== 'health') deploymentSecret.grantRead(fn);
+    if (deployed.has('webhooks')) {
+      this.webhooks = new WebhookDelivery(this, 'Webhooks', { tables, deploymentSecret, environment: props.environment, code: props.code });
+    }
     const api = (this.api = createRestApi(this, 'Api', {
       routes,
       functionFor: (family) => this.functions.get(family),

@@ -14,6 +14,7 @@ import { checkPlugins } from './plugins.js';
 import { startObjectStorage, type LocalObjectStorage } from './object-storage.js';
 import { ensureTables } from './tables.js';
 import { releaseEarlierLocks } from './idempotency-locks.js';
+import { startLocalWebhooks } from './webhooks.js';
 
 export interface LocalStackOptions {
   host: string;
@@ -42,6 +43,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   resetConfig();
   useLocalDeploymentSecret(options.dataDir);
   let objects: LocalObjectStorage | undefined;
+  let webhooks: Awaited<ReturnType<typeof startLocalWebhooks>>;
   try {
     objects = await startObjectStorage({ dataDir: options.dataDir, host: options.host });
     const client = createDynamoClient();
@@ -52,6 +54,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // A bad entity definition stops start-up here, not at the first request.
     await loadRegistry();
     await checkPlugins();
+    webhooks = await startLocalWebhooks(options.dataDir);
     const server = createGateway();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -68,11 +71,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           server.closeAllConnections();
         });
         await objects?.stop();
+        await webhooks?.stop();
         await engine?.stop();
       },
     };
   } catch (error) {
     await objects?.stop();
+    await webhooks?.stop();
     await engine?.stop();
     throw error;
   }

@@ -14,6 +14,8 @@ export interface TestServer {
   stop(): Promise<void>;
   /** Everything the server printed (its logs), for tests that check what is logged. */
   output(): string;
+  /** Ends the server abruptly (SIGKILL: no shutdown code runs), for crash-recovery tests. */
+  kill(): Promise<void>;
 }
 
 export async function startServer(options: { dynamoEndpoint: string; env?: Record<string, string> }): Promise<TestServer> {
@@ -56,6 +58,12 @@ export async function startServer(options: { dynamoEndpoint: string; env?: Recor
   return {
     url,
     output: () => output,
+    kill: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      }),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

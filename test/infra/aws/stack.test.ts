@@ -37,6 +37,9 @@ const CREATE_DELETE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynam
 /** Functions besides the families': the bootstrap admin's handler and its CDK provider framework (test/infra/aws/bootstrap.test.ts). */
 const BOOTSTRAP_FUNCTIONS = 2;
 
+/** Functions besides the families': webhook fan-out and delivery, with the webhooks family (test/infra/aws/webhooks.test.ts). */
+const webhookFunctions = (deployed: readonly string[]) => (deployed.includes('webhooks') ? 2 : 0);
+
 const INLINE_CODE = lambda.Code.fromInline('export const handler = async () => ({ statusCode: 200 });');
 
 function asList<T>(value: T | T[]): T[] {
@@ -151,7 +154,7 @@ describe('EntityRecordApiStack with every family of the route table', { timeout:
 
   describe('functions', () => {
     it('creates one Lambda function per family, nodejs22.x on arm64 with 512 MB and 29 s (a streaming family 15 min)', () => {
-      template.resourceCountIs('AWS::Lambda::Function', families.length + BOOTSTRAP_FUNCTIONS);
+      template.resourceCountIs('AWS::Lambda::Function', families.length + BOOTSTRAP_FUNCTIONS + webhookFunctions(families));
       for (const family of families) {
         const fn = resources[logicalId(stack.functions.get(family))];
         const timeout = STREAMING_FAMILIES.includes(family) ? STREAMING_TIMEOUT_SECONDS : 29;
@@ -366,7 +369,7 @@ describe('bundling functions/<family>/handler.ts', { timeout: 180_000 }, () => {
     // Prepare / Act: the real entries; context aws:cdk:bundling-stacks = [] skips esbuild.
     const { stack, template } = synth({ families: present });
     // Assess
-    template.resourceCountIs('AWS::Lambda::Function', present.length + BOOTSTRAP_FUNCTIONS);
+    template.resourceCountIs('AWS::Lambda::Function', present.length + BOOTSTRAP_FUNCTIONS + webhookFunctions(present));
     for (const family of present) {
       const fn = template.toJSON().Resources[stack.getLogicalId(stack.functions.get(family).node.defaultChild as never)];
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Handler: 'index.handler', Code: { S3Bucket: expect.anything(), S3Key: expect.stringMatching(/\.zip$/) } });

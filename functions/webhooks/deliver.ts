@@ -1,0 +1,35 @@
+/**
+ * The delivery function: consumes the delivery queue, one POST per message. A failed attempt
+ * sets the message's visibility to the next back-off wait and reports it as a batch item
+ * failure; after the last attempt its visibility is cleared, so the queue's redrive policy moves
+ * it to the dead-letter queue.
+ */
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { logger } from '../../shared/logger.js';
+import { deliverFromQueue, parseMessage } from '../../shared/webhooks/delivery.js';
+import { deliveryQueue } from '../../shared/webhooks/queue.js';
+
+export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+  const queue = deliveryQueue();
+  const failures: SQSBatchResponse['batchItemFailures'] = [];
+  await Promise.all(
+    event.Records.map(async (record) => {
+      const message = parseMessage(record.body);
+      if (!message) {
+        logger.warn('dropping a delivery message that is not ours', { messageId: record.messageId });
+        return;
+      }
+      try {
+        const outcome = await deliverFromQueue(message, Number(record.attributes.ApproximateReceiveCount) || 1);
+        if (outcome.kind === 'done') return;
+        await queue.changeVisibility(record.receiptHandle, outcome.kind === 'retry' ? outcome.afterSeconds : 0);
+        failures.push({ itemIdentifier: record.messageId });
+      } catch (error) {
+        // Retried after the queue's visibility timeout.
+        logger.error('webhook delivery failed', { deliveryId: message.deliveryId, error: (error as Error).message });
+        failures.push({ itemIdentifier: record.messageId });
+      }
+    }),
+  );
+  return { batchItemFailures: failures };
+}

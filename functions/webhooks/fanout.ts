@@ -1,0 +1,30 @@
+/**
+ * The fan-out function: consumes the Events table's DynamoDB stream (inserts only, by the event
+ * source mapping's filter) and queues one delivery per subscribed webhook. Reports partial batch
+ * failures: the stream resumes from the first record that failed.
+ */
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { logger } from '../../shared/logger.js';
+import { findEntity, loadRegistry } from '../../shared/registry/index.js';
+import { changeEventFromImage } from '../../shared/webhooks/events.js';
+import { fanOutEvent } from '../../shared/webhooks/fanout.js';
+import { deliveryQueue } from '../../shared/webhooks/queue.js';
+
+export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+  await loadRegistry();
+  const queue = deliveryQueue();
+  logger.debug('webhook fan-out batch', { records: event.Records.length });
+  for (const record of event.Records) {
+    if (record.eventName !== 'INSERT') continue;
+    const change = changeEventFromImage(record.dynamodb?.NewImage as never);
+    if (!change) continue;
+    try {
+      await fanOutEvent(change, findEntity, queue);
+    } catch (error) {
+      logger.error('webhook fan-out failed', { eventId: change.id, error: (error as Error).message });
+      // In order: this record and every later one are retried.
+      return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
+    }
+  }
+  return { batchItemFailures: [] };
+}

@@ -1,0 +1,117 @@
+/**
+ * Webhook delivery on AWS: the Events table's stream → the fan-out function (inserts only,
+ * partial batch failures) → the delivery queue → the delivery function (partial batch failures)
+ * → receivers. Failed attempts wait in the queue (the message's visibility is the back-off);
+ * after the last one the queue's redrive policy moves the message to the dead-letter queue,
+ * whose depth raises `deadLetterAlarm`. Both queues are encrypted; each function gets only the
+ * grants it needs.
+ */
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sources from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import path from 'node:path';
+import { DEPLOYMENT_SECRET_ARN_ENV } from '../../shared/auth/deployment-secret.js';
+import { config } from '../../shared/config.js';
+import { BASE_ENVIRONMENT, createBundledFunction, PROJECT_ROOT } from './functions.js';
+import { tableEnvName, type Tables } from './tables.js';
+
+export const DELIVERY_TIMEOUT = Duration.seconds(30);
+export const FANOUT_TIMEOUT = Duration.seconds(60);
+
+export interface WebhookDeliveryProps {
+  tables: Tables;
+  deploymentSecret: secretsmanager.ISecret;
+  /** Extra environment for both functions (WEBHOOK_RETRY_SCHEDULE, ...). */
+  environment?: Record<string, string>;
+  /** Retry waits in seconds (default: the WEBHOOK_RETRY_SCHEDULE default); sets the queue's maxReceiveCount. */
+  retryScheduleSeconds?: number[];
+  /** For tests only: code instead of bundling the handlers. */
+  code?: lambda.Code;
+}
+
+export class WebhookDelivery extends Construct {
+  readonly queue: sqs.Queue;
+  readonly deadLetterQueue: sqs.Queue;
+  readonly fanoutFunction: lambda.Function;
+  readonly deliveryFunction: lambda.Function;
+  /** Raised when any delivery ends in the dead-letter queue; route it to an alarm topic. */
+  readonly deadLetterAlarm: cloudwatch.Alarm;
+
+  constructor(scope: Construct, id: string, props: WebhookDeliveryProps) {
+    super(scope, id);
+    const { events, webhooks } = props.tables;
+    if (!events || !webhooks) throw new Error('shared/tables.ts must define the events and webhooks tables for webhook delivery');
+    const schedule = props.retryScheduleSeconds ?? config().webhooks.retryScheduleSeconds;
+
+    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    this.queue = new sqs.Queue(this, 'Queue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // At least 6 times the consumer's timeout, as Lambda's SQS event source advises.
+      visibilityTimeout: Duration.seconds(6 * DELIVERY_TIMEOUT.toSeconds()),
+      retentionPeriod: Duration.days(4),
+      // The first attempt and one per scheduled retry; then the dead-letter queue.
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: schedule.length + 1 },
+    });
+
+    const environment: Record<string, string> = {
+      ...BASE_ENVIRONMENT,
+      [tableEnvName('events')]: events.tableName,
+      [tableEnvName('webhooks')]: webhooks.tableName,
+      [DEPLOYMENT_SECRET_ARN_ENV]: props.deploymentSecret.secretArn,
+      WEBHOOK_QUEUE_URL: this.queue.queueUrl,
+      WEBHOOK_RETRY_SCHEDULE: schedule.join(','),
+      ...props.environment,
+    };
+    const entry = (file: string) => path.join(PROJECT_ROOT, 'functions', 'webhooks', file);
+
+    this.fanoutFunction = createBundledFunction(this, 'Fanout', {
+      description: 'Entity Record API: webhook fan-out (Events stream → delivery queue)',
+      entry: entry('fanout.ts'),
+      code: props.code,
+      timeout: FANOUT_TIMEOUT,
+      environment,
+    });
+    webhooks.grantReadWriteData(this.fanoutFunction);
+    this.queue.grantSendMessages(this.fanoutFunction);
+    this.fanoutFunction.addEventSource(
+      new sources.DynamoEventSource(events, {
+        startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+        batchSize: 100,
+        reportBatchItemFailures: true,
+        retryAttempts: 10,
+        bisectBatchOnError: true,
+        filters: [lambda.FilterCriteria.filter({ eventName: lambda.FilterRule.isEqual('INSERT') })],
+      }),
+    );
+
+    this.deliveryFunction = createBundledFunction(this, 'Deliver', {
+      description: 'Entity Record API: webhook delivery (signed POST, retries by visibility)',
+      entry: entry('deliver.ts'),
+      code: props.code,
+      timeout: DELIVERY_TIMEOUT,
+      environment,
+    });
+    webhooks.grantReadWriteData(this.deliveryFunction);
+    props.deploymentSecret.grantRead(this.deliveryFunction);
+    this.queue.grant(this.deliveryFunction, 'sqs:ChangeMessageVisibility');
+    this.deliveryFunction.addEventSource(new sources.SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 50 }));
+
+    this.deadLetterAlarm = new cloudwatch.Alarm(this, 'DeadLetterAlarm', {
+      alarmDescription: 'Webhook deliveries ended in the dead-letter queue (every retry failed)',
+      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+  }
+}

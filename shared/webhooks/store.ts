@@ -1,0 +1,276 @@
+/**
+ * The webhooks table (pk / sk):
+ * - registration: `TENANT#<tenantId>` / `WEBHOOK#<id>` — {kind: 'webhook', id, tenantId, url, events,
+ *   secret (encrypted, secrets.ts), status: active|disabled, createdBy, creatorRole, createdAt,
+ *   updatedAt, failingSince?, disabledAt?}
+ * - delivery: `WEBHOOK#<webhookId>` / `DELIVERY#<deliveryId>` — {kind: 'delivery', id, webhookId,
+ *   tenantId, eventId, eventType, payload, status: pending|succeeded|failed, attempts, responseCode,
+ *   responseTimeMs, error, responseBody (≤ 1 KB), lastAttemptAt, nextAttemptAt, createdAt,
+ *   expiresAt (TTL, 30 days)}. Delivery ids start with the event's time, so a descending Query
+ *   is newest first.
+ * - inbound provider event: `INBOUND#<provider>` / `EVENT#<provider's event id>` — {provider,
+ *   eventId, type, payload, receivedAt, expiresAt (TTL, 30 days)}
+ */
+import { createHash } from 'node:crypto';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.js';
+import { db } from '../data/client.js';
+import { BadRequestError } from '../errors.js';
+
+export const DELIVERY_TTL_SECONDS = 30 * 24 * 3600;
+export type WebhookStatus = 'active' | 'disabled';
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface StoredWebhook {
+  id: string;
+  tenantId: string;
+  url: string;
+  events: string[];
+  secret: string;
+  status: WebhookStatus;
+  createdBy: string;
+  creatorRole: 'admin' | 'user';
+  createdAt: string;
+  updatedAt: string;
+  failingSince?: string;
+  disabledAt?: string;
+}
+
+export interface StoredDelivery {
+  id: string;
+  webhookId: string;
+  tenantId: string;
+  eventId: string;
+  eventType: string;
+  payload: string;
+  status: DeliveryStatus;
+  attempts: number;
+  responseCode: number | null;
+  responseTimeMs: number | null;
+  error: string | null;
+  responseBody?: string;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  expiresAt: number;
+}
+
+const table = () => config().tables.webhooks;
+const webhookKey = (tenantId: string, id: string) => ({ pk: `TENANT#${tenantId}`, sk: `WEBHOOK#${id}` });
+const deliveryKey = (webhookId: string, id: string) => ({ pk: `WEBHOOK#${webhookId}`, sk: `DELIVERY#${id}` });
+
+function strip<T>(item: Record<string, unknown> | undefined): T | undefined {
+  if (!item) return undefined;
+  const { pk: _pk, sk: _sk, kind: _kind, ...rest } = item;
+  return rest as T;
+}
+
+/** A delivery's id: the event's time (sortable) and a digest of webhook and event (the same event is one delivery). */
+export function deliveryIdFor(webhookId: string, eventId: string, eventTime: string): string {
+  const ms = Date.parse(eventTime);
+  const time = (Number.isNaN(ms) ? Date.now() : ms).toString(16).padStart(12, '0');
+  return `dlv_${time}${createHash('sha256').update(`${webhookId}\n${eventId}`).digest('hex').slice(0, 20)}`;
+}
+
+export async function putWebhook(webhook: StoredWebhook): Promise<void> {
+  await db().send(new PutCommand({ TableName: table(), Item: { ...webhookKey(webhook.tenantId, webhook.id), kind: 'webhook', ...webhook }, ConditionExpression: 'attribute_not_exists(pk)' }));
+}
+
+export async function getWebhook(tenantId: string, id: string): Promise<StoredWebhook | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: table(), Key: webhookKey(tenantId, id), ConsistentRead: true }));
+  return strip<StoredWebhook>(Item);
+}
+
+export async function listWebhooks(tenantId: string): Promise<StoredWebhook[]> {
+  const items: StoredWebhook[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': `TENANT#${tenantId}`, ':prefix': 'WEBHOOK#' },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) items.push(strip<StoredWebhook>(item)!);
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/** Sets the given attributes of an existing webhook (and removes those given as undefined); undefined when it is gone. */
+export async function updateWebhook(tenantId: string, id: string, changes: Partial<StoredWebhook>): Promise<StoredWebhook | undefined> {
+  const sets: string[] = [];
+  const removes: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  Object.entries(changes).forEach(([name, value], i) => {
+    names[`#a${i}`] = name;
+    if (value === undefined) removes.push(`#a${i}`);
+    else {
+      sets.push(`#a${i} = :v${i}`);
+      values[`:v${i}`] = value;
+    }
+  });
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: webhookKey(tenantId, id),
+        UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].join(' ').trim(),
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: names,
+        ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return strip<StoredWebhook>(Attributes);
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;
+    throw error;
+  }
+}
+
+/** Starts (or keeps) the webhook's failing period; returns the webhook as stored now. */
+export async function markFailing(tenantId: string, id: string, now: string): Promise<StoredWebhook | undefined> {
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: webhookKey(tenantId, id),
+        UpdateExpression: 'SET failingSince = if_not_exists(failingSince, :now)',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':now': now },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return strip<StoredWebhook>(Attributes);
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;
+    throw error;
+  }
+}
+
+export async function deleteWebhook(tenantId: string, id: string): Promise<boolean> {
+  const { Attributes } = await db().send(new DeleteCommand({ TableName: table(), Key: webhookKey(tenantId, id), ReturnValues: 'ALL_OLD' }));
+  return Attributes !== undefined;
+}
+
+/** Stores a new delivery; false when it exists already (the same event fanned out again). */
+export async function createDelivery(delivery: StoredDelivery): Promise<boolean> {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: table(),
+        Item: { ...deliveryKey(delivery.webhookId, delivery.id), kind: 'delivery', ...delivery },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
+export async function getDelivery(webhookId: string, id: string): Promise<StoredDelivery | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: table(), Key: deliveryKey(webhookId, id), ConsistentRead: true }));
+  return strip<StoredDelivery>(Item);
+}
+
+export interface AttemptRecord {
+  status: DeliveryStatus;
+  responseCode: number | null;
+  responseTimeMs: number;
+  error: string | null;
+  responseBody?: string;
+  lastAttemptAt: string;
+  nextAttemptAt: string | null;
+}
+
+/** Records one attempt: attempts + 1 and its outcome. */
+export async function recordAttempt(webhookId: string, id: string, attempt: AttemptRecord): Promise<StoredDelivery | undefined> {
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: deliveryKey(webhookId, id),
+        UpdateExpression:
+          'SET #status = :status, responseCode = :code, responseTimeMs = :time, #error = :error, responseBody = :body, lastAttemptAt = :last, nextAttemptAt = :next ADD attempts :one',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+        ExpressionAttributeValues: {
+          ':status': attempt.status,
+          ':code': attempt.responseCode,
+          ':time': attempt.responseTimeMs,
+          ':error': attempt.error,
+          ':body': attempt.responseBody ?? null,
+          ':last': attempt.lastAttemptAt,
+          ':next': attempt.nextAttemptAt,
+          ':one': 1,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return strip<StoredDelivery>(Attributes);
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;
+    throw error;
+  }
+}
+
+function encodeCursor(sk: string): string {
+  return Buffer.from(sk, 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): string {
+  const sk = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^DELIVERY#dlv_[0-9a-f]{32}$/.test(sk)) throw new BadRequestError('cursor is not valid', { cursor: 'not a cursor this endpoint issued' });
+  return sk;
+}
+
+export async function listDeliveries(webhookId: string, limit: number, cursor?: string): Promise<{ deliveries: StoredDelivery[]; nextCursor: string | null }> {
+  const pk = `WEBHOOK#${webhookId}`;
+  const page = await db().send(
+    new QueryCommand({
+      TableName: table(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': 'DELIVERY#' },
+      ScanIndexForward: false,
+      Limit: limit,
+      ...(cursor ? { ExclusiveStartKey: { pk, sk: decodeCursor(cursor) } } : {}),
+    }),
+  );
+  const deliveries = (page.Items ?? []).map((item) => strip<StoredDelivery>(item)!);
+  const last = page.LastEvaluatedKey?.sk;
+  return { deliveries, nextCursor: typeof last === 'string' && deliveries.length === limit ? encodeCursor(last) : null };
+}
+
+/** Stores an inbound provider event once; false when its id was seen before. */
+export async function storeInboundEvent(provider: string, eventId: string, type: string | undefined, payload: string): Promise<boolean> {
+  const now = new Date();
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: table(),
+        Item: {
+          pk: `INBOUND#${provider}`,
+          sk: `EVENT#${eventId}`,
+          kind: 'inbound',
+          provider,
+          eventId,
+          ...(type ? { type } : {}),
+          payload,
+          receivedAt: now.toISOString(),
+          expiresAt: Math.floor(now.getTime() / 1000) + DELIVERY_TTL_SECONDS,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}

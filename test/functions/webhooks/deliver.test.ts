@@ -1,0 +1,115 @@
+/**
+ * The delivery function with SQS and DynamoDB mocked (aws-sdk-client-mock) and the HTTP attempt
+ * stubbed: partial batch failures, the back-off as the message's visibility, the last attempt
+ * left to the dead-letter queue, deleted webhooks dropped.
+ */
+import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { encryptSecret } from '../../../shared/webhooks/secrets.js';
+import { SqsDeliveryQueue, useDeliveryQueue } from '../../../shared/webhooks/queue.js';
+
+const post = vi.hoisted(() => vi.fn());
+vi.mock('../../../shared/webhooks/send.js', () => ({ postWebhook: post }));
+const { handler } = await import('../../../functions/webhooks/deliver.js');
+
+const ddb = mockClient(DynamoDBDocumentClient);
+const sqs = mockClient(SQSClient);
+
+function record(id: string, deliveryId: string, receiveCount = 1, webhookId = 'whk_1'): SQSRecord {
+  return {
+    messageId: id,
+    receiptHandle: `rh-${id}`,
+    body: JSON.stringify({ tenantId: 'ten_1', webhookId, deliveryId }),
+    attributes: { ApproximateReceiveCount: String(receiveCount), SentTimestamp: '0', SenderId: 'x', ApproximateFirstReceiveTimestamp: '0' },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:q',
+    awsRegion: 'us-east-1',
+  };
+}
+
+const delivery = (id: string) => ({ pk: 'WEBHOOK#whk_1', sk: `DELIVERY#${id}`, id, webhookId: 'whk_1', tenantId: 'ten_1', eventId: `evt_${id}`, eventType: 'task.created', payload: '{}', status: 'pending', attempts: 0 });
+
+beforeAll(async () => {
+  const secret = await encryptSecret('unit-secret-1', 'whk_1');
+  ddb.on(GetCommand, { Key: { pk: 'TENANT#ten_1', sk: 'WEBHOOK#whk_1' } }).resolves({
+    Item: { pk: 'TENANT#ten_1', sk: 'WEBHOOK#whk_1', id: 'whk_1', tenantId: 'ten_1', url: 'https://93.184.215.14/h', events: ['task.created'], secret, status: 'active' },
+  });
+  useDeliveryQueue(new SqsDeliveryQueue('https://sqs.us-east-1.amazonaws.com/000000000000/q', new SQSClient({ region: 'us-east-1' })));
+});
+
+afterAll(() => {
+  useDeliveryQueue(undefined);
+  ddb.restore();
+  sqs.restore();
+});
+
+beforeEach(() => {
+  ddb.resetHistory();
+  sqs.reset();
+  post.mockReset();
+  ddb.on(UpdateCommand).resolves({ Attributes: {} });
+  for (const id of ['dlv_ok', 'dlv_fail', 'dlv_last']) ddb.on(GetCommand, { Key: { pk: 'WEBHOOK#whk_1', sk: `DELIVERY#${id}` } }).resolves({ Item: delivery(id) });
+  ddb.on(GetCommand, { Key: { pk: 'WEBHOOK#whk_1', sk: 'DELIVERY#dlv_broken' } }).rejects(new Error('ProvisionedThroughputExceededException'));
+});
+
+describe('delivery handler', () => {
+  it('reports only the failed messages and sets their visibility to the back-off', async () => {
+    post.mockImplementation(async (_url: string, headers: Record<string, string>) =>
+      headers['webhook-id'] === 'evt_dlv_ok' ? { ok: true, responseCode: 200, responseTimeMs: 5 } : { ok: false, responseCode: 500, responseTimeMs: 5, error: 'receiver answered 500' },
+    );
+    const event: SQSEvent = { Records: [record('m1', 'dlv_ok'), record('m2', 'dlv_fail'), record('m3', 'dlv_broken')] };
+    const result = await handler(event);
+    expect(result.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['m2', 'm3']);
+    const visibility = sqs.commandCalls(ChangeMessageVisibilityCommand).map((c) => c.args[0].input);
+    expect(visibility).toHaveLength(1);
+    expect(visibility[0].ReceiptHandle).toBe('rh-m2');
+    // The first retry of the default schedule: 5 s ± 20 %.
+    expect(visibility[0].VisibilityTimeout).toBeGreaterThanOrEqual(4);
+    expect(visibility[0].VisibilityTimeout).toBeLessThanOrEqual(6);
+    const statuses = ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input.ExpressionAttributeValues?.[':status']).filter(Boolean);
+    expect(statuses.sort()).toEqual(['pending', 'succeeded']);
+  });
+
+  it('after the last attempt marks the delivery failed and lets the message go to the dead-letter queue', async () => {
+    post.mockResolvedValue({ ok: false, responseCode: 503, responseTimeMs: 3, error: 'receiver answered 503' });
+    const result = await handler({ Records: [record('m4', 'dlv_last', 7)] });
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'm4' }]);
+    expect(sqs.commandCalls(ChangeMessageVisibilityCommand)[0].args[0].input.VisibilityTimeout).toBe(0);
+    const update = ddb.commandCalls(UpdateCommand).find((c) => c.args[0].input.ExpressionAttributeValues?.[':status']);
+    expect(update!.args[0].input.ExpressionAttributeValues).toMatchObject({ ':status': 'failed', ':next': null });
+  });
+
+  it('disables a webhook whose deliveries have all failed for 5 days', async () => {
+    post.mockResolvedValue({ ok: false, responseCode: 500, responseTimeMs: 3, error: 'receiver answered 500' });
+    const longAgo = new Date(Date.now() - 6 * 24 * 3600 * 1000).toISOString();
+    ddb.on(UpdateCommand, { UpdateExpression: 'SET failingSince = if_not_exists(failingSince, :now)' }).resolves({ Attributes: { id: 'whk_1', tenantId: 'ten_1', status: 'active', failingSince: longAgo } });
+    await handler({ Records: [record('m7', 'dlv_fail', 2)] });
+    const disabling = ddb.commandCalls(UpdateCommand).find((c) => Object.values(c.args[0].input.ExpressionAttributeValues ?? {}).includes('disabled'));
+    expect(disabling).toBeDefined();
+  });
+
+  it('keeps a webhook active while its failures are younger than 5 days', async () => {
+    post.mockResolvedValue({ ok: false, responseCode: 500, responseTimeMs: 3, error: 'receiver answered 500' });
+    ddb.on(UpdateCommand, { UpdateExpression: 'SET failingSince = if_not_exists(failingSince, :now)' }).resolves({ Attributes: { id: 'whk_1', tenantId: 'ten_1', status: 'active', failingSince: new Date().toISOString() } });
+    await handler({ Records: [record('m8', 'dlv_fail', 2)] });
+    expect(ddb.commandCalls(UpdateCommand).some((c) => Object.values(c.args[0].input.ExpressionAttributeValues ?? {}).includes('disabled'))).toBe(false);
+  });
+
+  it('drops the message of a deleted webhook without an attempt', async () => {
+    ddb.on(GetCommand, { Key: { pk: 'TENANT#ten_1', sk: 'WEBHOOK#whk_gone' } }).resolves({});
+    ddb.on(GetCommand, { Key: { pk: 'WEBHOOK#whk_gone', sk: 'DELIVERY#dlv_x' } }).resolves({ Item: { ...delivery('dlv_x'), webhookId: 'whk_gone' } });
+    const result = await handler({ Records: [record('m5', 'dlv_x', 2, 'whk_gone')] });
+    expect(result.batchItemFailures).toEqual([]);
+    expect(post).not.toHaveBeenCalled();
+  });
+
+  it('drops a message that is not a delivery', async () => {
+    const result = await handler({ Records: [{ ...record('m6', 'dlv_ok'), body: 'garbage' }] });
+    expect(result.batchItemFailures).toEqual([]);
+  });
+});
