@@ -6,6 +6,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { config } from './config.js';
 import { dynamoClientOptions } from './data/client-options.js';
+import { currentUsage } from './data/usage.js';
 import { logger } from './logger.js';
 
 export interface Health {
@@ -32,7 +33,15 @@ export async function checkHealth(): Promise<Health> {
   const base = { version: config().version, timestamp: new Date().toISOString() };
   try {
     const send = await describeTable();
-    await send(config().tables.identity, AbortSignal.timeout(TIMEOUT_MS));
+    // This client is not the shared one (whose middleware accounts for calls): count the call here.
+    // DescribeTable consumes no capacity.
+    const usage = currentUsage();
+    usage?.callStarted();
+    try {
+      await send(config().tables.identity, AbortSignal.timeout(TIMEOUT_MS));
+    } finally {
+      usage?.callEnded({ rcu: 0, wcu: 0 });
+    }
     return { status: 'ok', ...base };
   } catch (error) {
     logger.warn('health check failed', { error: (error as Error).name });

@@ -13,6 +13,7 @@ import { apiVersion } from './api-version.js';
 import { cors } from './cors.js';
 import { envelope } from './envelope.js';
 import { requestContext } from './request-context.js';
+import { withRequestMetrics } from './request-metrics.js';
 import type { ApiEvent, ApiLambdaContext, Operation, Reply } from './types.js';
 
 export function createPublicHandler(operations: Record<string, Operation>) {
@@ -28,9 +29,12 @@ export function createPublicHandler(operations: Record<string, Operation>) {
     if (!operation) throw new MethodNotAllowedError(`${req.method} is not allowed on ${req.path}`);
     return operation(req);
   }
-  return middy<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext>(dispatch as never)
-    .use(envelope())
-    .use(requestContext())
-    .use(cors())
-    .use(apiVersion());
+  // Server-Timing and X-Request-Cost like every other family (shared/http/request-metrics.ts).
+  return withRequestMetrics(
+    middy<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext>(dispatch as never)
+      .use(envelope())
+      .use(requestContext())
+      .use(cors())
+      .use(apiVersion()),
+  );
 }

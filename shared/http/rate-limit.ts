@@ -214,10 +214,16 @@ async function holdTokens(spec: CounterSpec, nowSeconds: number, count: number):
 
 /** Admits one request on a counter: a token from this container's lease, leasing a block when none is left. */
 export async function increment(spec: CounterSpec, nowSeconds: number): Promise<CounterState> {
-  const lease = await holdTokens(spec, nowSeconds, 1);
-  if (lease.leased - lease.used < 1) return stateOf(lease, false);
-  lease.used += 1;
-  return stateOf(lease, true);
+  for (;;) {
+    const lease = await holdTokens(spec, nowSeconds, 1);
+    // Checked and spent without an await between: concurrent requests woken by the same lease
+    // update must not all spend its one token.
+    if (lease.leased - lease.used >= 1) {
+      lease.used += 1;
+      return stateOf(lease, true);
+    }
+    if (lease.exhausted) return stateOf(lease, false);
+  }
 }
 
 /**

@@ -309,9 +309,10 @@ export const SYSTEM_OPERATIONS: Readonly<Record<string, Describe>> = {
     tag: 'Webhooks', operationId: 'listWebhookDeliveries', summary: 'Delivery attempts of a webhook',
     responses: { 200: json(envelopeOf({ type: 'array', items: object }), 'Attempts with status, response code and time.') }, errors: [404],
   }),
-  [routeKey('POST', `${V1}/webhooks/{provider}`)]: () => ({
+  // `{id}` is the provider's name: API Gateway allows one parameter name per path level.
+  [routeKey('POST', `${V1}/webhooks/{id}`)]: () => ({
     tag: 'Webhooks', operationId: 'receiveProviderWebhook', summary: 'Inbound provider webhook',
-    description: 'For providers of INBOUND_WEBHOOK_SECRETS: `generic` checks `x-webhook-signature` (hex HMAC-SHA256 of the raw body), `stripe` checks `Stripe-Signature`.',
+    description: 'The path parameter is the provider, one of INBOUND_WEBHOOK_SECRETS: `generic` checks `x-webhook-signature` (hex HMAC-SHA256 of the raw body), `stripe` checks `Stripe-Signature`.',
     parameters: [
       { name: 'x-webhook-signature', in: 'header', required: false, description: 'generic: lowercase hex HMAC-SHA256 of the raw body.', schema: str },
       { name: 'Stripe-Signature', in: 'header', required: false, description: 'stripe: t=…,v1=….', schema: str },

@@ -862,6 +862,113 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's webhooks */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook
+         * @description Deliveries are POSTed to `url`, signed with `secret` (see the `webhooks` section). Needs `webhooks:write`.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET /api/v1/webhooks/{id}
+         * @description An endpoint of the webhooks family.
+         */
+        get: operations["getWebhooksById"];
+        put?: never;
+        /**
+         * Inbound provider webhook
+         * @description The path parameter is the provider, one of INBOUND_WEBHOOK_SECRETS: `generic` checks `x-webhook-signature` (hex HMAC-SHA256 of the raw body), `stripe` checks `Stripe-Signature`.
+         */
+        post: operations["receiveProviderWebhook"];
+        /** Remove a webhook */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * PATCH /api/v1/webhooks/{id}
+         * @description An endpoint of the webhooks family.
+         */
+        patch: operations["patchWebhooksById"];
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Delivery attempts of a webhook */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/retry
+         * @description An endpoint of the webhooks family.
+         */
+        post: operations["postWebhooksByIdDeliveriesByDeliveryIdRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * POST /api/v1/webhooks/{id}/test
+         * @description An endpoint of the webhooks family.
+         */
+        post: operations["postWebhooksByIdTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/comments": {
         parameters: {
             query?: never;
@@ -1266,7 +1373,368 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "comment.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * comment.created delivery
+         * @description Sent to every webhook registered for `comment.created` when a comment is created. Verify `x-webhook-signature`: the lowercase hex HMAC-SHA256 of the raw body keyed with the webhook's secret, compared in constant time. Answer 2xx to acknowledge; other answers and timeouts are retried with back-off, then dead-lettered.
+         */
+        post: operations["onCommentCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "comment.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * comment.updated delivery
+         * @description Sent to every webhook registered for `comment.updated` when a comment is updated. Verify `x-webhook-signature`: the lowercase hex HMAC-SHA256 of the raw body keyed with the webhook's secret, compared in constant time. Answer 2xx to acknowledge; other answers and timeouts are retried with back-off, then dead-lettered.
+         */
+        post: operations["onCommentUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "comment.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * comment.deleted delivery
+         * @description Sent to every webhook registered for `comment.deleted` when a comment is deleted (data is the record as it was). Verify `x-webhook-signature`: the lowercase hex HMAC-SHA256 of the raw body keyed with the webhook's secret, compared in constant time. Answer 2xx to acknowledge; other answers and timeouts are retried with back-off, then dead-lettered.
+         */
+        post: operations["onCommentDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.created delivery
+         * @description Sent to every webhook registered for `customer.created` when a customer is created. Verify `x-webhook-signature`: the lowercase hex HMAC-SHA256 of the raw body keyed with the webhook's secret, compared in constant time. Answer 2xx to acknowledge; other answers and timeouts are retried with back-off, then dead-lettered.
+         */
+        post: operations["onCustomerCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.updated delivery
+         * @description Sent to every webhook registered for `customer.updated` when a customer is updated. Verify `x-webhook-signature`: the lowercase hex HMAC-SHA256 of the raw body keyed with the webhook's secret, compared in constant time. Answer 2xx to acknowledge; other answers and timeouts are retried with back-off, then dead-lettered.
+         */
+        post: operations["onCustomerUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.deleted delivery
+         * @description Sent to every webhook registered for `customer.deleted` when a customer is deleted (data is the record as it was). Verify `x-webhook-signature`: the lowercase hex HMAC-SHA256 of the raw body keyed with the webhook's secret, compared in constant time. Answer 2xx to acknowledge; other answers and timeouts are retried with back-off, then dead-lettered.
+         */
+        post: operations["onCustomerDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.created delivery
+         * @description Sent to every webhook registered for `order.created` when a order is created. Verify `x-webhook-signature`: the lowercase hex HMAC-SHA256 of the raw body keyed with the webhook's secret, compared in constant time. Answer 2xx to acknowledge; other answers and timeouts are retried with back-off, then dead-lettered.
+         */
+        post: operations["onOrderCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.updated delivery
+         * @description Sent to every webhook registered for `order.updated` when a order is updated. Verify `x-webhook-signature`: the lowercase hex HMAC-SHA256 of the raw body keyed with the webhook's secret, compared in constant time. Answer 2xx to acknowledge; other answers and timeouts are retried with back-off, then dead-lettered.
+         */
+        post: operations["onOrderUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.deleted delivery
+         * @description Sent to every webhook registered for `order.deleted` when a order is deleted (data is the record as it was). Verify `x-webhook-signature`: the lowercase hex HMAC-SHA256 of the raw body keyed with the webhook's secret, compared in constant time. Answer 2xx to acknowledge; other answers and timeouts are retried with back-off, then dead-lettered.
+         */
+        post: operations["onOrderDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.created delivery
+         * @description Sent to every webhook registered for `product.created` when a product is created. Verify `x-webhook-signature`: the lowercase hex HMAC-SHA256 of the raw body keyed with the webhook's secret, compared in constant time. Answer 2xx to acknowledge; other answers and timeouts are retried with back-off, then dead-lettered.
+         */
+        post: operations["onProductCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.updated delivery
+         * @description Sent to every webhook registered for `product.updated` when a product is updated. Verify `x-webhook-signature`: the lowercase hex HMAC-SHA256 of the raw body keyed with the webhook's secret, compared in constant time. Answer 2xx to acknowledge; other answers and timeouts are retried with back-off, then dead-lettered.
+         */
+        post: operations["onProductUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.deleted delivery
+         * @description Sent to every webhook registered for `product.deleted` when a product is deleted (data is the record as it was). Verify `x-webhook-signature`: the lowercase hex HMAC-SHA256 of the raw body keyed with the webhook's secret, compared in constant time. Answer 2xx to acknowledge; other answers and timeouts are retried with back-off, then dead-lettered.
+         */
+        post: operations["onProductDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tag.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tag.created delivery
+         * @description Sent to every webhook registered for `tag.created` when a tag is created. Verify `x-webhook-signature`: the lowercase hex HMAC-SHA256 of the raw body keyed with the webhook's secret, compared in constant time. Answer 2xx to acknowledge; other answers and timeouts are retried with back-off, then dead-lettered.
+         */
+        post: operations["onTagCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tag.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tag.updated delivery
+         * @description Sent to every webhook registered for `tag.updated` when a tag is updated. Verify `x-webhook-signature`: the lowercase hex HMAC-SHA256 of the raw body keyed with the webhook's secret, compared in constant time. Answer 2xx to acknowledge; other answers and timeouts are retried with back-off, then dead-lettered.
+         */
+        post: operations["onTagUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tag.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tag.deleted delivery
+         * @description Sent to every webhook registered for `tag.deleted` when a tag is deleted (data is the record as it was). Verify `x-webhook-signature`: the lowercase hex HMAC-SHA256 of the raw body keyed with the webhook's secret, compared in constant time. Answer 2xx to acknowledge; other answers and timeouts are retried with back-off, then dead-lettered.
+         */
+        post: operations["onTagDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.created delivery
+         * @description Sent to every webhook registered for `task.created` when a task is created. Verify `x-webhook-signature`: the lowercase hex HMAC-SHA256 of the raw body keyed with the webhook's secret, compared in constant time. Answer 2xx to acknowledge; other answers and timeouts are retried with back-off, then dead-lettered.
+         */
+        post: operations["onTaskCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.updated delivery
+         * @description Sent to every webhook registered for `task.updated` when a task is updated. Verify `x-webhook-signature`: the lowercase hex HMAC-SHA256 of the raw body keyed with the webhook's secret, compared in constant time. Answer 2xx to acknowledge; other answers and timeouts are retried with back-off, then dead-lettered.
+         */
+        post: operations["onTaskUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.deleted delivery
+         * @description Sent to every webhook registered for `task.deleted` when a task is deleted (data is the record as it was). Verify `x-webhook-signature`: the lowercase hex HMAC-SHA256 of the raw body keyed with the webhook's secret, compared in constant time. Answer 2xx to acknowledge; other answers and timeouts are retried with back-off, then dead-lettered.
+         */
+        post: operations["onTaskDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description The error envelope of every failed request. */
@@ -1476,6 +1944,16 @@ export interface components {
             index: number;
             item?: unknown;
             error: string;
+        };
+        GenericObject: {
+            [key: string]: unknown;
+        };
+        Webhook: {
+            id: string;
+            url: string;
+            events: string[];
+            /** Format: date-time */
+            createdAt: string;
         };
         UploadResult: {
             url: string;
@@ -5186,6 +5664,371 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Registrations. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Webhook"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/hooks",
+                 *       "events": [
+                 *         "task.created"
+                 *       ],
+                 *       "secret": "a shared secret"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uri */
+                    url: string;
+                    events: string[];
+                    secret: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The registration (never the secret). */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Webhook"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getWebhooksById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    receiveProviderWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description generic: lowercase hex HMAC-SHA256 of the raw body. */
+                "x-webhook-signature"?: string;
+                /** @description stripe: t=…,v1=…. */
+                "Stripe-Signature"?: string;
+            };
+            path: {
+                /** @description The id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        received: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        message?: string;
+                        data?: unknown;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    patchWebhooksById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["GenericObject"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Attempts with status, response code and time. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            [key: string]: unknown;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    postWebhooksByIdDeliveriesByDeliveryIdRetry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id. */
+                id: string;
+                /** @description The deliveryId. */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["GenericObject"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    postWebhooksByIdTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["GenericObject"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listComments: {
         parameters: {
             query?: {
@@ -8241,6 +9084,780 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    onCommentCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the webhook secret. */
+                "x-webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id: the same on every retry of this delivery. */
+                    id: string;
+                    /** @constant */
+                    type: "comment.created";
+                    /** Format: date-time */
+                    createdAt: string;
+                    data: components["schemas"]["Comment"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received?: true;
+                    };
+                };
+            };
+        };
+    };
+    onCommentUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the webhook secret. */
+                "x-webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id: the same on every retry of this delivery. */
+                    id: string;
+                    /** @constant */
+                    type: "comment.updated";
+                    /** Format: date-time */
+                    createdAt: string;
+                    data: components["schemas"]["Comment"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received?: true;
+                    };
+                };
+            };
+        };
+    };
+    onCommentDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the webhook secret. */
+                "x-webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id: the same on every retry of this delivery. */
+                    id: string;
+                    /** @constant */
+                    type: "comment.deleted";
+                    /** Format: date-time */
+                    createdAt: string;
+                    data: components["schemas"]["Comment"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received?: true;
+                    };
+                };
+            };
+        };
+    };
+    onCustomerCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the webhook secret. */
+                "x-webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id: the same on every retry of this delivery. */
+                    id: string;
+                    /** @constant */
+                    type: "customer.created";
+                    /** Format: date-time */
+                    createdAt: string;
+                    data: components["schemas"]["Customer"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received?: true;
+                    };
+                };
+            };
+        };
+    };
+    onCustomerUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the webhook secret. */
+                "x-webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id: the same on every retry of this delivery. */
+                    id: string;
+                    /** @constant */
+                    type: "customer.updated";
+                    /** Format: date-time */
+                    createdAt: string;
+                    data: components["schemas"]["Customer"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received?: true;
+                    };
+                };
+            };
+        };
+    };
+    onCustomerDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the webhook secret. */
+                "x-webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id: the same on every retry of this delivery. */
+                    id: string;
+                    /** @constant */
+                    type: "customer.deleted";
+                    /** Format: date-time */
+                    createdAt: string;
+                    data: components["schemas"]["Customer"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received?: true;
+                    };
+                };
+            };
+        };
+    };
+    onOrderCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the webhook secret. */
+                "x-webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id: the same on every retry of this delivery. */
+                    id: string;
+                    /** @constant */
+                    type: "order.created";
+                    /** Format: date-time */
+                    createdAt: string;
+                    data: components["schemas"]["Order"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received?: true;
+                    };
+                };
+            };
+        };
+    };
+    onOrderUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the webhook secret. */
+                "x-webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id: the same on every retry of this delivery. */
+                    id: string;
+                    /** @constant */
+                    type: "order.updated";
+                    /** Format: date-time */
+                    createdAt: string;
+                    data: components["schemas"]["Order"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received?: true;
+                    };
+                };
+            };
+        };
+    };
+    onOrderDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the webhook secret. */
+                "x-webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id: the same on every retry of this delivery. */
+                    id: string;
+                    /** @constant */
+                    type: "order.deleted";
+                    /** Format: date-time */
+                    createdAt: string;
+                    data: components["schemas"]["Order"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received?: true;
+                    };
+                };
+            };
+        };
+    };
+    onProductCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the webhook secret. */
+                "x-webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id: the same on every retry of this delivery. */
+                    id: string;
+                    /** @constant */
+                    type: "product.created";
+                    /** Format: date-time */
+                    createdAt: string;
+                    data: components["schemas"]["Product"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received?: true;
+                    };
+                };
+            };
+        };
+    };
+    onProductUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the webhook secret. */
+                "x-webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id: the same on every retry of this delivery. */
+                    id: string;
+                    /** @constant */
+                    type: "product.updated";
+                    /** Format: date-time */
+                    createdAt: string;
+                    data: components["schemas"]["Product"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received?: true;
+                    };
+                };
+            };
+        };
+    };
+    onProductDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the webhook secret. */
+                "x-webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id: the same on every retry of this delivery. */
+                    id: string;
+                    /** @constant */
+                    type: "product.deleted";
+                    /** Format: date-time */
+                    createdAt: string;
+                    data: components["schemas"]["Product"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received?: true;
+                    };
+                };
+            };
+        };
+    };
+    onTagCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the webhook secret. */
+                "x-webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id: the same on every retry of this delivery. */
+                    id: string;
+                    /** @constant */
+                    type: "tag.created";
+                    /** Format: date-time */
+                    createdAt: string;
+                    data: components["schemas"]["Tag"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received?: true;
+                    };
+                };
+            };
+        };
+    };
+    onTagUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the webhook secret. */
+                "x-webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id: the same on every retry of this delivery. */
+                    id: string;
+                    /** @constant */
+                    type: "tag.updated";
+                    /** Format: date-time */
+                    createdAt: string;
+                    data: components["schemas"]["Tag"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received?: true;
+                    };
+                };
+            };
+        };
+    };
+    onTagDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the webhook secret. */
+                "x-webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id: the same on every retry of this delivery. */
+                    id: string;
+                    /** @constant */
+                    type: "tag.deleted";
+                    /** Format: date-time */
+                    createdAt: string;
+                    data: components["schemas"]["Tag"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received?: true;
+                    };
+                };
+            };
+        };
+    };
+    onTaskCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the webhook secret. */
+                "x-webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id: the same on every retry of this delivery. */
+                    id: string;
+                    /** @constant */
+                    type: "task.created";
+                    /** Format: date-time */
+                    createdAt: string;
+                    data: components["schemas"]["Task"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received?: true;
+                    };
+                };
+            };
+        };
+    };
+    onTaskUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the webhook secret. */
+                "x-webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id: the same on every retry of this delivery. */
+                    id: string;
+                    /** @constant */
+                    type: "task.updated";
+                    /** Format: date-time */
+                    createdAt: string;
+                    data: components["schemas"]["Task"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received?: true;
+                    };
+                };
+            };
+        };
+    };
+    onTaskDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Hex HMAC-SHA256 of the raw body, keyed with the webhook secret. */
+                "x-webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id: the same on every retry of this delivery. */
+                    id: string;
+                    /** @constant */
+                    type: "task.deleted";
+                    /** Format: date-time */
+                    createdAt: string;
+                    data: components["schemas"]["Task"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        received?: true;
+                    };
+                };
+            };
         };
     };
 }

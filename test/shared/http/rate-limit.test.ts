@@ -159,6 +159,19 @@ describe('rateLimit middleware', () => {
     expect([...counts.values()][0]).toBe(1000);
   });
 
+  it('admits exactly the limit when requests of one container arrive together', async () => {
+    // Arrange: a limit too small for blocks (k = 1), so every token needs its own update.
+    process.env.RATE_LIMIT_SESSION_PER_HOUR = '20';
+    resetConfig();
+    countingTable();
+    const session = () => req({ auth: { type: 'session', user, tenantId: 't', scopes: [] } });
+    // Act: 25 requests at once, all waiting on the same lease updates.
+    const outcomes = await Promise.allSettled(Array.from({ length: 25 }, () => run(session())));
+    // Assert
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(20);
+    expect(outcomes.filter((o) => o.status === 'rejected')).toHaveLength(5);
+  });
+
   it("keeps a key's windows 24 hours past their end (usage history)", async () => {
     countingTable();
 

@@ -83,9 +83,9 @@ describe('URLs behind a base path', () => {
     });
     const req = buildApiRequest(event);
 
-    const headers = listHeaders(req, { page: 2, limit: 2, total: 6, totalPages: 3, hasNext: true, hasPrev: true });
+    const headers = listHeaders(req, { page: 2, limit: 2, total: 6, totalPages: 3, hasNext: true, hasPrev: true, nextCursor: 'c3' });
 
     expect(req.path).toBe('/api/v1/tasks');
-    expect(headers.Link).toBe('</prod/api/v1/tasks?limit=2&page=3>; rel="next", </prod/api/v1/tasks?limit=2&page=1>; rel="prev"');
+    expect(headers.Link).toBe('</prod/api/v1/tasks?limit=2&cursor=c3>; rel="next", </prod/api/v1/tasks?limit=2&page=1>; rel="prev"');
   });
 });
