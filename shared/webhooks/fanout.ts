@@ -9,7 +9,7 @@ import type { LoadedEntity } from '../registry/types.js';
 import { payloadOf, type ChangeEvent } from './events.js';
 import type { DeliveryMessage } from './delivery.js';
 import type { DeliveryQueue, OutgoingMessage } from './queue.js';
-import { createDelivery, deliveryIdFor, DELIVERY_TTL_SECONDS, type StoredDelivery } from './store.js';
+import { createDelivery, pendingDelivery } from './store.js';
 import { subscribers, tenantWebhooks } from './subscriptions.js';
 
 const SQS_BATCH = 10;
@@ -24,23 +24,7 @@ export async function fanOutEvent(event: ChangeEvent, entityOf: (slug: string) =
   const now = Date.now();
   const messages: OutgoingMessage[] = await Promise.all(
     targets.map(async (webhook, i) => {
-      const delivery: StoredDelivery = {
-        id: deliveryIdFor(webhook.id, event.id, event.createdAt),
-        webhookId: webhook.id,
-        tenantId: event.tenantId,
-        eventId: event.id,
-        eventType: event.type,
-        payload,
-        status: 'pending',
-        attempts: 0,
-        responseCode: null,
-        responseTimeMs: null,
-        error: null,
-        lastAttemptAt: null,
-        nextAttemptAt: new Date(now).toISOString(),
-        createdAt: new Date(now).toISOString(),
-        expiresAt: Math.floor(now / 1000) + DELIVERY_TTL_SECONDS,
-      };
+      const delivery = pendingDelivery({ webhookId: webhook.id, tenantId: event.tenantId }, { id: event.id, type: event.type, createdAt: event.createdAt, payload }, new Date(now).toISOString(), now);
       await createDelivery(delivery);
       const message: DeliveryMessage = { tenantId: event.tenantId, webhookId: webhook.id, deliveryId: delivery.id };
       return { id: String(i), body: JSON.stringify(message) };

@@ -16,12 +16,11 @@ import { targetUrlProblem, type Resolver } from './ssrf.js';
 import {
   createDelivery,
   deleteWebhook,
-  deliveryIdFor,
-  DELIVERY_TTL_SECONDS,
   getDelivery,
   getWebhook,
   listDeliveries,
   listWebhooks,
+  pendingDelivery,
   putWebhook,
   updateWebhook,
   type StoredDelivery,
@@ -232,23 +231,8 @@ export async function pingWebhook(auth: AuthContext, id: string) {
   const webhook = await ownWebhook(auth, id);
   const now = new Date().toISOString();
   const eventId = `evt_test_${randomBytes(12).toString('hex')}`;
-  const delivery: StoredDelivery = {
-    id: deliveryIdFor(webhook.id, eventId, now),
-    webhookId: webhook.id,
-    tenantId: webhook.tenantId,
-    eventId,
-    eventType: TEST_EVENT,
-    payload: payloadOf({ id: eventId, type: TEST_EVENT, createdAt: now, data: { webhookId: webhook.id, message: 'This is a test delivery.' } }),
-    status: 'pending',
-    attempts: 0,
-    responseCode: null,
-    responseTimeMs: null,
-    error: null,
-    lastAttemptAt: null,
-    nextAttemptAt: null,
-    createdAt: now,
-    expiresAt: Math.floor(Date.now() / 1000) + DELIVERY_TTL_SECONDS,
-  };
+  const payload = payloadOf({ id: eventId, type: TEST_EVENT, createdAt: now, data: { webhookId: webhook.id, message: 'This is a test delivery.' } });
+  const delivery = pendingDelivery({ webhookId: webhook.id, tenantId: webhook.tenantId }, { id: eventId, type: TEST_EVENT, createdAt: now, payload }, null, Date.parse(now));
   await createDelivery(delivery);
   return presentDelivery(await deliverNow(webhook, delivery));
 }

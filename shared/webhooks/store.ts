@@ -72,6 +72,31 @@ export function deliveryIdFor(webhookId: string, eventId: string, eventTime: str
   return `dlv_${time}${createHash('sha256').update(`${webhookId}\n${eventId}`).digest('hex').slice(0, 20)}`;
 }
 
+/** A delivery not attempted yet, of one event to one webhook; kept DELIVERY_TTL_SECONDS. */
+export function pendingDelivery(
+  target: { webhookId: string; tenantId: string },
+  event: { id: string; type: string; createdAt: string; payload: string },
+  nextAttemptAt: string | null,
+  nowMs = Date.now(),
+): StoredDelivery {
+  return {
+    id: deliveryIdFor(target.webhookId, event.id, event.createdAt),
+    ...target,
+    eventId: event.id,
+    eventType: event.type,
+    payload: event.payload,
+    status: 'pending',
+    attempts: 0,
+    responseCode: null,
+    responseTimeMs: null,
+    error: null,
+    lastAttemptAt: null,
+    nextAttemptAt,
+    createdAt: new Date(nowMs).toISOString(),
+    expiresAt: Math.floor(nowMs / 1000) + DELIVERY_TTL_SECONDS,
+  };
+}
+
 export async function putWebhook(webhook: StoredWebhook): Promise<void> {
   await db().send(new PutCommand({ TableName: table(), Item: { ...webhookKey(webhook.tenantId, webhook.id), kind: 'webhook', ...webhook }, ConditionExpression: 'attribute_not_exists(pk)' }));
 }
