@@ -11,7 +11,7 @@ import { complete, downloadUrl, list, presign, remove, uploadMultipart, type Cal
 const V1 = '/api/v1';
 
 function caller(req: ApiRequest): Caller {
-  return { tenantId: req.auth!.tenantId, ownerId: req.auth!.user.id };
+  return { tenantId: req.auth!.tenantId, ownerId: req.auth!.user.id, basePath: req.basePath };
 }
 
 function multipart(req: ApiRequest) {

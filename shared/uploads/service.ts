@@ -33,7 +33,8 @@ export interface UploadResult {
   type: AllowedType;
 }
 
-export type Caller = Owner;
+/** The uploader, and the base path its URLs keep. */
+export type Caller = Owner & { basePath?: string };
 
 const ID_PATTERN = /^upl_[0-9a-f]{32}$/;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -50,12 +51,12 @@ function newUploadId(): { id: string; uuid: string } {
   return { uuid, id: `upl_${uuid.replace(/-/g, '')}` };
 }
 
-export function result(record: UploadRecord): UploadResult {
-  return { id: record.id, url: fileUrl(record.id), filename: record.filename, size: record.size, type: record.type };
+export function result(record: UploadRecord, caller: Caller): UploadResult {
+  return { id: record.id, url: fileUrl(caller, record.id), filename: record.filename, size: record.size, type: record.type };
 }
 
-export function present(record: UploadRecord): UploadRecord & { url: string } {
-  return { ...record, url: fileUrl(record.id) };
+export function present(record: UploadRecord, caller: Caller): UploadRecord & { url: string } {
+  return { ...record, url: fileUrl(caller, record.id) };
 }
 
 function mib(bytes: number): string {
@@ -110,7 +111,7 @@ export async function uploadMultipart(
     await removeObjects(stored);
     throw error;
   }
-  return records.map(result);
+  return records.map((record) => result(record, caller));
 }
 
 async function removeObjects(keys: readonly string[]): Promise<void> {
@@ -216,7 +217,7 @@ export async function complete(caller: Caller, body: { key?: unknown }): Promise
     throw error;
   }
   await deleteObject(pending.key).catch((error: unknown) => logger.warn('pending object left to the lifecycle rule', { key: pending.key, error: error as Error }));
-  return result(record);
+  return result(record, caller);
 }
 
 /** The caller's own record, or 404 (another user's or tenant's file is not revealed). */
@@ -285,7 +286,7 @@ export async function list(caller: Caller, query: Record<string, string>): Promi
   const totalPages = Math.max(1, Math.ceil(total / limit));
   const hasNext = page * limit < total && records.length === limit;
   return {
-    data: records.map(present),
+    data: records.map((record) => present(record, caller)),
     pagination: {
       page,
       limit,
