@@ -6,7 +6,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { config } from './config.js';
 import { dynamoClientOptions } from './data/client-options.js';
-import { currentUsage } from './data/usage.js';
+import { accountCalls } from './data/call-accounting.js';
 import { logger } from './logger.js';
 
 export interface Health {
@@ -22,6 +22,7 @@ let describe: Promise<(tableName: string, signal: AbortSignal) => Promise<unknow
 function describeTable(): NonNullable<typeof describe> {
   describe ??= import('@aws-sdk/client-dynamodb').then(({ DynamoDBClient: Client, DescribeTableCommand }) => {
     const client: DynamoDBClient = new Client(dynamoClientOptions());
+    accountCalls(client);
     return (tableName, signal) => client.send(new DescribeTableCommand({ TableName: tableName }), { abortSignal: signal });
   });
   // A failed import is retried by the next check.
@@ -33,15 +34,7 @@ export async function checkHealth(): Promise<Health> {
   const base = { version: config().version, timestamp: new Date().toISOString() };
   try {
     const send = await describeTable();
-    // This client is not the shared one (whose middleware accounts for calls): count the call here.
-    // DescribeTable consumes no capacity.
-    const usage = currentUsage();
-    usage?.callStarted();
-    try {
-      await send(config().tables.identity, AbortSignal.timeout(TIMEOUT_MS));
-    } finally {
-      usage?.callEnded({ rcu: 0, wcu: 0 });
-    }
+    await send(config().tables.identity, AbortSignal.timeout(TIMEOUT_MS));
     return { status: 'ok', ...base };
   } catch (error) {
     logger.warn('health check failed', { error: (error as Error).name });
