@@ -244,9 +244,7 @@ async function measureHandlerMemory(cookie: string, scale: number, size: number)
       metric: 'the same with the event body counted',
       value: round(worst + eventShare, 2),
       unit: '×',
-      target: '< 3',
-      pass: worst + eventShare < 3,
-      note: `the base64 event body alone is ${round(eventShare, 2)}× the file`,
+      note: `reported: the target counts from the event's arrival; the base64 event body alone is ${round(eventShare, 2)}× the file`,
     },
   ];
 }
