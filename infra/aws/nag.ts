@@ -27,6 +27,8 @@ export interface NagScope {
   /** The functions this app bundles (families, webhook fan-out and delivery, the bootstrap admin's). */
   bundledFunctions: readonly lambda.Function[];
   uploadFunction?: lambda.Function;
+  /** Functions fed by a DynamoDB stream (the webhook fan-out). */
+  streamFunctions?: readonly lambda.Function[];
   alarmTopic?: sns.ITopic;
 }
 
@@ -63,11 +65,15 @@ export function acknowledgeNagFindings(scope: NagScope): void {
       ack(fn.role, BASIC_EXECUTION_ROLE, 'AWSLambdaBasicExecutionRole grants only logs:CreateLogGroup, CreateLogStream and PutLogEvents, which every function needs to log.');
     }
   }
+  const xray = 'X-Ray tracing: xray:PutTraceSegments and PutTelemetryRecords support no resource-level permissions';
+  const checked = '(test/infra/aws/nag.test.ts checks that no other action is granted on *)';
   for (const fn of scope.bundledFunctions) {
     ack(
       fn,
       'AwsSolutions-IAM5[Resource::*]',
-      'X-Ray tracing: xray:PutTraceSegments and PutTelemetryRecords support no resource-level permissions (test/infra/aws/nag.test.ts checks that no other action is granted on *).',
+      scope.streamFunctions?.includes(fn)
+        ? `${xray}, nor does dynamodb:ListStreams, which the stream event source needs ${checked}.`
+        : `${xray} ${checked}.`,
     );
     ack(
       fn,

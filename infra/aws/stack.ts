@@ -128,6 +128,7 @@ export class EntityRecordApiStack extends Stack {
         this.bootstrapAdmin.function,
       ],
       uploadFunction: this.functions.byFamily.get('upload'),
+      streamFunctions: this.webhooks ? [this.webhooks.fanoutFunction] : [],
       alarmTopic: this.observability.topic,
     });
 
