@@ -78,7 +78,7 @@ export function acknowledgeNagFindings(scope: NagScope): void {
     ack(
       fn,
       'AwsSolutions-L1',
-      'nodejs22.x on purpose: the bundles target node22 and the project is built and tested on Node 20 and 22; a newer runtime is adopted once the suite runs on it.',
+      'nodejs22.x on purpose: the bundles are built for node22 (esbuild target) and checked on Node 20 and 22; a newer runtime is adopted together with its build target.',
     );
     for (const table of Object.values(scope.tables)) {
       if (!table) continue;

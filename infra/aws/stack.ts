@@ -1,7 +1,9 @@
 /**
  * The whole deployment: tables (shared/tables.ts), one function per family and the REST API
- * (shared/routes.ts), and the bootstrap admin (infra/aws/bootstrap.ts). Environment-agnostic,
- * so `cdk synth` needs no credentials and no network.
+ * (shared/routes.ts), and the bootstrap admin (infra/aws/bootstrap.ts); alarms and the dashboard
+ * (infra/aws/observability.ts), the optional WAF web ACL (infra/aws/waf.ts), and the cdk-nag
+ * findings the stack accepts (infra/aws/nag.ts). Environment-agnostic, so `cdk synth` needs no
+ * credentials and no network.
  */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
