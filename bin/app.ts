@@ -30,6 +30,7 @@
  * WAF (infra/aws/waf.ts):
  *   waf             – true: a web ACL on the stage (default false)
  *   wafRateLimit    – requests per IP per 5 minutes before the rate rule blocks (default 2000)
+ *   nag             – true: run cdk-nag's AwsSolutions checks on this configuration during synth
  *
  * The bootstrap admin (the platform operator, infra/aws/bootstrap.ts), created or updated by a
  * custom resource at deploy time; the stack outputs AdminEmail and AdminPasswordSecretArn:
@@ -41,7 +42,7 @@
  *   adminPasswordVersion   – any text; change it to rerun the bootstrap after changing the
  *                            secret's value in place (put-secret-value, rotation)
  */
-import { App } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
 import type { ExecutionLogLevel } from '../infra/aws/api.js';
 import { observabilityOptionsFromContext } from '../infra/aws/observability.js';
 import { EntityRecordApiStack } from '../infra/aws/stack.js';
@@ -124,5 +125,11 @@ new EntityRecordApiStack(app, context('stackName') ?? 'EntityRecordApi', {
   adminPasswordVersion: context('adminPasswordVersion'),
   aiModelIds: { fast: context('aiFastModelId'), quality: context('aiQualityModelId') },
 });
+
+// cdk-nag is a development dependency: loaded only when asked for.
+if (flag('nag')) {
+  const { AwsSolutionsChecks } = await import('cdk-nag');
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+}
 
 app.synth();
