@@ -8,29 +8,11 @@
  * action or resource), never by rule prefix alone.
  */
 import { Stack, Validations, type CfnElement } from 'aws-cdk-lib';
-import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { IConstruct } from 'constructs';
-import type { BootstrapAdmin } from './bootstrap.js';
-import type { Tables } from './tables.js';
-import type { Uploads } from './uploads.js';
-
-export interface NagScope {
-  stack: Stack;
-  api: apigateway.RestApi;
-  tables: Tables;
-  deploymentSecret: secretsmanager.ISecret;
-  bootstrapAdmin: BootstrapAdmin;
-  uploads: Uploads;
-  /** The functions this app bundles (families, webhook fan-out and delivery, the bootstrap admin's). */
-  bundledFunctions: readonly lambda.Function[];
-  uploadFunction?: lambda.Function;
-  /** Functions fed by a DynamoDB stream (the webhook fan-out). */
-  streamFunctions?: readonly lambda.Function[];
-  alarmTopic?: sns.ITopic;
-}
+import type { EntityRecordApiStack } from './stack.js';
 
 const BASIC_EXECUTION_ROLE = 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]';
 
@@ -42,18 +24,28 @@ function logicalId(construct: IConstruct): string {
   return Stack.of(construct).getLogicalId(construct.node.defaultChild as CfnElement);
 }
 
-export function acknowledgeNagFindings(scope: NagScope): void {
-  const { stack, api } = scope;
+/** Called last in the stack's constructor, once every construct exists. */
+export function acknowledgeNagFindings(stack: EntityRecordApiStack): void {
+  const { api, webhooks } = stack;
+  // The functions this app bundles: the families', webhook fan-out and delivery, the bootstrap admin's.
+  const bundledFunctions: lambda.Function[] = [
+    ...stack.functions.byFamily.values(),
+    ...(webhooks ? [webhooks.fanoutFunction, webhooks.deliveryFunction] : []),
+    stack.bootstrapAdmin.function,
+  ];
+  // Functions fed by a DynamoDB stream.
+  const streamFunctions: lambda.Function[] = webhooks ? [webhooks.fanoutFunction] : [];
+  const uploadFunction = stack.functions.byFamily.get('upload');
 
   // Secrets.
   ack(
-    scope.deploymentSecret,
+    stack.deploymentSecret,
     'AwsSolutions-SMG4',
     'Root of the keys that sign pagination cursors and encrypt stored webhook secrets: rotating it would make every stored webhook secret undecryptable, and nothing re-encrypts them yet.',
   );
-  if (scope.bootstrapAdmin.secret instanceof secretsmanager.Secret) {
+  if (stack.bootstrapAdmin.secret instanceof secretsmanager.Secret) {
     ack(
-      scope.bootstrapAdmin.secret,
+      stack.bootstrapAdmin.secret,
       'AwsSolutions-SMG4',
       "The admin's password is also hashed in the identity table; a rotation Lambda would have to update both. The operator changes it with put-secret-value and a new adminPasswordVersion (README: The bootstrap admin).",
     );
@@ -67,11 +59,11 @@ export function acknowledgeNagFindings(scope: NagScope): void {
   }
   const xray = 'X-Ray tracing: xray:PutTraceSegments and PutTelemetryRecords support no resource-level permissions';
   const checked = '(test/infra/aws/nag.test.ts checks that no other action is granted on *)';
-  for (const fn of scope.bundledFunctions) {
+  for (const fn of bundledFunctions) {
     ack(
       fn,
       'AwsSolutions-IAM5[Resource::*]',
-      scope.streamFunctions?.includes(fn)
+      streamFunctions.includes(fn)
         ? `${xray}, nor does dynamodb:ListStreams, which the stream event source needs ${checked}.`
         : `${xray} ${checked}.`,
     );
@@ -80,7 +72,7 @@ export function acknowledgeNagFindings(scope: NagScope): void {
       'AwsSolutions-L1',
       'nodejs22.x on purpose: the bundles are built for node22 (esbuild target) and checked on Node 20 and 22; a newer runtime is adopted together with its build target.',
     );
-    for (const table of Object.values(scope.tables)) {
+    for (const table of Object.values(stack.tables)) {
       if (!table) continue;
       ack(
         fn,
@@ -91,23 +83,23 @@ export function acknowledgeNagFindings(scope: NagScope): void {
   }
 
   // The upload function: CDK's bucket grants, on the uploads bucket only.
-  if (scope.uploadFunction) {
-    const bucket = logicalId(scope.uploads.bucket);
+  if (uploadFunction) {
+    const bucket = logicalId(stack.uploads.bucket);
     const reason = "The upload function reads, writes and deletes uploaded objects (bucket.grantPut/grantRead/grantDelete); every wildcard is limited to the uploads bucket and its objects.";
     for (const finding of ['Action::s3:Abort*', 'Action::s3:DeleteObject*', 'Action::s3:GetBucket*', 'Action::s3:GetObject*', 'Action::s3:List*', `Resource::<${bucket}.Arn>/*`]) {
-      ack(scope.uploadFunction, `AwsSolutions-IAM5[${finding}]`, reason);
+      ack(uploadFunction, `AwsSolutions-IAM5[${finding}]`, reason);
     }
   }
   ack(
-    scope.uploads.bucket,
+    stack.uploads.bucket,
     'AwsSolutions-S1',
     'Every object operation goes through the upload function, which issues the presigned POST policies and checks each object, and logs both; S3 server access logs would need a second bucket and are left to account-wide logging (CloudTrail data events).',
   );
 
   // The bootstrap admin's custom resource provider (CDK's framework).
   ack(
-    scope.bootstrapAdmin,
-    `AwsSolutions-IAM5[Resource::<${logicalId(scope.bootstrapAdmin.function)}.Arn>:*]`,
+    stack.bootstrapAdmin,
+    `AwsSolutions-IAM5[Resource::<${logicalId(stack.bootstrapAdmin.function)}.Arn>:*]`,
     "CDK's custom resource provider framework may invoke every version of the bootstrap function; the wildcard is that one function's qualifiers.",
   );
 
@@ -131,9 +123,9 @@ export function acknowledgeNagFindings(scope: NagScope): void {
   }
 
   // The alarm topic created for an e-mail address.
-  if (scope.alarmTopic instanceof sns.Topic) {
+  if (stack.observability.topic instanceof sns.Topic) {
     ack(
-      scope.alarmTopic,
+      stack.observability.topic,
       'AwsSolutions-SNS2',
       "Alarm notifications carry alarm names, states and metric values, no data; the AWS-managed SNS key does not let CloudWatch publish, and a customer key would cost more than what it protects. Publishing requires TLS (SNS3).",
     );

@@ -117,22 +117,7 @@ export class EntityRecordApiStack extends Stack {
     });
     this.observability = new Observability(this, 'Observability', { ...props.observability, api, functions: this.functions, tables, webhooks: this.webhooks });
     if (props.waf?.enabled) this.firewall = new ApiFirewall(this, 'Firewall', { api, rateLimit: props.waf.rateLimit });
-    acknowledgeNagFindings({
-      stack: this,
-      api,
-      tables,
-      deploymentSecret,
-      bootstrapAdmin: this.bootstrapAdmin,
-      uploads: this.uploads,
-      bundledFunctions: [
-        ...this.functions.byFamily.values(),
-        ...(this.webhooks ? [this.webhooks.fanoutFunction, this.webhooks.deliveryFunction] : []),
-        this.bootstrapAdmin.function,
-      ],
-      uploadFunction: this.functions.byFamily.get('upload'),
-      streamFunctions: this.webhooks ? [this.webhooks.fanoutFunction] : [],
-      alarmTopic: this.observability.topic,
-    });
+    acknowledgeNagFindings(this);
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the API (stage prod); e.g. <ApiUrl>api/health' });
     for (const [tableId, table] of Object.entries(tables) as [TableId, (typeof tables)[TableId]][]) {
