@@ -16,8 +16,21 @@
  *   accessLogs      – true: JSON access logs of the stage (request id, status, latency, ...); API
  *                     Gateway needs its CloudWatch role in the account and region:
  *   apiGatewayCloudWatchRole – true: create that role (only when the account has none)
+ *   executionLogs   – ERROR or INFO: API Gateway execution logs of every method (never bodies),
+ *                     kept a month; the same account role as access logs
  *   reservedConcurrency – reserved concurrency by family, an object in cdk.json or a JSON string
  *                     with -c, e.g. {"import":5,"graphql":20}; default none
+ *
+ * Alarms and dashboard (infra/aws/observability.ts; README "Deploying with CDK" lists defaults):
+ *   alarms, dashboard – false to leave them out (default true)
+ *   alarmTopicArn   – an existing SNS topic the alarms notify; or
+ *   alarmEmail      – an address: a topic is created with it subscribed (default: no topic)
+ *   alarm5xxRatePercent, alarmLatencyP99Ms (a number, or {"default":3000,"import":10000}),
+ *   alarmLambdaErrors, alarmLambdaThrottles, alarmDynamoThrottles – thresholds
+ * WAF (infra/aws/waf.ts):
+ *   waf             – true: a web ACL on the stage (default false)
+ *   wafRateLimit    – requests per IP per 5 minutes before the rate rule blocks (default 2000)
+ *   nag             – true: run cdk-nag's AwsSolutions checks on this configuration during synth
  *
  * The bootstrap admin (the platform operator, infra/aws/bootstrap.ts), created or updated by a
  * custom resource at deploy time; the stack outputs AdminEmail and AdminPasswordSecretArn:
@@ -29,8 +42,11 @@
  *   adminPasswordVersion   – any text; change it to rerun the bootstrap after changing the
  *                            secret's value in place (put-secret-value, rotation)
  */
-import { App } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
+import type { ExecutionLogLevel } from '../infra/aws/api.js';
+import { observabilityOptionsFromContext } from '../infra/aws/observability.js';
 import { EntityRecordApiStack } from '../infra/aws/stack.js';
+import { wafOptionsFromContext } from '../infra/aws/waf.js';
 import { families } from '../shared/routes.js';
 
 const app = new App();
@@ -83,6 +99,13 @@ const only = context('families')?.split(',').map((f) => f.trim()).filter(Boolean
 const unknown = only?.filter((f) => !(families as readonly string[]).includes(f)) ?? [];
 if (unknown.length) throw new Error(`-c families: ${unknown.join(', ')} not in shared/routes.ts (known: ${families.join(', ')})`);
 
+function executionLogsContext(): ExecutionLogLevel | undefined {
+  const value = context('executionLogs')?.toUpperCase();
+  if (value === undefined || value === 'OFF' || value === 'FALSE') return undefined;
+  if (value !== 'ERROR' && value !== 'INFO') throw new Error(`context "executionLogs" must be ERROR, INFO or OFF, got ${value}`);
+  return value;
+}
+
 const throttleRate = positiveInteger('throttleRate');
 const throttleBurst = positiveInteger('throttleBurst');
 
@@ -92,12 +115,21 @@ new EntityRecordApiStack(app, context('stackName') ?? 'EntityRecordApi', {
   families: only,
   ...(throttleRate !== undefined || throttleBurst !== undefined ? { throttling: { rateLimit: throttleRate ?? 500, burstLimit: throttleBurst ?? 1000 } } : {}),
   accessLogs: flag('accessLogs'),
+  executionLogs: executionLogsContext(),
   cloudWatchRole: flag('apiGatewayCloudWatchRole'),
+  observability: observabilityOptionsFromContext((key) => app.node.tryGetContext(key), only ?? families),
+  waf: wafOptionsFromContext((key) => app.node.tryGetContext(key)),
   reservedConcurrency: reservedConcurrencyContext(),
   adminEmail: context('adminEmail'),
   adminPasswordSecretArn: context('adminPasswordSecretArn'),
   adminPasswordVersion: context('adminPasswordVersion'),
   aiModelIds: { fast: context('aiFastModelId'), quality: context('aiQualityModelId') },
 });
+
+// cdk-nag is a development dependency: loaded only when asked for.
+if (flag('nag')) {
+  const { AwsSolutionsChecks } = await import('cdk-nag');
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+}
 
 app.synth();

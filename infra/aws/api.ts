@@ -157,8 +157,15 @@ export interface EntityRestApiProps {
    * when the account has none.
    */
   accessLogs?: boolean;
+  /**
+   * API Gateway's execution logs of every method at this level (never with request and response
+   * bodies: they hold credentials and records); the same account role as access logs.
+   */
+  executionLogs?: ExecutionLogLevel;
   cloudWatchRole?: boolean;
 }
+
+export type ExecutionLogLevel = 'ERROR' | 'INFO';
 
 /** One JSON line per request: who, what, how it ended and how long it took. */
 export const ACCESS_LOG_FIELDS: Readonly<Record<string, string>> = {
@@ -182,6 +189,7 @@ export const ACCESS_LOG_FIELDS: Readonly<Record<string, string>> = {
 export function createRestApi(scope: Construct, id: string, props: EntityRestApiProps): apigateway.RestApi {
   const paths = apiPaths(props.routes);
   const throttling = props.throttling ?? { rateLimit: 500, burstLimit: 1000 };
+  const stageName = props.stageName ?? 'prod';
   const api = new apigateway.RestApi(scope, id, {
     restApiName: 'entity-record-api',
     description: 'Entity Record API',
@@ -189,7 +197,7 @@ export function createRestApi(scope: Construct, id: string, props: EntityRestApi
     binaryMediaTypes: ['multipart/form-data', 'application/octet-stream'],
     cloudWatchRole: props.cloudWatchRole ?? false,
     deployOptions: {
-      stageName: props.stageName ?? 'prod',
+      stageName,
       ...(props.accessLogs
         ? {
             accessLogDestination: new apigateway.LogGroupLogDestination(
@@ -197,6 +205,9 @@ export function createRestApi(scope: Construct, id: string, props: EntityRestApi
             ),
             accessLogFormat: apigateway.AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
           }
+        : {}),
+      ...(props.executionLogs
+        ? { loggingLevel: apigateway.MethodLoggingLevel[props.executionLogs], dataTraceEnabled: false }
         : {}),
       tracingEnabled: true,
       metricsEnabled: true,
@@ -228,6 +239,17 @@ export function createRestApi(scope: Construct, id: string, props: EntityRestApi
     for (const segment of segmentsOf(path)) resource = resource.getResource(segment) ?? resource.addResource(segment);
     for (const route of routes) resource.addMethod(route.method, integrationFor(route.family));
     resource.addMethod('ANY', integrationFor(anyFamily));
+  }
+
+  if (props.executionLogs) {
+    // API Gateway would create this group itself, kept forever; created here, it expires. The
+    // stage waits for it, so no request can make API Gateway create it first.
+    const executionLogs = new logs.LogGroup(scope, `${id}ExecutionLogs`, {
+      logGroupName: `API-Gateway-Execution-Logs_${api.restApiId}/${stageName}`,
+      retention: logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    api.deploymentStage.node.addDependency(executionLogs);
   }
 
   addGatewayResponses(api);

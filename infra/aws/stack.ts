@@ -1,7 +1,9 @@
 /**
  * The whole deployment: tables (shared/tables.ts), one function per family and the REST API
- * (shared/routes.ts), and the bootstrap admin (infra/aws/bootstrap.ts). Environment-agnostic,
- * so `cdk synth` needs no credentials and no network.
+ * (shared/routes.ts), and the bootstrap admin (infra/aws/bootstrap.ts); alarms and the dashboard
+ * (infra/aws/observability.ts), the optional WAF web ACL (infra/aws/waf.ts), and the cdk-nag
+ * findings the stack accepts (infra/aws/nag.ts). Environment-agnostic, so `cdk synth` needs no
+ * credentials and no network.
  */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
@@ -10,12 +12,15 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { DEPLOYMENT_SECRET_ARN_ENV } from '../../shared/auth/deployment-secret.js';
 import { families as routeFamilies, routes as routeTable, type Route } from '../../shared/routes.js';
-import { createRestApi } from './api.js';
+import { createRestApi, type ExecutionLogLevel } from './api.js';
 import { BootstrapAdmin } from './bootstrap.js';
 import { FamilyFunctions } from './functions.js';
+import { acknowledgeNagFindings } from './nag.js';
+import { Observability, type ObservabilityOptions } from './observability.js';
 import { PluginResources } from './plugins.js';
 import { createTables, pascal, type TableId, type Tables } from './tables.js';
 import { Uploads } from './uploads.js';
+import { ApiFirewall, type WafOptions } from './waf.js';
 import { WebhookDelivery } from './webhooks.js';
 
 export interface EntityRecordApiStackProps extends StackProps {
@@ -29,6 +34,12 @@ export interface EntityRecordApiStackProps extends StackProps {
   accessLogs?: boolean;
   /** Create that role (context apiGatewayCloudWatchRole) when the account has none. */
   cloudWatchRole?: boolean;
+  /** API Gateway execution logs at this level (context executionLogs); the same role as access logs. */
+  executionLogs?: ExecutionLogLevel;
+  /** Alarms, their SNS topic and the dashboard (infra/aws/observability.ts); alarms and dashboard on by default. */
+  observability?: ObservabilityOptions;
+  /** A WAF web ACL on the stage (infra/aws/waf.ts, context waf, wafRateLimit); off by default. */
+  waf?: WafOptions;
   /** Reserved concurrency by family (context reservedConcurrency, e.g. {"import":5}). */
   reservedConcurrency?: Record<string, number>;
   /** The bootstrap admin's e-mail (context adminEmail); default admin@localhost. */
@@ -54,6 +65,10 @@ export class EntityRecordApiStack extends Stack {
   readonly uploads: Uploads;
   /** Fan-out, delivery queue and its dead-letter alarm (with the webhooks family). */
   readonly webhooks?: WebhookDelivery;
+  /** Alarms, their topic and the dashboard. */
+  readonly observability: Observability;
+  /** The WAF web ACL on the stage, when asked for. */
+  readonly firewall?: ApiFirewall;
 
   constructor(scope: Construct, id: string, props: EntityRecordApiStackProps = {}) {
     super(scope, id, props);
@@ -84,6 +99,7 @@ export class EntityRecordApiStack extends Stack {
       functionFor: (family) => this.functions.get(family),
       throttling: props.throttling,
       accessLogs: props.accessLogs,
+      executionLogs: props.executionLogs,
       cloudWatchRole: props.cloudWatchRole,
     }));
     this.uploads = new Uploads(this, 'Uploads', {
@@ -99,6 +115,9 @@ export class EntityRecordApiStack extends Stack {
       adminPasswordVersion: props.adminPasswordVersion,
       code: props.code,
     });
+    this.observability = new Observability(this, 'Observability', { ...props.observability, api, functions: this.functions, tables, webhooks: this.webhooks });
+    if (props.waf?.enabled) this.firewall = new ApiFirewall(this, 'Firewall', { api, rateLimit: props.waf.rateLimit });
+    acknowledgeNagFindings(this);
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the API (stage prod); e.g. <ApiUrl>api/health' });
     for (const [tableId, table] of Object.entries(tables) as [TableId, (typeof tables)[TableId]][]) {

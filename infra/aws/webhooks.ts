@@ -38,7 +38,7 @@ export class WebhookDelivery extends Construct {
   readonly deadLetterQueue: sqs.Queue;
   readonly fanoutFunction: lambda.Function;
   readonly deliveryFunction: lambda.Function;
-  /** Raised when any delivery ends in the dead-letter queue; route it to an alarm topic. */
+  /** Raised when any delivery ends in the dead-letter queue; infra/aws/observability.ts sends it to the alarm topic. */
   readonly deadLetterAlarm: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: WebhookDeliveryProps) {

@@ -93,7 +93,7 @@ describe('uploads in the whole stack', () => {
 
   beforeAll(() => {
     ({ stack, template } = synth({ ALLOWED_ORIGINS: 'https://app.example.com' }));
-  });
+  }, 180_000);
 
   it('gives the upload function the bucket name and object read, write and delete, and no other function any S3 access', () => {
     const uploadFn = logicalId(stack, stack.functions.get('upload'));

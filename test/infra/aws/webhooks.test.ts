@@ -35,7 +35,7 @@ beforeAll(() => {
   const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
   stack = new EntityRecordApiStack(app, 'WebhooksTest', { code: lambda.Code.fromInline('export const handler = async () => ({});') });
   template = Template.fromStack(stack);
-});
+}, 180_000);
 
 describe('WebhookDelivery construct', () => {
   it('encrypts both queues and redrives to the dead-letter queue after every scheduled attempt', () => {
