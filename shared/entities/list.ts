@@ -2,15 +2,23 @@
  * LIST: request parameters (shared/query/params.ts) → a plan (shared/query/plan.ts) → DynamoDB.
  *
  * Cost per access path (items read; see README "Query language"):
- * - partition, page 1: ONE Query returning the partition's counter, the page and one item more
- *   (whether a next page exists); more Queries only when the page passes 1 MB;
+ * - partition, page 1: ONE Query returning the partition's counter items, the page and one item
+ *   more (whether a next page exists); more Queries only when the page passes 1 MB; on an indexed
+ *   field's partition, ONE more Query (in parallel): the base partition's counter items, which
+ *   hold the counts of low-cardinality fields;
  * - partition, page N: keys-only Query(s) over the (N-1)·limit entries before the page (1 MB per
  *   call), then the page as above;
- * - partition, cursor: the page after the cursor's key (as above) + ONE GetItem (the total);
+ * - partition, cursor: the page after the cursor's key (as above) + ONE Query of the counter
+ *   items (two on a field partition) for the total;
  * - read-all: every copy of the narrowest partition (in the key range), filter pushed down;
  * - ids: ONE BatchGetItem.
  */
-import { recordKey, fromItem, type StoredRecord, type Viewer } from '../data/records-keys.js';
+
+/** Where the total of the plan's partition is kept (shared/data/records-keys.ts). */
+function sourceOf(plan: Pick<ListPlan, 'base'>, candidate?: ListPlan['candidates'][number]): TotalSource {
+  return totalSource(plan.base, candidate);
+}
+import { recordKey, fromItem, totalSource, type StoredRecord, type TotalSource, type Viewer } from '../data/records-keys.js';
 import { batchGet, batchKey, firstPage, MAX_ID_LENGTH, pageAfter, queryAll, readCounter, readCounters, skipEntries, type PartitionPage } from '../data/records.js';
 import { deploymentKey } from '../auth/deployment-secret.js';
 import { BadRequestError } from '../errors.js';
@@ -93,17 +101,18 @@ function nextOf(paging: Paging, position: Omit<QueryCursor, 'h' | 'p'> | undefin
 
 async function readPartition(paging: Paging): Promise<ListResult> {
   const { partition } = paging.plan;
+  const source = sourceOf(paging.plan, paging.plan.candidates[0]);
   const { limit } = paging.plan.spec;
   const { page, cursor } = paging;
   let result: PartitionPage;
   let total: number;
   if (cursor?.s) {
-    [result, total] = await Promise.all([pageAfter(partition, cursor.s, limit), readCounter(partition)]);
+    [result, total] = await Promise.all([pageAfter(partition, cursor.s, limit), readCounter(source)]);
   } else if (page === 1) {
-    result = await firstPage(partition, limit);
+    result = await firstPage(source, limit);
     total = result.total ?? 0;
   } else {
-    const skipped = await skipEntries(partition, (page - 1) * limit);
+    const skipped = await skipEntries(source, (page - 1) * limit);
     total = skipped.total;
     result = skipped.lastSk ? await pageAfter(partition, skipped.lastSk, limit) : { records: [], more: false };
   }
@@ -111,11 +120,11 @@ async function readPartition(paging: Paging): Promise<ListResult> {
   return { records: result.records, pagination: paginationOf(page, limit, total, next) };
 }
 
-/** With several indexed equalities, the partition with the fewest copies (ONE BatchGetItem of counters). */
+/** With several indexed equalities, the partition with the fewest copies (their counters read in parallel). */
 async function narrowest(plan: ListPlan): Promise<{ partition: string; answered?: ListPlan['candidates'][number] }> {
   if (plan.candidates.length === 0) return { partition: plan.base };
   if (plan.candidates.length === 1) return { partition: plan.candidates[0].partition, answered: plan.candidates[0] };
-  const counts = await readCounters(plan.candidates.map((c) => c.partition));
+  const counts = await readCounters(plan.candidates.map((c) => sourceOf(plan, c)));
   const best = [...plan.candidates].sort((a, b) => (counts.get(a.partition) ?? 0) - (counts.get(b.partition) ?? 0))[0];
   return { partition: best.partition, answered: best };
 }
