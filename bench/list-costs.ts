@@ -4,7 +4,8 @@
  *
  * Seeds N tasks of one (synthetic) tenant and owner straight into the records table with
  * BatchWriteItem, in parallel, using the data layer's pure item builders — the record, a listing
- * copy per partition (tenant and owner views × base, status, priority) and consistent counters —
+ * copy per partition (tenant and owner views × base, status, priority) and consistent counters,
+ * spread over every counter shard as many writers would leave them —
  * then runs each LIST shape in-process through the entity service (listRecords, as the handler
  * does) as the tenant's admin (the tenant partition holds all N), counting what DynamoDB read:
  * items (ScannedCount, or Count; 1 per GetItem hit; BatchGetItem responses) and consumed read
@@ -13,7 +14,7 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { db, tableName } from '../shared/data/client.js';
-import { COUNTER_SK, indexItem, listingPartitions, recordItem, type StoredRecord } from '../shared/data/records-keys.js';
+import { COUNTER_SHARDS, counterKey, countPlace, indexItem, listings, recordItem, type StoredRecord } from '../shared/data/records-keys.js';
 import { listRecords } from '../shared/entities/service.js';
 import type { ApiRequest, AuthContext, Reply } from '../shared/http/types.js';
 import { findEntity, loadRegistry } from '../shared/registry/index.js';
@@ -75,7 +76,8 @@ export async function seedTasks(size: number): Promise<Seeded> {
   const tenantId = `ten_bench${size}${base62(8)}`;
   const userId = `usr_bench${base62(12)}`;
   const start = Date.parse('2025-01-01T00:00:00.000Z');
-  const counters = new Map<string, number>();
+  /** `pk` → shard → attribute → count. */
+  const counters = new Map<string, Map<number, Map<string, number>>>();
   let batch: Record<string, unknown>[] = [];
   for (let i = 0; i < size; i++) {
     const at = new Date(start + i * 1000).toISOString();
@@ -96,16 +98,23 @@ export async function seedTasks(size: number): Promise<Seeded> {
       },
     };
     batch.push(recordItem(entity, record));
-    for (const p of listingPartitions(entity, record)) {
-      batch.push(indexItem(p, record, entity));
-      counters.set(p, (counters.get(p) ?? 0) + 1);
+    for (const l of listings(entity, record)) {
+      batch.push(indexItem(l.partition, record, entity));
+      const { pk, attribute } = countPlace(entity, l);
+      const shards = counters.get(pk) ?? new Map<number, Map<string, number>>();
+      const attributes = shards.get(i % COUNTER_SHARDS) ?? new Map<string, number>();
+      attributes.set(attribute, (attributes.get(attribute) ?? 0) + 1);
+      shards.set(i % COUNTER_SHARDS, attributes);
+      counters.set(pk, shards);
     }
     if (batch.length >= 5000) {
       await writeAll(batch);
       batch = [];
     }
   }
-  for (const [pk, count] of counters) batch.push({ pk, sk: COUNTER_SK, kind: 'counter', count });
+  for (const [pk, shards] of counters) {
+    for (const [shard, attributes] of shards) batch.push({ ...counterKey(pk, shard), kind: 'counter', ...Object.fromEntries(attributes) });
+  }
   await writeAll(batch);
   const auth: AuthContext = { type: 'api_key', user: { id: userId, email: 'bench@bench.local', role: 'admin' }, tenantId, scopes: ['*'] };
   return { size, auth, seconds: (performance.now() - started) / 1000 };

@@ -208,10 +208,24 @@ export interface TotalSource {
   partition: string;
   base?: string;
   attribute?: string;
+  /**
+   * Counter items the partition itself may hold (its shards and an older single counter; only the
+   * latter for a field counted in its base): room asked for in the Query that reads them with page 1.
+   */
+  ownCounters?: number;
 }
 
-export function totalSource(base: string, filter?: { field: string; value: unknown }): TotalSource {
-  return filter ? { partition: fieldPartition(base, filter.field, filter.value), base, attribute: countAttribute(filter.field, filter.value) } : { partition: base };
+/** Counter items a partition may hold: its shards and an older single counter. */
+export const COUNTER_ITEMS = COUNTER_SHARDS + 1;
+
+export function totalSource(entity: Pick<LoadedEntity, 'fields'>, base: string, filter?: { field: string; value: unknown }): TotalSource {
+  if (!filter) return { partition: base, ownCounters: COUNTER_ITEMS };
+  return {
+    partition: fieldPartition(base, filter.field, filter.value),
+    base,
+    attribute: countAttribute(filter.field, filter.value),
+    ownCounters: consolidatedFields(entity).has(filter.field) ? 1 : COUNTER_ITEMS,
+  };
 }
 
 const consolidatedCache = new WeakMap<object, Set<string>>();
@@ -310,7 +324,7 @@ export function eventItem(
 }
 
 /** Where a listing's count is kept: the partition's own counter items, or an attribute of its base's. */
-function countPlace(entity: LoadedEntity, listing: Listing): { pk: string; attribute: string } {
+export function countPlace(entity: Pick<LoadedEntity, 'fields'>, listing: Listing): { pk: string; attribute: string } {
   if (listing.field !== undefined && consolidatedFields(entity).has(listing.field)) return { pk: listing.base, attribute: countAttribute(listing.field, listing.value) };
   return { pk: listing.partition, attribute: 'count' };
 }

@@ -8,7 +8,7 @@ import { ServiceUnavailableError } from '../errors.js';
 import type { LoadedEntity } from '../registry/types.js';
 import { db, tableName } from './client.js';
 import {
-  COUNTER_SHARDS,
+  COUNTER_ITEMS,
   COUNTER_SK,
   COUNTERS_END,
   fromItem,
@@ -113,8 +113,6 @@ function listingQuery(partition: string, condition: { op: '>' | '>='; sk: string
 const FROM_COUNTER = { op: '>=', sk: COUNTER_SK } as const;
 /** Listing copies only. */
 const COPIES_ONLY = { op: '>', sk: COUNTERS_END } as const;
-/** Counter items a partition may hold: its shards and an older single counter. */
-const COUNTER_ITEMS = COUNTER_SHARDS + 1;
 
 /**
  * Up to `want` listing copies of a partition from a key condition on, in listing order, with the
@@ -173,7 +171,7 @@ function pageOf(copies: Record<string, unknown>[], limit: number): PartitionPage
  * partition, ONE more (in parallel) for the share of its total kept in the base partition.
  */
 export async function firstPage(source: TotalSource, limit: number): Promise<PartitionPage> {
-  const [items, share] = await Promise.all([readItems(source.partition, FROM_COUNTER, limit + 1, COUNTER_ITEMS), baseShare(source)]);
+  const [items, share] = await Promise.all([readItems(source.partition, FROM_COUNTER, limit + 1, source.ownCounters ?? COUNTER_ITEMS), baseShare(source)]);
   const copies = items.filter((item) => !isCounterKey(item.sk));
   return { ...pageOf(copies, limit), total: sumOf(items, 'count') + share };
 }
@@ -199,7 +197,7 @@ export async function skipEntries(source: TotalSource, count: number): Promise<{
   do {
     const out = await db().send(
       new QueryCommand(
-        listingQuery(source.partition, FROM_COUNTER, Math.min(count - seen + (countersDone ? 0 : COUNTER_ITEMS), MAX_QUERY_LIMIT), {
+        listingQuery(source.partition, FROM_COUNTER, Math.min(count - seen + (countersDone ? 0 : (source.ownCounters ?? COUNTER_ITEMS)), MAX_QUERY_LIMIT), {
           ProjectionExpression: '#sk, #count',
           ExpressionAttributeNames: { '#count': 'count' },
           ...(start ? { ExclusiveStartKey: start } : {}),

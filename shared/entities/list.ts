@@ -15,8 +15,8 @@
  */
 
 /** Where the total of the plan's partition is kept (shared/data/records-keys.ts). */
-function sourceOf(plan: Pick<ListPlan, 'base'>, candidate?: ListPlan['candidates'][number]): TotalSource {
-  return totalSource(plan.base, candidate);
+function sourceOf(entity: LoadedEntity, plan: Pick<ListPlan, 'base'>, candidate?: ListPlan['candidates'][number]): TotalSource {
+  return totalSource(entity, plan.base, candidate);
 }
 import { recordKey, fromItem, totalSource, type StoredRecord, type TotalSource, type Viewer } from '../data/records-keys.js';
 import { batchGet, batchKey, firstPage, MAX_ID_LENGTH, pageAfter, queryAll, readCounter, readCounters, skipEntries, type PartitionPage } from '../data/records.js';
@@ -99,9 +99,9 @@ function nextOf(paging: Paging, position: Omit<QueryCursor, 'h' | 'p'> | undefin
   return position ? encodeQueryCursor({ h: paging.plan.hash, p: paging.page + 1, ...position }, paging.key) : null;
 }
 
-async function readPartition(paging: Paging): Promise<ListResult> {
+async function readPartition(entity: LoadedEntity, paging: Paging): Promise<ListResult> {
   const { partition } = paging.plan;
-  const source = sourceOf(paging.plan, paging.plan.candidates[0]);
+  const source = sourceOf(entity, paging.plan, paging.plan.candidates[0]);
   const { limit } = paging.plan.spec;
   const { page, cursor } = paging;
   let result: PartitionPage;
@@ -121,10 +121,10 @@ async function readPartition(paging: Paging): Promise<ListResult> {
 }
 
 /** With several indexed equalities, the partition with the fewest copies (their counters read in parallel). */
-async function narrowest(plan: ListPlan): Promise<{ partition: string; answered?: ListPlan['candidates'][number] }> {
+async function narrowest(entity: LoadedEntity, plan: ListPlan): Promise<{ partition: string; answered?: ListPlan['candidates'][number] }> {
   if (plan.candidates.length === 0) return { partition: plan.base };
   if (plan.candidates.length === 1) return { partition: plan.candidates[0].partition, answered: plan.candidates[0] };
-  const counts = await readCounters(plan.candidates.map((c) => sourceOf(plan, c)));
+  const counts = await readCounters(plan.candidates.map((c) => sourceOf(entity, plan, c)));
   const best = [...plan.candidates].sort((a, b) => (counts.get(a.partition) ?? 0) - (counts.get(b.partition) ?? 0))[0];
   return { partition: best.partition, answered: best };
 }
@@ -189,7 +189,7 @@ export async function executeList(entity: LoadedEntity, plan: ListPlan, visible:
   const cursor = await cursorOf(plan, key);
   const paging: Paging = { plan, key, cursor, page: cursor?.p ?? plan.spec.page };
   if (plan.kind === 'empty') return { records: [], ...(plan.spec.distinct ? { distinct: [] } : {}), pagination: paginationOf(paging.page, plan.spec.limit, 0, null) };
-  if (plan.kind === 'partition') return readPartition(paging);
+  if (plan.kind === 'partition') return readPartition(entity, paging);
   if (plan.kind === 'ids') {
     // No record has an id longer than MAX_ID_LENGTH (and DynamoDB refuses such keys).
     const ids = (plan.spec.ids ?? []).filter((id) => id.length <= MAX_ID_LENGTH);
@@ -203,7 +203,7 @@ export async function executeList(entity: LoadedEntity, plan: ListPlan, visible:
     const unique = [...new Map(records.map((r) => [r.id, r])).values()];
     return finish(entity, paging, unique.filter(inMemory(entity, plan)));
   }
-  const { partition, answered } = await narrowest(plan);
+  const { partition, answered } = await narrowest(entity, plan);
   const pushed = buildFilterExpression(
     plan.conditions.filter((c) => c !== answered?.condition),
     plan.spec.words,
