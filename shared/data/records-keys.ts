@@ -31,9 +31,7 @@
  * entity, recordId, tenantId, ownerId, data (the record, or {id} for deletes), createdAt, expiresAt}.
  */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { findEntity, isRegistryLoaded } from '../registry/index.js';
 import type { LoadedEntity } from '../registry/types.js';
-import { foldText } from '../query/fold.js';
 
 export const RECORD_SK = '#record';
 /** The counters' key prefix; alone, the single counter of earlier versions (read, never written). */
@@ -260,26 +258,17 @@ export function recordItem(entity: LoadedEntity, record: StoredRecord): Record<s
 }
 
 /**
- * Attribute of listing copies holding the record's searchable fields folded (case, accents and
- * compatibility forms: shared/query/fold.ts; one per line):
- * `search` and case-insensitive matching push `contains(_search, :word)` into the Query.
+ * Attribute that listing copies of earlier versions carry (the searchable fields folded): dropped
+ * when read. Copies no longer hold it: `search` reads the partition's copies whatever a filter
+ * keeps (DynamoDB bills the items read, not those returned), so a second copy of every searchable
+ * text in every copy only made each write and each page dearer; the words are matched in memory
+ * page by page (shared/entities/list.ts).
  */
 export const SEARCH_ATTRIBUTE = '_search';
 
-export function searchTextOf(entity: Pick<LoadedEntity, 'fields'>, record: Pick<StoredRecord, 'data'>): string {
-  return Object.entries(entity.fields)
-    .filter(([, f]) => f.searchable)
-    .map(([name]) => record.data[name])
-    .filter((v): v is string | number => typeof v === 'string' || typeof v === 'number')
-    .map((v) => foldText(String(v)))
-    .join('\n');
-}
-
-/** A listing copy. `entity` gives the searchable fields (else the loaded registry's definition, when there is one). */
-export function indexItem(partition: string, record: StoredRecord, entity?: Pick<LoadedEntity, 'fields'>): Record<string, unknown> {
-  entity ??= isRegistryLoaded() ? findEntity(record.entity) : undefined;
-  const search = entity ? searchTextOf(entity, record) : '';
-  return { pk: partition, sk: listingSortKey(record), kind: 'index', ...record, ...(search ? { [SEARCH_ATTRIBUTE]: search } : {}) };
+/** A listing copy: the record's attributes under the partition's key. */
+export function indexItem(partition: string, record: StoredRecord): Record<string, unknown> {
+  return { pk: partition, sk: listingSortKey(record), kind: 'index', ...record };
 }
 
 /** The StoredRecord inside a record or index item. */
@@ -383,7 +372,7 @@ export function createTransaction(entity: LoadedEntity, record: StoredRecord, ev
   const entered = listings(entity, record);
   return [
     { Put: { TableName: tables.records, Item: recordItem(entity, record), ConditionExpression: 'attribute_not_exists(pk)' } },
-    ...entered.map((l): TransactItem => ({ Put: { TableName: tables.records, Item: indexItem(l.partition, record, entity) } })),
+    ...entered.map((l): TransactItem => ({ Put: { TableName: tables.records, Item: indexItem(l.partition, record) } })),
     ...counterUpdates(entity, tables, entered.map((l) => [l, 1]), shard),
     eventPut(tables, event),
   ];
@@ -419,7 +408,7 @@ export function updateTransaction(
   const oldSk = listingSortKey(before);
   return [
     { Put: { TableName: tables.records, Item: recordItem(entity, after), ...versionGuard(before) } },
-    ...now.map((l): TransactItem => ({ Put: { TableName: tables.records, Item: indexItem(l.partition, after, entity) } })),
+    ...now.map((l): TransactItem => ({ Put: { TableName: tables.records, Item: indexItem(l.partition, after) } })),
     ...left.map((l): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: l.partition, sk: oldSk } } })),
     ...counterUpdates(entity, tables, [...entered.map((l): [Listing, number] => [l, 1]), ...left.map((l): [Listing, number] => [l, -1])], shard),
     eventPut(tables, event),

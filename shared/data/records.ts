@@ -290,6 +290,8 @@ export interface ReadAllOptions {
   range?: { lo: string; hi: string };
   /** A FilterExpression evaluated by DynamoDB (shared/query/expression.ts builds it). */
   filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> };
+  /** Records kept, tested as each Query's items arrive (only those are held in memory). */
+  keep?: (record: StoredRecord) => boolean;
 }
 
 /**
@@ -313,7 +315,10 @@ export async function queryAll(partition: string, options: ReadAllOptions = {}):
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
     );
-    for (const item of out.Items ?? []) records.push(fromItem(item));
+    for (const item of out.Items ?? []) {
+      const record = fromItem(item);
+      if (!options.keep || options.keep(record)) records.push(record);
+    }
     start = out.LastEvaluatedKey;
   } while (start);
   return records;

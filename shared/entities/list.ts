@@ -10,7 +10,8 @@
  *   call), then the page as above;
  * - partition, cursor: the page after the cursor's key (as above) + ONE Query of the counter
  *   items (two on a field partition) for the total;
- * - read-all: every copy of the narrowest partition (in the key range), filter pushed down;
+ * - read-all: every copy of the narrowest partition (in the key range), filter pushed down,
+ *   search words matched as each Query's copies arrive;
  * - ids: ONE BatchGetItem.
  */
 
@@ -204,10 +205,9 @@ export async function executeList(entity: LoadedEntity, plan: ListPlan, visible:
     return finish(entity, paging, unique.filter(inMemory(entity, plan)));
   }
   const { partition, answered } = await narrowest(entity, plan);
-  const pushed = buildFilterExpression(
-    plan.conditions.filter((c) => c !== answered?.condition),
-    plan.spec.words,
-  ).pushed;
-  const records = await queryAll(partition, { range: plan.keyRange, filter: pushed });
-  return finish(entity, paging, records.filter(inMemory(entity, plan)));
+  // Search words are matched in memory, page by page as the Queries come back (copies carry no
+  // folded text: shared/data/records-keys.ts); only the matches are kept.
+  const pushed = buildFilterExpression(plan.conditions.filter((c) => c !== answered?.condition)).pushed;
+  const records = await queryAll(partition, { range: plan.keyRange, filter: pushed, keep: inMemory(entity, plan) });
+  return finish(entity, paging, records);
 }
