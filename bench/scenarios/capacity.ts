@@ -30,6 +30,8 @@ export const order = 90;
 const WRU_PRICE = 0.625;
 const RRU_PRICE = 0.125;
 const V1 = '/api/v1';
+/** 2,000 characters of ordinary text. */
+const LONG_DESCRIPTION = 'A long task description of the capacity benchmark, written out in full. '.repeat(28).slice(0, 2000);
 
 // ---------- item sizes, as DynamoDB counts them ----------
 
@@ -159,7 +161,13 @@ function operations(runtime: LocalRuntime): Operation[] {
     { name: 'LIST tasks page 1', repeat: 20, run: (f) => go('GET', `${V1}/tasks?limit=20`, f.key) },
     { name: 'CREATE a task', repeat: 10, run: (f, i) => go('POST', `${V1}/tasks`, f.key, { title: `Created ${i}`, description: 'A task of the capacity benchmark' }) },
     { name: 'CREATE a task with assignee and 2 tags', repeat: 10, run: (f, i) => go('POST', `${V1}/tasks`, f.key, { title: `Assigned ${i}`, assigneeId: f.userId, tagIds: f.tagIds }) },
+    {
+      name: 'CREATE a task with a 2,000-character description',
+      repeat: 10,
+      run: (f, i) => go('POST', `${V1}/tasks`, f.key, { title: `Long ${i}`, description: LONG_DESCRIPTION }),
+    },
     { name: "UPDATE a task's title", repeat: 10, run: (f, i) => go('PATCH', `${V1}/tasks/${f.taskIds[20 + i]}`, f.key, { title: `Retitled ${i}` }) },
+    { name: "UPDATE a task's status", repeat: 10, run: (f, i) => go('PATCH', `${V1}/tasks/${f.taskIds[i]}`, f.key, { status: 'completed' }) },
     { name: 'DELETE a task', repeat: 10, run: (f, i) => go('DELETE', `${V1}/tasks/${f.taskIds[30 + i]}`, f.key) },
     {
       name: 'IMPORT 100 tasks',

@@ -7,8 +7,16 @@
  *                      createdAt, updatedAt, deletedAt?, version, data: {fields…}, metadata?, metas?}
  * - listing copies:    `<partition>` / `<inverted createdAt>#<id>` — the same attributes (a full copy,
  *                      kind 'index'), one per listing partition of the record, so a page is one Query
- * - counters:          `<partition>` / `#count` — {kind: 'counter', count}; '#' sorts before the digits
- *                      of the copies, so a Query from `#count` returns the total first, then page 1
+ * - counters:          `<partition>` / `#count#<shard>` — {kind: 'counter', count, `#<field>=<value>`…}:
+ *                      COUNTER_SHARDS items per partition, a write adds to ONE of them (picked at
+ *                      random, another on a retry), a total is the sum, so no single item takes every
+ *                      write of a partition. '#' sorts before the digits of the copies: a Query from
+ *                      `#count` returns the counters first, then page 1. An older single counter at
+ *                      `#count` is still read (it falls in the same key range) and never written.
+ *                      Low-cardinality indexed fields (enum, boolean; see consolidatedFields) have no
+ *                      counters of their own: the base partition's counter items hold their counts
+ *                      as attributes named like the partition's suffix (`#status=todo`), so a write
+ *                      touches one counter item per base partition instead of one per partition.
  *
  * Listing partitions of a record:
  * - public entity:     `<table>` (every tenant's records, readable by anyone)
@@ -23,12 +31,17 @@
  * entity, recordId, tenantId, ownerId, data (the record, or {id} for deletes), createdAt, expiresAt}.
  */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { findEntity, isRegistryLoaded } from '../registry/index.js';
 import type { LoadedEntity } from '../registry/types.js';
-import { foldText } from '../query/fold.js';
 
 export const RECORD_SK = '#record';
+/** The counters' key prefix; alone, the single counter of earlier versions (read, never written). */
 export const COUNTER_SK = '#count';
+/** Above every counter's sort key and below every listing copy's (those start with a digit). */
+export const COUNTERS_END = '#count#~';
+/** Counter items per partition: the most concurrent writers one partition's counts spread over. */
+export const COUNTER_SHARDS = 10;
+/** Budget (bytes) of the field counts a base partition's counter item holds, so it stays under 1 KB. */
+const CONSOLIDATED_BUDGET = 600;
 /** Change events are kept at least this long (TTL). */
 export const EVENT_TTL_SECONDS = 24 * 3600;
 const MAX_EPOCH_MS = 9_999_999_999_999;
@@ -116,17 +129,30 @@ export function indexedFields(entity: LoadedEntity): string[] {
     .map(([name]) => name);
 }
 
-/** Every listing partition of a record; none once it is soft-deleted. */
-export function listingPartitions(entity: LoadedEntity, record: StoredRecord): string[] {
+/** A listing partition of a record: a base partition, or an indexed field's partition under one. */
+export interface Listing {
+  partition: string;
+  base: string;
+  field?: string;
+  value?: unknown;
+}
+
+/** Every listing partition of a record, bases first; none once it is soft-deleted. */
+export function listings(entity: LoadedEntity, record: StoredRecord): Listing[] {
   if (record.deletedAt) return [];
   const bases = basePartitions(entity, record.tenantId, record.ownerId);
-  const partitions = [...bases];
+  const out: Listing[] = bases.map((base) => ({ partition: base, base }));
   for (const field of indexedFields(entity)) {
     const value = record.data[field];
     if (value === undefined || value === null || value === '') continue;
-    for (const base of bases) partitions.push(fieldPartition(base, field, value));
+    for (const base of bases) out.push({ partition: fieldPartition(base, field, value), base, field, value });
   }
-  return partitions;
+  return out;
+}
+
+/** Every listing partition of a record; none once it is soft-deleted. */
+export function listingPartitions(entity: LoadedEntity, record: StoredRecord): string[] {
+  return listings(entity, record).map((l) => l.partition);
 }
 
 /** Who is listing: decides the partition (owner view, tenant view, or the public one). */
@@ -154,8 +180,77 @@ export function listingPartitionFor(entity: LoadedEntity, viewer: Viewer, filter
   return filter ? fieldPartition(base, filter.field, filter.value) : base;
 }
 
-export function counterKey(partition: string): Key {
-  return { pk: partition, sk: COUNTER_SK };
+export function counterKey(partition: string, shard: number): Key {
+  return { pk: partition, sk: `${COUNTER_SK}#${shard}` };
+}
+
+export function isCounterKey(sk: unknown): boolean {
+  return typeof sk === 'string' && sk.startsWith(COUNTER_SK);
+}
+
+export function randomShard(): number {
+  return Math.floor(Math.random() * COUNTER_SHARDS);
+}
+
+/** The attribute of a base partition's counter items counting one of its field partitions. */
+export function countAttribute(field: string, value: unknown): string {
+  return `#${field}=${encodeKeyValue(String(value))}`;
+}
+
+/**
+ * Where a partition's total is read: its own counter items (`count`), plus, for a field partition,
+ * the attribute counting it in its base partition's counter items (both are always read, so a
+ * field whose counts moved between the two places, or data of earlier versions, still adds up).
+ */
+export interface TotalSource {
+  partition: string;
+  base?: string;
+  attribute?: string;
+  /**
+   * Counter items the partition itself may hold (its shards and an older single counter; only the
+   * latter for a field counted in its base): room asked for in the Query that reads them with page 1.
+   */
+  ownCounters?: number;
+}
+
+/** Counter items a partition may hold: its shards and an older single counter. */
+export const COUNTER_ITEMS = COUNTER_SHARDS + 1;
+
+export function totalSource(entity: Pick<LoadedEntity, 'fields'>, base: string, filter?: { field: string; value: unknown }): TotalSource {
+  if (!filter) return { partition: base, ownCounters: COUNTER_ITEMS };
+  return {
+    partition: fieldPartition(base, filter.field, filter.value),
+    base,
+    attribute: countAttribute(filter.field, filter.value),
+    ownCounters: consolidatedFields(entity).has(filter.field) ? 1 : COUNTER_ITEMS,
+  };
+}
+
+const consolidatedCache = new WeakMap<object, Set<string>>();
+
+/**
+ * Indexed fields whose partitions are counted in their base partition's counter items: enum and
+ * boolean fields (few values), in definition order, while their attributes fit CONSOLIDATED_BUDGET.
+ * A transactional write is billed by the size of every item it touches (at least 1 KB each), so
+ * the counter item must stay small: references and free text keep counter items of their own.
+ */
+export function consolidatedFields(entity: Pick<LoadedEntity, 'fields'>): Set<string> {
+  let found = consolidatedCache.get(entity);
+  if (found) return found;
+  found = new Set();
+  let bytes = 0;
+  for (const [name, f] of Object.entries(entity.fields)) {
+    if (!f.indexed) continue;
+    const values = f.type === 'boolean' ? ['true', 'false'] : f.type === 'enum' ? (f.values ?? []) : undefined;
+    if (!values) continue;
+    // Attribute name + a number of up to 12 digits.
+    const cost = values.reduce((n, v) => n + Buffer.byteLength(countAttribute(name, v)) + 7, 0);
+    if (bytes + cost > CONSOLIDATED_BUDGET) continue;
+    bytes += cost;
+    found.add(name);
+  }
+  consolidatedCache.set(entity, found);
+  return found;
 }
 
 export function recordItem(entity: LoadedEntity, record: StoredRecord): Record<string, unknown> {
@@ -163,26 +258,17 @@ export function recordItem(entity: LoadedEntity, record: StoredRecord): Record<s
 }
 
 /**
- * Attribute of listing copies holding the record's searchable fields folded (case, accents and
- * compatibility forms: shared/query/fold.ts; one per line):
- * `search` and case-insensitive matching push `contains(_search, :word)` into the Query.
+ * Attribute that listing copies of earlier versions carry (the searchable fields folded): dropped
+ * when read. Copies no longer hold it: `search` reads the partition's copies whatever a filter
+ * keeps (DynamoDB bills the items read, not those returned), so a second copy of every searchable
+ * text in every copy only made each write and each page dearer; the words are matched in memory
+ * page by page (shared/entities/list.ts).
  */
 export const SEARCH_ATTRIBUTE = '_search';
 
-export function searchTextOf(entity: Pick<LoadedEntity, 'fields'>, record: Pick<StoredRecord, 'data'>): string {
-  return Object.entries(entity.fields)
-    .filter(([, f]) => f.searchable)
-    .map(([name]) => record.data[name])
-    .filter((v): v is string | number => typeof v === 'string' || typeof v === 'number')
-    .map((v) => foldText(String(v)))
-    .join('\n');
-}
-
-/** A listing copy. `entity` gives the searchable fields (else the loaded registry's definition, when there is one). */
-export function indexItem(partition: string, record: StoredRecord, entity?: Pick<LoadedEntity, 'fields'>): Record<string, unknown> {
-  entity ??= isRegistryLoaded() ? findEntity(record.entity) : undefined;
-  const search = entity ? searchTextOf(entity, record) : '';
-  return { pk: partition, sk: listingSortKey(record), kind: 'index', ...record, ...(search ? { [SEARCH_ATTRIBUTE]: search } : {}) };
+/** A listing copy: the record's attributes under the partition's key. */
+export function indexItem(partition: string, record: StoredRecord): Record<string, unknown> {
+  return { pk: partition, sk: listingSortKey(record), kind: 'index', ...record };
 }
 
 /** The StoredRecord inside a record or index item. */
@@ -226,30 +312,68 @@ export function eventItem(
   return { pk: `${record.tenantId}#${entity.tableName}`, sk: `${ids.now}#${ids.suffix}`, ...event };
 }
 
-/** Adds `delta` to a partition's counter (created at the first write). */
-export function counterUpdate(tables: TableNames, partition: string, delta: number): TransactItem {
-  return {
-    Update: {
-      TableName: tables.records,
-      Key: counterKey(partition),
-      UpdateExpression: 'ADD #count :delta SET #kind = :counter',
-      ExpressionAttributeNames: { '#count': 'count', '#kind': 'kind' },
-      ExpressionAttributeValues: { ':delta': delta, ':counter': 'counter' },
-    },
-  };
+/** Where a listing's count is kept: the partition's own counter items, or an attribute of its base's. */
+export function countPlace(entity: Pick<LoadedEntity, 'fields'>, listing: Listing): { pk: string; attribute: string } {
+  if (listing.field !== undefined && consolidatedFields(entity).has(listing.field)) return { pk: listing.base, attribute: countAttribute(listing.field, listing.value) };
+  return { pk: listing.partition, attribute: 'count' };
+}
+
+/**
+ * The counter Updates for listings entered (+n) or left (−n): ONE Update per counter item
+ * (`ADD` of every attribute it holds that changes), all in shard `shard`; nothing for a net zero.
+ */
+export function counterUpdates(entity: LoadedEntity, tables: TableNames, deltas: Iterable<[Listing, number]>, shard: number): TransactItem[] {
+  const byItem = new Map<string, Map<string, number>>();
+  for (const [listing, delta] of deltas) {
+    const { pk, attribute } = countPlace(entity, listing);
+    const attributes = byItem.get(pk) ?? new Map<string, number>();
+    attributes.set(attribute, (attributes.get(attribute) ?? 0) + delta);
+    byItem.set(pk, attributes);
+  }
+  const items: TransactItem[] = [];
+  for (const [pk, attributes] of byItem) {
+    const changes = [...attributes].filter(([, n]) => n !== 0);
+    if (changes.length === 0) continue;
+    const names: Record<string, string> = { '#kind': 'kind' };
+    const values: Record<string, unknown> = { ':counter': 'counter' };
+    const adds = changes.map(([attribute, n], i) => {
+      names[`#a${i}`] = attribute;
+      values[`:d${i}`] = n;
+      return `#a${i} :d${i}`;
+    });
+    items.push({
+      Update: {
+        TableName: tables.records,
+        Key: counterKey(pk, shard),
+        UpdateExpression: `ADD ${adds.join(', ')} SET #kind = :counter`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    });
+  }
+  return items;
+}
+
+/** The same transaction with its counter Updates moved to shard `shard` (a retry after a conflict). */
+export function reshard(items: readonly TransactItem[], shard: number): TransactItem[] {
+  return items.map((item) => {
+    const key = item.Update?.Key;
+    if (!item.Update || !key || !isCounterKey(key.sk)) return item;
+    return { Update: { ...item.Update, Key: counterKey(String(key.pk), shard) } };
+  });
 }
 
 function eventPut(tables: TableNames, event: Record<string, unknown>): TransactItem {
   return { Put: { TableName: tables.events, Item: event } };
 }
 
-/** Create: the record (only if new), a copy and +1 per listing partition, the event. */
-export function createTransaction(entity: LoadedEntity, record: StoredRecord, event: Record<string, unknown>, tables: TableNames): TransactItem[] {
-  const partitions = listingPartitions(entity, record);
+/** Create: the record (only if new), a copy per listing partition, +1 to each (one Update per counter item), the event. */
+export function createTransaction(entity: LoadedEntity, record: StoredRecord, event: Record<string, unknown>, tables: TableNames, shard = randomShard()): TransactItem[] {
+  const entered = listings(entity, record);
   return [
     { Put: { TableName: tables.records, Item: recordItem(entity, record), ConditionExpression: 'attribute_not_exists(pk)' } },
-    ...partitions.map((p): TransactItem => ({ Put: { TableName: tables.records, Item: indexItem(p, record, entity) } })),
-    ...partitions.map((p) => counterUpdate(tables, p, 1)),
+    ...entered.map((l): TransactItem => ({ Put: { TableName: tables.records, Item: indexItem(l.partition, record) } })),
+    ...counterUpdates(entity, tables, entered.map((l) => [l, 1]), shard),
     eventPut(tables, event),
   ];
 }
@@ -273,31 +397,32 @@ export function updateTransaction(
   after: StoredRecord,
   event: Record<string, unknown>,
   tables: TableNames,
+  shard = randomShard(),
 ): TransactItem[] {
-  const old = new Set(listingPartitions(entity, before));
-  const now = listingPartitions(entity, after);
-  const kept = new Set(now);
-  const left = [...old].filter((p) => !kept.has(p));
-  const entered = now.filter((p) => !old.has(p));
+  const old = listings(entity, before);
+  const now = listings(entity, after);
+  const oldSet = new Set(old.map((l) => l.partition));
+  const nowSet = new Set(now.map((l) => l.partition));
+  const left = old.filter((l) => !nowSet.has(l.partition));
+  const entered = now.filter((l) => !oldSet.has(l.partition));
   const oldSk = listingSortKey(before);
   return [
     { Put: { TableName: tables.records, Item: recordItem(entity, after), ...versionGuard(before) } },
-    ...now.map((p): TransactItem => ({ Put: { TableName: tables.records, Item: indexItem(p, after, entity) } })),
-    ...left.map((p): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: p, sk: oldSk } } })),
-    ...entered.map((p) => counterUpdate(tables, p, 1)),
-    ...left.map((p) => counterUpdate(tables, p, -1)),
+    ...now.map((l): TransactItem => ({ Put: { TableName: tables.records, Item: indexItem(l.partition, after) } })),
+    ...left.map((l): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: l.partition, sk: oldSk } } })),
+    ...counterUpdates(entity, tables, [...entered.map((l): [Listing, number] => [l, 1]), ...left.map((l): [Listing, number] => [l, -1])], shard),
     eventPut(tables, event),
   ];
 }
 
 /** Hard delete: the record if still at `before`'s version, its copies, -1 per partition, the event. */
-export function deleteTransaction(entity: LoadedEntity, before: StoredRecord, event: Record<string, unknown>, tables: TableNames): TransactItem[] {
-  const partitions = listingPartitions(entity, before);
+export function deleteTransaction(entity: LoadedEntity, before: StoredRecord, event: Record<string, unknown>, tables: TableNames, shard = randomShard()): TransactItem[] {
+  const left = listings(entity, before);
   const sk = listingSortKey(before);
   return [
     { Delete: { TableName: tables.records, Key: recordKey(entity, before.id), ...versionGuard(before) } },
-    ...partitions.map((p): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: p, sk } } })),
-    ...partitions.map((p) => counterUpdate(tables, p, -1)),
+    ...left.map((l): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: l.partition, sk } } })),
+    ...counterUpdates(entity, tables, left.map((l) => [l, -1]), shard),
     eventPut(tables, event),
   ];
 }

@@ -7,7 +7,21 @@ import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, type Q
 import { ServiceUnavailableError } from '../errors.js';
 import type { LoadedEntity } from '../registry/types.js';
 import { db, tableName } from './client.js';
-import { COUNTER_SK, counterKey, fromItem, recordKey, type Key, type StoredRecord, type TableNames, type TransactItem } from './records-keys.js';
+import {
+  COUNTER_ITEMS,
+  COUNTER_SK,
+  COUNTERS_END,
+  fromItem,
+  isCounterKey,
+  randomShard,
+  recordKey,
+  reshard,
+  type Key,
+  type StoredRecord,
+  type TableNames,
+  type TotalSource,
+  type TransactItem,
+} from './records-keys.js';
 
 export function recordTables(): TableNames {
   return { records: tableName('records'), events: tableName('events') };
@@ -32,18 +46,28 @@ export async function getRecord(entity: LoadedEntity, id: string): Promise<Store
   return Item ? fromItem(Item) : undefined;
 }
 
-const CONFLICT_ATTEMPTS = 5;
+/**
+ * Attempts of a transaction cancelled by TransactionConflict. With jittered exponential back-off
+ * (cap 1 s) and a fresh counter shard each time, 10 attempts wait up to about 5 s in all.
+ */
+export const CONFLICT_ATTEMPTS = 10;
+
+/** Full jitter: a random wait up to min(1 s, 10 ms × 2^attempt). */
+export function conflictBackoff(attempt: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, Math.random() * Math.min(1000, 10 * 2 ** attempt)));
+}
 
 /** Largest `Limit` sent with a Query (DynamoDB takes a 32-bit integer; each Query stops at 1 MB anyway). */
 export const MAX_QUERY_LIMIT = 1_000_000;
 
 /**
  * ONE TransactWriteItems. A failed condition on the first item (the record) is a WriteConflict.
- * Another transaction on the same items at the same moment (two writes bumping one counter)
- * cancels with TransactionConflict and nothing written: that is retried with jittered back-off,
- * then answered 503.
+ * Another transaction on the same items at the same moment (two writes adding to one counter
+ * item) cancels with TransactionConflict and nothing written: that is retried with jittered
+ * back-off, the counters moved to another shard each time (CONFLICT_ATTEMPTS in all), then 503.
  */
-export async function transact(items: TransactItem[]): Promise<void> {
+export async function transact(sent: TransactItem[]): Promise<void> {
+  let items = sent;
   for (let attempt = 1; ; attempt++) {
     try {
       await db().send(new TransactWriteCommand({ TransactItems: items }));
@@ -56,7 +80,8 @@ export async function transact(items: TransactItem[]): Promise<void> {
       const conflict = reasons.some((r) => r.Code === 'TransactionConflict') && !reasons.some((r) => r.Code === 'ConditionalCheckFailed');
       if (!conflict) throw error;
       if (attempt >= CONFLICT_ATTEMPTS) throw new ServiceUnavailableError('The records are busy; retry shortly');
-      await new Promise((r) => setTimeout(r, Math.random() * 20 * 2 ** attempt));
+      await conflictBackoff(attempt);
+      items = reshard(items, randomShard());
     }
   }
 }
@@ -84,25 +109,55 @@ function listingQuery(partition: string, condition: { op: '>' | '>='; sk: string
   };
 }
 
-/** From the counter on: `#count` sorts before every listing copy (their keys start with digits). */
+/** From the counters on: their keys start with '#', before every listing copy's (digits). */
 const FROM_COUNTER = { op: '>=', sk: COUNTER_SK } as const;
 /** Listing copies only. */
-const COPIES_ONLY = { op: '>', sk: COUNTER_SK } as const;
+const COPIES_ONLY = { op: '>', sk: COUNTERS_END } as const;
 
 /**
- * Up to `want` items of a partition from a key condition on, in listing order. One Query stops at
- * 1 MB (a few dozen large records), so the read continues from LastEvaluatedKey until `want`
- * items are in or the partition ends: a page is never cut short by the size of its records.
+ * Up to `want` listing copies of a partition from a key condition on, in listing order, with the
+ * counter items met on the way (reading from the counters, `slack` more items are asked for in
+ * the first Query, so that counters and page come back in one). One Query stops at 1 MB (a few
+ * dozen large records), so the read continues from LastEvaluatedKey until `want` copies are in or
+ * the partition ends: a page is never cut short by the size of its records.
  */
-async function readItems(partition: string, condition: { op: '>' | '>='; sk: string }, want: number): Promise<Record<string, unknown>[]> {
+async function readItems(partition: string, condition: { op: '>' | '>='; sk: string }, want: number, slack = 0): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
+  let copies = 0;
   let start: Record<string, unknown> | undefined;
   do {
-    const out = await db().send(new QueryCommand(listingQuery(partition, condition, want - items.length, start ? { ExclusiveStartKey: start } : {})));
-    items.push(...(out.Items ?? []));
+    const limit = want - copies + (start ? 0 : slack);
+    const out = await db().send(new QueryCommand(listingQuery(partition, condition, limit, start ? { ExclusiveStartKey: start } : {})));
+    for (const item of out.Items ?? []) {
+      items.push(item);
+      if (!isCounterKey(item.sk)) copies += 1;
+    }
     start = out.LastEvaluatedKey;
-  } while (start && items.length < want);
+  } while (start && copies < want);
   return items;
+}
+
+/** The counter items of a partition: ONE Query over their key range (at most COUNTER_ITEMS small items). */
+async function counterItems(partition: string): Promise<Record<string, unknown>[]> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName('records'),
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lo AND :hi',
+      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+      ExpressionAttributeValues: { ':pk': partition, ':lo': COUNTER_SK, ':hi': COUNTERS_END },
+      ConsistentRead: true,
+    }),
+  );
+  return out.Items ?? [];
+}
+
+function sumOf(items: Record<string, unknown>[], attribute: string): number {
+  return items.reduce((n, item) => n + (isCounterKey(item.sk) ? Number(item[attribute] ?? 0) : 0), 0);
+}
+
+/** The part of a field partition's total kept in its base partition's counter items (0 for a base partition). */
+async function baseShare(source: TotalSource): Promise<number> {
+  return source.base && source.attribute ? sumOf(await counterItems(source.base), source.attribute) : 0;
 }
 
 function pageOf(copies: Record<string, unknown>[], limit: number): PartitionPage {
@@ -111,18 +166,14 @@ function pageOf(copies: Record<string, unknown>[], limit: number): PartitionPage
 }
 
 /**
- * The first page of a partition and its total: the counter, then up to `limit` copies and one
- * more (which tells whether anything follows). ONE Query unless the records pass 1 MB.
+ * The first page of a partition and its total: the counters, then up to `limit` copies and one
+ * more (which tells whether anything follows). ONE Query unless the records pass 1 MB; for a field
+ * partition, ONE more (in parallel) for the share of its total kept in the base partition.
  */
-export async function firstPage(partition: string, limit: number): Promise<PartitionPage> {
-  const items = await readItems(partition, FROM_COUNTER, limit + 2);
-  let total = 0;
-  const copies: Record<string, unknown>[] = [];
-  for (const item of items) {
-    if (item.sk === COUNTER_SK) total = Number(item.count ?? 0);
-    else copies.push(item);
-  }
-  return { ...pageOf(copies, limit), total };
+export async function firstPage(source: TotalSource, limit: number): Promise<PartitionPage> {
+  const [items, share] = await Promise.all([readItems(source.partition, FROM_COUNTER, limit + 1, source.ownCounters ?? COUNTER_ITEMS), baseShare(source)]);
+  const copies = items.filter((item) => !isCounterKey(item.sk));
+  return { ...pageOf(copies, limit), total: sumOf(items, 'count') + share };
 }
 
 /** Up to `limit` copies after a sort key (a cursor or the end of skipped entries), and whether more follow. */
@@ -133,19 +184,20 @@ export async function pageAfter(partition: string, afterSk: string, limit: numbe
 
 /**
  * Skips the first `count` copies of a partition reading keys only (ProjectionExpression; each
- * Query returns at most 1 MB), and reads the counter on the way. `lastSk` is the sort key of the
+ * Query returns at most 1 MB), and reads the counters on the way. `lastSk` is the sort key of the
  * last skipped copy; undefined when the partition has fewer copies than `count`.
  */
-export async function skipEntries(partition: string, count: number): Promise<{ total: number; lastSk?: string }> {
-  let total = 0;
-  let counterSeen = false;
+export async function skipEntries(source: TotalSource, count: number): Promise<{ total: number; lastSk?: string }> {
+  const shared = baseShare(source);
+  let own = 0;
+  let countersDone = false;
   let seen = 0;
   let lastSk: string | undefined;
   let start: Record<string, unknown> | undefined;
   do {
     const out = await db().send(
       new QueryCommand(
-        listingQuery(partition, FROM_COUNTER, Math.min(count - seen + (counterSeen ? 0 : 1), MAX_QUERY_LIMIT), {
+        listingQuery(source.partition, FROM_COUNTER, Math.min(count - seen + (countersDone ? 0 : (source.ownCounters ?? COUNTER_ITEMS)), MAX_QUERY_LIMIT), {
           ProjectionExpression: '#sk, #count',
           ExpressionAttributeNames: { '#count': 'count' },
           ...(start ? { ExclusiveStartKey: start } : {}),
@@ -153,25 +205,29 @@ export async function skipEntries(partition: string, count: number): Promise<{ t
       ),
     );
     for (const item of out.Items ?? []) {
-      if (item.sk === COUNTER_SK) {
-        counterSeen = true;
-        total = Number(item.count ?? 0);
-        // Asked to skip past the end: nothing more to read.
-        if (total <= count) return { total };
+      if (isCounterKey(item.sk)) {
+        own += Number(item.count ?? 0);
         continue;
       }
+      countersDone = true;
+      // The slack asked for the counters may bring copies beyond the ones to skip.
+      if (seen === count) break;
       seen += 1;
       lastSk = String(item.sk);
     }
     start = out.LastEvaluatedKey;
+    if (!start) countersDone = true;
+    // Asked to skip past the end: nothing more to read.
+    if (countersDone && own + (await shared) <= count) return { total: own + (await shared) };
   } while (start && seen < count);
+  const total = own + (await shared);
   return { total, lastSk: seen >= count ? lastSk : undefined };
 }
 
-/** A partition's counter: ONE GetItem. */
-export async function readCounter(partition: string): Promise<number> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName('records'), Key: counterKey(partition), ConsistentRead: true }));
-  return Number(Item?.count ?? 0);
+/** A partition's total: ONE Query of its counter items (two for a field partition, in parallel). */
+export async function readCounter(source: TotalSource): Promise<number> {
+  const [items, share] = await Promise.all([counterItems(source.partition), baseShare(source)]);
+  return sumOf(items, 'count') + share;
 }
 
 /** The first `limit` copies of a partition in default order (included children; past 1 MB too). */
@@ -234,6 +290,8 @@ export interface ReadAllOptions {
   range?: { lo: string; hi: string };
   /** A FilterExpression evaluated by DynamoDB (shared/query/expression.ts builds it). */
   filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> };
+  /** Records kept, tested as each Query's items arrive (only those are held in memory). */
+  keep?: (record: StoredRecord) => boolean;
 }
 
 /**
@@ -257,14 +315,24 @@ export async function queryAll(partition: string, options: ReadAllOptions = {}):
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
     );
-    for (const item of out.Items ?? []) records.push(fromItem(item));
+    for (const item of out.Items ?? []) {
+      const record = fromItem(item);
+      if (!options.keep || options.keep(record)) records.push(record);
+    }
     start = out.LastEvaluatedKey;
   } while (start);
   return records;
 }
 
-/** Several partitions' counters: ONE BatchGetItem. */
-export async function readCounters(partitions: string[]): Promise<Map<string, number>> {
-  const found = await batchGet([{ table: 'records', keys: partitions.map(counterKey) }]);
-  return new Map(partitions.map((p) => [p, Number(found.get(batchKey('records', counterKey(p)))?.count ?? 0)]));
+/** Several partitions' totals: one Query per counter key range, in parallel (a shared base read once). */
+export async function readCounters(sources: TotalSource[]): Promise<Map<string, number>> {
+  const reads = new Map<string, Promise<Record<string, unknown>[]>>();
+  const itemsOf = (partition: string) => {
+    if (!reads.has(partition)) reads.set(partition, counterItems(partition));
+    return reads.get(partition)!;
+  };
+  const totals = await Promise.all(
+    sources.map(async (s) => sumOf(await itemsOf(s.partition), 'count') + (s.base && s.attribute ? sumOf(await itemsOf(s.base), s.attribute) : 0)),
+  );
+  return new Map(sources.map((s, i) => [s.partition, totals[i]]));
 }

@@ -2,15 +2,24 @@
  * LIST: request parameters (shared/query/params.ts) → a plan (shared/query/plan.ts) → DynamoDB.
  *
  * Cost per access path (items read; see README "Query language"):
- * - partition, page 1: ONE Query returning the partition's counter, the page and one item more
- *   (whether a next page exists); more Queries only when the page passes 1 MB;
+ * - partition, page 1: ONE Query returning the partition's counter items, the page and one item
+ *   more (whether a next page exists); more Queries only when the page passes 1 MB; on an indexed
+ *   field's partition, ONE more Query (in parallel): the base partition's counter items, which
+ *   hold the counts of low-cardinality fields;
  * - partition, page N: keys-only Query(s) over the (N-1)·limit entries before the page (1 MB per
  *   call), then the page as above;
- * - partition, cursor: the page after the cursor's key (as above) + ONE GetItem (the total);
- * - read-all: every copy of the narrowest partition (in the key range), filter pushed down;
+ * - partition, cursor: the page after the cursor's key (as above) + ONE Query of the counter
+ *   items (two on a field partition) for the total;
+ * - read-all: every copy of the narrowest partition (in the key range), filter pushed down,
+ *   search words matched as each Query's copies arrive;
  * - ids: ONE BatchGetItem.
  */
-import { recordKey, fromItem, type StoredRecord, type Viewer } from '../data/records-keys.js';
+
+/** Where the total of the plan's partition is kept (shared/data/records-keys.ts). */
+function sourceOf(entity: LoadedEntity, plan: Pick<ListPlan, 'base'>, candidate?: ListPlan['candidates'][number]): TotalSource {
+  return totalSource(entity, plan.base, candidate);
+}
+import { recordKey, fromItem, totalSource, type StoredRecord, type TotalSource, type Viewer } from '../data/records-keys.js';
 import { batchGet, batchKey, firstPage, MAX_ID_LENGTH, pageAfter, queryAll, readCounter, readCounters, skipEntries, type PartitionPage } from '../data/records.js';
 import { deploymentKey } from '../auth/deployment-secret.js';
 import { BadRequestError } from '../errors.js';
@@ -91,19 +100,20 @@ function nextOf(paging: Paging, position: Omit<QueryCursor, 'h' | 'p'> | undefin
   return position ? encodeQueryCursor({ h: paging.plan.hash, p: paging.page + 1, ...position }, paging.key) : null;
 }
 
-async function readPartition(paging: Paging): Promise<ListResult> {
+async function readPartition(entity: LoadedEntity, paging: Paging): Promise<ListResult> {
   const { partition } = paging.plan;
+  const source = sourceOf(entity, paging.plan, paging.plan.candidates[0]);
   const { limit } = paging.plan.spec;
   const { page, cursor } = paging;
   let result: PartitionPage;
   let total: number;
   if (cursor?.s) {
-    [result, total] = await Promise.all([pageAfter(partition, cursor.s, limit), readCounter(partition)]);
+    [result, total] = await Promise.all([pageAfter(partition, cursor.s, limit), readCounter(source)]);
   } else if (page === 1) {
-    result = await firstPage(partition, limit);
+    result = await firstPage(source, limit);
     total = result.total ?? 0;
   } else {
-    const skipped = await skipEntries(partition, (page - 1) * limit);
+    const skipped = await skipEntries(source, (page - 1) * limit);
     total = skipped.total;
     result = skipped.lastSk ? await pageAfter(partition, skipped.lastSk, limit) : { records: [], more: false };
   }
@@ -111,11 +121,11 @@ async function readPartition(paging: Paging): Promise<ListResult> {
   return { records: result.records, pagination: paginationOf(page, limit, total, next) };
 }
 
-/** With several indexed equalities, the partition with the fewest copies (ONE BatchGetItem of counters). */
-async function narrowest(plan: ListPlan): Promise<{ partition: string; answered?: ListPlan['candidates'][number] }> {
+/** With several indexed equalities, the partition with the fewest copies (their counters read in parallel). */
+async function narrowest(entity: LoadedEntity, plan: ListPlan): Promise<{ partition: string; answered?: ListPlan['candidates'][number] }> {
   if (plan.candidates.length === 0) return { partition: plan.base };
   if (plan.candidates.length === 1) return { partition: plan.candidates[0].partition, answered: plan.candidates[0] };
-  const counts = await readCounters(plan.candidates.map((c) => c.partition));
+  const counts = await readCounters(plan.candidates.map((c) => sourceOf(entity, plan, c)));
   const best = [...plan.candidates].sort((a, b) => (counts.get(a.partition) ?? 0) - (counts.get(b.partition) ?? 0))[0];
   return { partition: best.partition, answered: best };
 }
@@ -180,7 +190,7 @@ export async function executeList(entity: LoadedEntity, plan: ListPlan, visible:
   const cursor = await cursorOf(plan, key);
   const paging: Paging = { plan, key, cursor, page: cursor?.p ?? plan.spec.page };
   if (plan.kind === 'empty') return { records: [], ...(plan.spec.distinct ? { distinct: [] } : {}), pagination: paginationOf(paging.page, plan.spec.limit, 0, null) };
-  if (plan.kind === 'partition') return readPartition(paging);
+  if (plan.kind === 'partition') return readPartition(entity, paging);
   if (plan.kind === 'ids') {
     // No record has an id longer than MAX_ID_LENGTH (and DynamoDB refuses such keys).
     const ids = (plan.spec.ids ?? []).filter((id) => id.length <= MAX_ID_LENGTH);
@@ -194,11 +204,10 @@ export async function executeList(entity: LoadedEntity, plan: ListPlan, visible:
     const unique = [...new Map(records.map((r) => [r.id, r])).values()];
     return finish(entity, paging, unique.filter(inMemory(entity, plan)));
   }
-  const { partition, answered } = await narrowest(plan);
-  const pushed = buildFilterExpression(
-    plan.conditions.filter((c) => c !== answered?.condition),
-    plan.spec.words,
-  ).pushed;
-  const records = await queryAll(partition, { range: plan.keyRange, filter: pushed });
-  return finish(entity, paging, records.filter(inMemory(entity, plan)));
+  const { partition, answered } = await narrowest(entity, plan);
+  // Search words are matched in memory, page by page as the Queries come back (copies carry no
+  // folded text: shared/data/records-keys.ts); only the matches are kept.
+  const pushed = buildFilterExpression(plan.conditions.filter((c) => c !== answered?.condition)).pushed;
+  const records = await queryAll(partition, { range: plan.keyRange, filter: pushed, keep: inMemory(entity, plan) });
+  return finish(entity, paging, records);
 }

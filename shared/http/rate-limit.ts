@@ -22,12 +22,13 @@
  * Leasing: `n` counts tokens handed out, not requests. A container takes tokens in blocks with ONE
  * conditional UpdateItem (`ADD n :k` if `n <= limit - k`; when fewer than k are left, exactly the
  * rest), then admits requests from its block without writing. So a request costs 1/k of a write
- * (k = min(RATE_LIMIT_LEASE_BLOCK, limit / 100), at least 1), and no more than `limit` requests
- * are ever admitted in a window across all containers, since every admitted request holds a token
- * that was counted. In one container (the local runtime) the count is exact: the headers and the
- * first refused request are those of a per-request counter. Across containers a caller may be
- * refused early by at most (k − 1) tokens per other warm container still holding part of a block
- * (they are never handed back), and X-RateLimit-Remaining counts those tokens as spent.
+ * (k = min(RATE_LIMIT_LEASE_BLOCK, (limit − n) / 20), at least 1: 10 for a key at 1,000 an hour,
+ * 5 then fewer for a session user at 100), and no more than `limit` requests are ever admitted in
+ * a window across all containers, since every admitted request holds a token that was counted. In
+ * one container (the local runtime) the count is exact: the headers and the first refused request
+ * are those of a per-request counter. Across containers a caller may be refused early by at most
+ * (k − 1) tokens per other warm container still holding part of a block (they are never handed
+ * back), and X-RateLimit-Remaining counts those tokens as spent.
  * A batch leases its sub-requests' tokens with one update before they run.
  */
 import type middy from '@middy/core';
@@ -118,9 +119,17 @@ interface Lease {
 
 const leases = new Map<string, Lease>();
 
-/** Tokens taken per update for a limit (1 = a write per request). */
-export function leaseBlock(limit: number): number {
-  return Math.max(1, Math.min(config().rateLimits.leaseBlock, Math.floor(limit / 100)));
+/** A block is at most this fraction (1/n) of the tokens the window has left. */
+export const LEASE_SHARE = 20;
+
+/**
+ * Tokens taken per update (1 = a write per request): a twentieth of what the window has left as
+ * last seen (`counted` taken by every container), at most RATE_LIMIT_LEASE_BLOCK, at least 1. So
+ * the tokens a container can strand (take and never spend) are at most 5 % of the window, and
+ * fewer as the window runs out: near the limit every token is taken on its own.
+ */
+export function leaseBlock(limit: number, counted = 0): number {
+  return Math.max(1, Math.min(config().rateLimits.leaseBlock, Math.floor((limit - counted) / LEASE_SHARE)));
 }
 
 /** Forgets every lease (tests; a new container). */
@@ -203,7 +212,7 @@ async function holdTokens(spec: CounterSpec, nowSeconds: number, count: number):
       await lease.pending;
       continue;
     }
-    const want = Math.max(leaseBlock(spec.limit), count - (lease.leased - lease.used));
+    const want = Math.max(leaseBlock(spec.limit, lease.counted), count - (lease.leased - lease.used));
     lease.pending = acquire(lease, spec, start, want).finally(() => {
       lease.pending = undefined;
     });

@@ -4,7 +4,8 @@
  * A record's writes (the record, a copy per listing partition, its change event when wanted) are
  * packed with other records' into TransactWriteItems of at most 100 items (and ~3.5 MB); the
  * counters of the partitions those records enter ride in the SAME transaction, one Update per
- * partition with `ADD count <n>` (n = the records of that transaction in it). So:
+ * counter item with `ADD <n>` for each partition it counts (n = the records of that transaction
+ * in it), all in one counter shard per transaction (shared/data/records-keys.ts). So:
  * - a record, its copies, its event and its share of every counter commit together or not at all:
  *   counters never drift from the copies, whatever fails part-way;
  * - each record Put is conditional (`attribute_not_exists(pk)`): with ids derived from the
@@ -12,31 +13,36 @@
  *   earlier attempt wrote, drops them from the transaction (their counters were applied with
  *   them) and writes only the rest — no duplicates, no double counting;
  * - a transaction cancelled by a concurrent writer on a shared counter (TransactionConflict) is
- *   retried with jittered back-off; any other failure fails only that transaction's records,
- *   which are reported per item, and the next transaction still runs.
- * Tasks (record + 6 to 8 copies, 14 to 16 counters, an event): 8 to 10 records per transaction,
- * i.e. 3 or 4 write requests per 25 records (bench/scenarios/import.ts counts them).
+ *   retried with jittered back-off, its counters moved to another shard; any other failure fails
+ *   only that transaction's records, which are reported per item, and the next transaction still
+ *   runs.
+ * Tasks (record + 6 to 8 copies, an event; 2 counter items per owner, plus the assignees'):
+ * 8 to 12 records per transaction (bench/scenarios/import.ts counts the write requests).
  */
 import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../data/client.js';
 import {
-  counterUpdate,
+  counterUpdates,
   fromItem,
   indexItem,
   listingPartitions,
+  listings,
+  randomShard,
   recordItem,
   recordKey,
+  reshard,
+  type Listing,
   type StoredRecord,
   type TableNames,
   type TransactItem,
 } from '../data/records-keys.js';
+import { conflictBackoff, CONFLICT_ATTEMPTS } from '../data/records.js';
 import { toApiError } from '../errors.js';
 import type { LoadedEntity } from '../registry/types.js';
 
 export const MAX_TRANSACTION_ITEMS = 100;
 /** TransactWriteItems carries at most 4 MB; keep a margin for attribute overhead. */
 export const MAX_TRANSACTION_BYTES = 3_500_000;
-const CONFLICT_ATTEMPTS = 5;
 
 export interface PlannedRecord {
   /** Position of the item in the request. */
@@ -51,42 +57,55 @@ export interface Chunk {
   items: TransactItem[];
 }
 
-function putsOf(entity: LoadedEntity, planned: PlannedRecord, tables: TableNames): { puts: TransactItem[]; partitions: string[]; bytes: number } {
-  const partitions = listingPartitions(entity, planned.record);
+function putsOf(entity: LoadedEntity, planned: PlannedRecord, tables: TableNames): { puts: TransactItem[]; entered: Listing[]; bytes: number } {
+  const entered = listings(entity, planned.record);
   const puts: TransactItem[] = [
     { Put: { TableName: tables.records, Item: recordItem(entity, planned.record), ConditionExpression: 'attribute_not_exists(pk)' } },
-    ...partitions.map((p): TransactItem => ({ Put: { TableName: tables.records, Item: indexItem(p, planned.record) } })),
+    ...entered.map((l): TransactItem => ({ Put: { TableName: tables.records, Item: indexItem(l.partition, planned.record) } })),
     ...(planned.event ? [{ Put: { TableName: tables.events, Item: planned.event } }] : []),
   ];
-  return { puts, partitions, bytes: JSON.stringify(puts).length };
+  return { puts, entered, bytes: JSON.stringify(puts).length };
 }
 
 /**
  * Packs records into transactions (pure): each record's items whole in one transaction, then one
- * counter ADD per partition of that transaction; at most MAX_TRANSACTION_ITEMS items each.
+ * counter Update per counter item of that transaction (in shard `shard`); at most
+ * MAX_TRANSACTION_ITEMS items each.
  */
-export function packTransactions(entity: LoadedEntity, planned: readonly PlannedRecord[], tables: TableNames, limits = { items: MAX_TRANSACTION_ITEMS, bytes: MAX_TRANSACTION_BYTES }): Chunk[] {
+export function packTransactions(
+  entity: LoadedEntity,
+  planned: readonly PlannedRecord[],
+  tables: TableNames,
+  limits = { items: MAX_TRANSACTION_ITEMS, bytes: MAX_TRANSACTION_BYTES },
+  shard = randomShard(),
+): Chunk[] {
   const chunks: Chunk[] = [];
   let records: PlannedRecord[] = [];
   let puts: TransactItem[] = [];
-  let counters = new Map<string, number>();
+  let counters = new Map<string, [Listing, number]>();
   let bytes = 0;
+  const counterItems = (entries: Iterable<[Listing, number]>) => counterUpdates(entity, tables, entries, shard);
   const close = () => {
     if (records.length === 0) return;
-    chunks.push({ records, items: [...puts, ...[...counters].map(([p, n]) => counterUpdate(tables, p, n))] });
+    chunks.push({ records, items: [...puts, ...counterItems(counters.values())] });
     records = [];
     puts = [];
     counters = new Map();
     bytes = 0;
   };
+  const add = (into: Map<string, [Listing, number]>, entered: Listing[]) => {
+    for (const l of entered) into.set(l.partition, [l, (into.get(l.partition)?.[1] ?? 0) + 1]);
+  };
   for (const p of planned) {
     const own = putsOf(entity, p, tables);
-    const fresh = own.partitions.filter((x) => !counters.has(x)).length;
-    if (records.length && (puts.length + own.puts.length + counters.size + fresh > limits.items || bytes + own.bytes > limits.bytes)) close();
+    const merged = new Map(counters);
+    add(merged, own.entered);
+    const counterCount = counterItems(merged.values()).length;
+    if (records.length && (puts.length + own.puts.length + counterCount > limits.items || bytes + own.bytes > limits.bytes)) close();
     records.push(p);
     puts.push(...own.puts);
     bytes += own.bytes;
-    for (const partition of own.partitions) counters.set(partition, (counters.get(partition) ?? 0) + 1);
+    add(counters, own.entered);
   }
   close();
   return chunks;
@@ -170,7 +189,8 @@ export async function writeRecords(
           break;
         }
         if (reasons.some((r) => r.Code === 'TransactionConflict') && ++conflicts < CONFLICT_ATTEMPTS) {
-          await new Promise((r) => setTimeout(r, Math.random() * 20 * 2 ** conflicts));
+          await conflictBackoff(conflicts);
+          chunk.items = reshard(chunk.items, randomShard());
           continue;
         }
         const apiError = toApiError(error);

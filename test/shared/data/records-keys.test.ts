@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   COUNTER_SK,
+  consolidatedFields,
   createTransaction,
   deleteTransaction,
   encodeKeyValue,
@@ -10,6 +11,7 @@ import {
   listingPartitions,
   listingSortKey,
   recordKey,
+  reshard,
   updateTransaction,
   type StoredRecord,
   type TransactItem,
@@ -43,7 +45,14 @@ function kinds(items: TransactItem[]): string[] {
   return items.map((i) => {
     if (i.Put) return `Put ${i.Put.TableName} ${String(i.Put.Item!.pk)} ${String(i.Put.Item!.sk)}`;
     if (i.Delete) return `Delete ${String(i.Delete.Key!.pk)} ${String(i.Delete.Key!.sk)}`;
-    if (i.Update) return `Update ${String(i.Update.Key!.pk)} ${String(i.Update.Key!.sk)} ${String(i.Update.ExpressionAttributeValues![':delta'])}`;
+    if (i.Update) {
+      const names = i.Update.ExpressionAttributeNames!;
+      const values = i.Update.ExpressionAttributeValues!;
+      const adds = Object.keys(values)
+        .filter((k) => k.startsWith(':d'))
+        .map((k) => `${names[`#a${k.slice(2)}`]} ${String(values[k])}`);
+      return `Update ${String(i.Update.Key!.pk)} ${String(i.Update.Key!.sk)} ${adds.join(', ')}`;
+    }
     return 'other';
   });
 }
@@ -110,22 +119,44 @@ describe('keys', () => {
 
 describe('transactions', () => {
   it('create: the record only if new, a copy and +1 per partition, then the event', () => {
-    const items = createTransaction(entities.tags, { ...task(), entity: 'tags', id: 'tag_A', data: { name: 'x' } }, event, tables);
+    const items = createTransaction(entities.tags, { ...task(), entity: 'tags', id: 'tag_A', data: { name: 'x' } }, event, tables, 4);
 
     expect(kinds(items)).toEqual([
       'Put Records tags#tag_A #record',
       `Put Records ten_1#tags ${listingSortKey({ createdAt: '2026-01-01T00:00:00.000Z', id: 'tag_A' })}`,
-      'Update ten_1#tags #count 1',
+      'Update ten_1#tags #count#4 count 1',
       'Put Events ten_1#tasks e',
     ]);
     expect(items[0].Put!.ConditionExpression).toBe('attribute_not_exists(pk)');
     expect(items[1].Put!.Item).toMatchObject({ kind: 'index', id: 'tag_A', tenantId: 'ten_1', data: { name: 'x' } });
   });
 
-  it('create of a task writes 8 copies and 8 counters (tenant and owner views × base, status, priority, assignee)', () => {
-    const items = createTransaction(entities.tasks, task({}, { assigneeId: 'usr_2' }), event, tables);
+  it('create of a task writes 8 copies and 4 counter items: status and priority are counted in the base partitions\' items, the assignee has its own', () => {
+    const items = createTransaction(entities.tasks, task({}, { assigneeId: 'usr_2' }), event, tables, 0);
 
-    expect(items).toHaveLength(1 + 8 + 8 + 1);
+    expect(items).toHaveLength(1 + 8 + 4 + 1);
+    expect(kinds(items).filter((k) => k.startsWith('Update'))).toEqual([
+      'Update ten_1#tasks #count#0 count 1, #status=todo 1, #priority=medium 1',
+      'Update ten_1#tasks#owner=usr_1 #count#0 count 1, #status=todo 1, #priority=medium 1',
+      'Update ten_1#tasks#assigneeId=usr_2 #count#0 count 1',
+      'Update ten_1#tasks#owner=usr_1#assigneeId=usr_2 #count#0 count 1',
+    ]);
+  });
+
+  it('counts enum and boolean fields in the base counters while they fit, references and free text apart', () => {
+    expect([...consolidatedFields(entities.tasks)]).toEqual(['status', 'priority']);
+    expect([...consolidatedFields(entities.products)]).toEqual(['status']);
+    const many = { fields: { a: { type: 'enum' as const, indexed: true, values: Array.from({ length: 200 }, (_, i) => `value-${i}`) }, b: { type: 'boolean' as const, indexed: true } } };
+    expect([...consolidatedFields(many)]).toEqual(['b']);
+  });
+
+  it('a retry moves every counter Update to another shard and leaves the rest alone', () => {
+    const items = createTransaction(entities.tasks, task(), event, tables, 2);
+
+    const moved = reshard(items, 9);
+
+    expect(kinds(moved).filter((k) => k.startsWith('Update')).map((k) => k.split(' ')[2])).toEqual(['#count#9', '#count#9']);
+    expect(moved.filter((i) => !i.Update)).toEqual(items.filter((i) => !i.Update));
   });
 
   it('update: guarded by version, fresh copies everywhere, copies and counters moved for changed indexed values', () => {
@@ -133,7 +164,7 @@ describe('transactions', () => {
     const after = task({ version: 2, updatedAt: '2026-01-01T00:00:01.000Z' }, { status: 'completed' });
     const sk = listingSortKey(before);
 
-    const items = updateTransaction(entities.tasks, before, after, event, tables);
+    const items = updateTransaction(entities.tasks, before, after, event, tables, 1);
 
     expect(items[0].Put!.ConditionExpression).toContain('#version = :version');
     expect(items[0].Put!.ExpressionAttributeValues).toEqual({ ':version': 1 });
@@ -147,32 +178,37 @@ describe('transactions', () => {
       `Put Records ten_1#tasks#owner=usr_1#priority=medium ${sk}`,
       `Delete ten_1#tasks#status=todo ${sk}`,
       `Delete ten_1#tasks#owner=usr_1#status=todo ${sk}`,
-      'Update ten_1#tasks#status=completed #count 1',
-      'Update ten_1#tasks#owner=usr_1#status=completed #count 1',
-      'Update ten_1#tasks#status=todo #count -1',
-      'Update ten_1#tasks#owner=usr_1#status=todo #count -1',
+      'Update ten_1#tasks #count#1 #status=completed 1, #status=todo -1',
+      'Update ten_1#tasks#owner=usr_1 #count#1 #status=completed 1, #status=todo -1',
       'Put Events ten_1#tasks e',
     ]);
+  });
+
+  it('update of a field that is in no partition key: the copies and the record, no counter', () => {
+    const before = task();
+    const after = task({ version: 2, updatedAt: '2026-01-01T00:00:01.000Z' }, { title: 'U' });
+
+    expect(updateTransaction(entities.tasks, before, after, event, tables).filter((i) => i.Update)).toEqual([]);
   });
 
   it('soft delete (an update to deletedAt): every copy removed, every counter -1', () => {
     const before: StoredRecord = { ...task(), entity: 'customers', data: { name: 'c' } };
     const after = { ...before, version: 2, deletedAt: '2026-01-02T00:00:00.000Z' };
 
-    expect(kinds(updateTransaction(entities.customers, before, after, event, tables))).toEqual([
+    expect(kinds(updateTransaction(entities.customers, before, after, event, tables, 3))).toEqual([
       'Put Records customers#tsk_A #record',
       `Delete ten_1#customers ${listingSortKey(before)}`,
       `Delete ten_1#customers#owner=usr_1 ${listingSortKey(before)}`,
-      'Update ten_1#customers #count -1',
-      'Update ten_1#customers#owner=usr_1 #count -1',
+      'Update ten_1#customers #count#3 count -1',
+      'Update ten_1#customers#owner=usr_1 #count#3 count -1',
       'Put Events ten_1#tasks e',
     ]);
   });
 
   it('hard delete: the record if unchanged, every copy, every counter -1, the event', () => {
-    const items = deleteTransaction(entities.tags, { ...task(), entity: 'tags', data: { name: 'x' } }, event, tables);
+    const items = deleteTransaction(entities.tags, { ...task(), entity: 'tags', data: { name: 'x' } }, event, tables, 5);
 
-    expect(kinds(items)).toEqual(['Delete tags#tsk_A #record', `Delete ten_1#tags ${listingSortKey(task())}`, 'Update ten_1#tags #count -1', 'Put Events ten_1#tasks e']);
+    expect(kinds(items)).toEqual(['Delete tags#tsk_A #record', `Delete ten_1#tags ${listingSortKey(task())}`, 'Update ten_1#tags #count#5 count -1', 'Put Events ten_1#tasks e']);
     expect(items[0].Delete!.ConditionExpression).toContain('#version = :version');
   });
 });

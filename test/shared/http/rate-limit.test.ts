@@ -120,7 +120,7 @@ describe('rateLimit middleware', () => {
       Key: counterKey('ip:203.0.113.9', 3600, start),
       UpdateExpression: 'ADD #n :k SET expiresAt = :exp',
       ConditionExpression: 'attribute_not_exists(#n) OR #n <= :max',
-      ExpressionAttributeValues: { ':k': 3, ':max': 297, ':exp': start + 3600 },
+      ExpressionAttributeValues: { ':k': 10, ':max': 290, ':exp': start + 3600 },
       ReturnValues: 'UPDATED_NEW',
     });
     // Exact in one container: the headers are those of a per-request counter.
@@ -128,10 +128,15 @@ describe('rateLimit middleware', () => {
     expect(second.responseHeaders['X-RateLimit-Remaining']).toBe('298');
   });
 
-  it('sizes blocks at a hundredth of the limit, at most RATE_LIMIT_LEASE_BLOCK, at least 1', () => {
-    expect(leaseBlock(100)).toBe(1);
-    expect(leaseBlock(300)).toBe(3);
+  it('sizes blocks at a twentieth of what the window has left, at most RATE_LIMIT_LEASE_BLOCK, at least 1', () => {
+    expect(leaseBlock(100)).toBe(5);
+    expect(leaseBlock(100, 60)).toBe(2);
+    expect(leaseBlock(100, 85)).toBe(1);
+    expect(leaseBlock(100, 100)).toBe(1);
+    expect(leaseBlock(20)).toBe(1);
+    expect(leaseBlock(300)).toBe(10);
     expect(leaseBlock(1000)).toBe(10);
+    expect(leaseBlock(1000, 900)).toBe(5);
     expect(leaseBlock(1_000_000)).toBe(10);
     process.env.RATE_LIMIT_LEASE_BLOCK = '1';
     resetConfig();
@@ -157,6 +162,25 @@ describe('rateLimit middleware', () => {
     expect(admitted).toBeGreaterThanOrEqual(1000 - 2 * 9);
     expect(refused).toBe(1200 - admitted);
     expect([...counts.values()][0]).toBe(1000);
+  });
+
+  it('a session user at 100 an hour: about a quarter of a write per request at first, and never more than the limit across containers', async () => {
+    process.env.RATE_LIMIT_SESSION_PER_HOUR = '100';
+    resetConfig();
+    const counts = countingTable();
+    const session = () => req({ auth: { type: 'session', user, tenantId: 't', scopes: [] } });
+    for (let i = 0; i < 20; i++) await run(session());
+    expect(dynamo.commandCalls(UpdateCommand).length).toBeLessThanOrEqual(6);
+
+    let admitted = 20;
+    for (let container = 0; container < 3; container++) {
+      clearLeases();
+      for (let i = 0; i < 60; i++) await run(session()).then(() => admitted++, () => undefined);
+    }
+    expect(admitted).toBeLessThanOrEqual(100);
+    // Stranded: at most k − 1 (k ≤ 5) by each container that stopped.
+    expect(admitted).toBeGreaterThanOrEqual(100 - 3 * 4);
+    expect([...counts.values()][0]).toBe(100);
   });
 
   it('admits exactly the limit when requests of one container arrive together', async () => {

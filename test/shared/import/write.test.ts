@@ -39,7 +39,7 @@ describe('packTransactions', () => {
     for (const chunk of chunks) expect(chunk.items.length).toBeLessThanOrEqual(100);
   });
 
-  it('keeps each record whole in one transaction with one ADD per partition carrying the count of its records', () => {
+  it('keeps each record whole in one transaction with one Update per counter item carrying the count of its records', () => {
     const chunks = packTransactions(tasks, planned(30, false, false), tables);
     expect(chunks.flatMap((c) => c.records.map((r) => r.index))).toEqual([...Array(30).keys()]);
     for (const chunk of chunks) {
@@ -47,7 +47,9 @@ describe('packTransactions', () => {
       const keys = counters.map((c) => c.Update!.Key!.pk);
       expect(new Set(keys).size).toBe(keys.length);
       const tenantCounter = counters.find((c) => c.Update!.Key!.pk === 'ten_1#tasks')!;
-      expect(tenantCounter.Update!.ExpressionAttributeValues![':delta']).toBe(chunk.records.length);
+      expect(tenantCounter.Update!.ExpressionAttributeNames!['#a0']).toBe('count');
+      expect(tenantCounter.Update!.ExpressionAttributeValues![':d0']).toBe(chunk.records.length);
+      expect(new Set(counters.map((c) => c.Update!.Key!.sk)).size).toBe(1);
       const recordPuts = chunk.items.filter((i) => i.Put?.ConditionExpression === 'attribute_not_exists(pk)');
       expect(recordPuts).toHaveLength(chunk.records.length);
     }
