@@ -86,7 +86,7 @@ describe('family bundles', () => {
     }
   });
 
-  it('load the AWS SDK, ajv and graphql on first use, not when the bundle loads (precompiled validators use only ajv's run-time helpers)', () => {
+  it('load the AWS SDK, ajv and graphql on first use, not when the bundle loads (precompiled validators use only the run-time helpers of ajv)', () => {
     for (const [family, bundle] of bundles) {
       const atLoad = bundle.loadInputs.filter((i) => /^node_modules\/(@aws-sdk|@smithy|graphql)\/|^node_modules\/ajv\/(?!dist\/runtime\/)/.test(i));
       if (['health', 'auth', 'keys', 'entities', 'import', 'graphql'].includes(family)) expect(atLoad, family).toEqual([]);
