@@ -1,59 +1,67 @@
 /**
  * The auth family: login, logout, refresh, the caller's user, a tenant's users, tenants.
- * Thin: every decision is in shared/auth/users.ts.
+ * Thin: every decision is in shared/auth/users.ts, loaded (with the AWS SDK) on first use.
  */
-import {
-  createTenantAsOperator,
-  createTenantUserAsAdmin,
-  deleteUserAsAdmin,
-  getMe,
-  getMyTenant,
-  getUserAsAdmin,
-  listUsersAsAdmin,
-  login,
-  logout,
-  refresh,
-  updateMe,
-  updateMyTenant,
-  updateUserAsAdmin,
-  type LoginResult,
-} from '../../shared/auth/users.js';
-import { SESSION_COOKIE, clearedSessionCookie, sessionCookie } from '../../shared/auth/sessions.js';
+import type { LoginResult } from '../../shared/auth/users.js';
 import type { ApiRequest, Reply } from '../../shared/http/types.js';
-import { createApiHandler } from '../../shared/http/stack.js';
+import { createApiHandler, type Operations } from '../../shared/http/stack.js';
 import { routeKey } from '../../shared/routes.js';
 
 const V1 = '/api/v1';
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
-function withSession(req: ApiRequest, result: LoginResult): Reply {
-  req.responseCookies.push(sessionCookie(result.token, result.expiresAt - Math.floor(Date.now() / 1000)));
-  return { status: 200, headers: NO_STORE, data: { user: result.user, expiresAt: new Date(result.expiresAt * 1000).toISOString() } };
+async function loadOperations() {
+  const [
+    {
+      createTenantAsOperator,
+      createTenantUserAsAdmin,
+      deleteUserAsAdmin,
+      getMe,
+      getMyTenant,
+      getUserAsAdmin,
+      listUsersAsAdmin,
+      login,
+      logout,
+      refresh,
+      updateMe,
+      updateMyTenant,
+      updateUserAsAdmin,
+    },
+    { SESSION_COOKIE, clearedSessionCookie, sessionCookie },
+  ] = await Promise.all([import('../../shared/auth/users.js'), import('../../shared/auth/sessions.js')]);
+
+  function withSession(req: ApiRequest, result: LoginResult): Reply {
+    req.responseCookies.push(sessionCookie(result.token, result.expiresAt - Math.floor(Date.now() / 1000)));
+    return { status: 200, headers: NO_STORE, data: { user: result.user, expiresAt: new Date(result.expiresAt * 1000).toISOString() } };
+  }
+
+  async function refreshSession(req: ApiRequest): Promise<Reply> {
+    return withSession(req, await refresh(req.auth));
+  }
+
+  const operations: Operations = {
+    [routeKey('POST', `${V1}/auth/login`)]: async (req) => withSession(req, await login(req.body, req.cookies[SESSION_COOKIE])),
+    [routeKey('POST', `${V1}/auth/logout`)]: async (req) => {
+      await logout(req.auth);
+      req.responseCookies.push(clearedSessionCookie());
+      return { status: 200, headers: NO_STORE, message: 'Logged out' };
+    },
+    [routeKey('POST', `${V1}/auth/refresh`)]: refreshSession,
+    [routeKey('POST', `${V1}/auth`)]: refreshSession,
+
+    [routeKey('GET', `${V1}/users/me`)]: async (req) => ({ data: await getMe(req.auth) }),
+    [routeKey('PATCH', `${V1}/users/me`)]: async (req) => ({ data: await updateMe(req.auth, req.body) }),
+    [routeKey('GET', `${V1}/users`)]: async (req) => ({ data: await listUsersAsAdmin(req.auth) }),
+    [routeKey('POST', `${V1}/users`)]: async (req) => ({ status: 201, data: await createTenantUserAsAdmin(req.auth, req.body) }),
+    [routeKey('GET', `${V1}/users/{id}`)]: async (req) => ({ data: await getUserAsAdmin(req.auth, req.params.id) }),
+    [routeKey('PATCH', `${V1}/users/{id}`)]: async (req) => ({ data: await updateUserAsAdmin(req.auth, req.params.id, req.body) }),
+    [routeKey('DELETE', `${V1}/users/{id}`)]: async (req) => ({ data: await deleteUserAsAdmin(req.auth, req.params.id), message: 'User deleted' }),
+
+    [routeKey('GET', `${V1}/tenants/me`)]: async (req) => ({ data: await getMyTenant(req.auth) }),
+    [routeKey('PATCH', `${V1}/tenants/me`)]: async (req) => ({ data: await updateMyTenant(req.auth, req.body) }),
+    [routeKey('POST', `${V1}/tenants`)]: async (req) => ({ status: 201, data: await createTenantAsOperator(req.auth, req.body) }),
+  };
+  return { operations };
 }
 
-async function refreshSession(req: ApiRequest): Promise<Reply> {
-  return withSession(req, await refresh(req.auth));
-}
-
-export const handler = createApiHandler({
-  [routeKey('POST', `${V1}/auth/login`)]: async (req) => withSession(req, await login(req.body, req.cookies[SESSION_COOKIE])),
-  [routeKey('POST', `${V1}/auth/logout`)]: async (req) => {
-    await logout(req.auth);
-    req.responseCookies.push(clearedSessionCookie());
-    return { status: 200, headers: NO_STORE, message: 'Logged out' };
-  },
-  [routeKey('POST', `${V1}/auth/refresh`)]: refreshSession,
-  [routeKey('POST', `${V1}/auth`)]: refreshSession,
-
-  [routeKey('GET', `${V1}/users/me`)]: async (req) => ({ data: await getMe(req.auth) }),
-  [routeKey('PATCH', `${V1}/users/me`)]: async (req) => ({ data: await updateMe(req.auth, req.body) }),
-  [routeKey('GET', `${V1}/users`)]: async (req) => ({ data: await listUsersAsAdmin(req.auth) }),
-  [routeKey('POST', `${V1}/users`)]: async (req) => ({ status: 201, data: await createTenantUserAsAdmin(req.auth, req.body) }),
-  [routeKey('GET', `${V1}/users/{id}`)]: async (req) => ({ data: await getUserAsAdmin(req.auth, req.params.id) }),
-  [routeKey('PATCH', `${V1}/users/{id}`)]: async (req) => ({ data: await updateUserAsAdmin(req.auth, req.params.id, req.body) }),
-  [routeKey('DELETE', `${V1}/users/{id}`)]: async (req) => ({ data: await deleteUserAsAdmin(req.auth, req.params.id), message: 'User deleted' }),
-
-  [routeKey('GET', `${V1}/tenants/me`)]: async (req) => ({ data: await getMyTenant(req.auth) }),
-  [routeKey('PATCH', `${V1}/tenants/me`)]: async (req) => ({ data: await updateMyTenant(req.auth, req.body) }),
-  [routeKey('POST', `${V1}/tenants`)]: async (req) => ({ status: 201, data: await createTenantAsOperator(req.auth, req.body) }),
-});
+export const handler = createApiHandler(loadOperations);

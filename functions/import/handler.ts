@@ -1,8 +1,10 @@
-/** The import family: POST /api/v1/import/tasks and POST /api/v1/import/{entity}. */
+/** The import family: POST /api/v1/import/tasks and POST /api/v1/import/{entity} (operations loaded on first use). */
 import { createApiHandler } from '../../shared/http/stack.js';
-import { importAuthorizeOptions, importOperations } from '../../shared/import/operations.js';
 import { loadRegistry } from '../../shared/registry/index.js';
 
 await loadRegistry();
 
-export const handler = createApiHandler(importOperations, importAuthorizeOptions);
+export const handler = createApiHandler(async () => {
+  const { importAuthorizeOptions, importOperations } = await import('../../shared/import/operations.js');
+  return { operations: importOperations, options: importAuthorizeOptions };
+});

@@ -1,13 +1,13 @@
 /**
  * The keys family: API key management under /api/v1/keys (bare scopes read/write/delete) and
  * /api/v1/api-keys (entity:action, entity:*, `*` for admins), session only (routes' auth
- * 'session'). Thin: every decision is in shared/auth/key-management.ts.
+ * 'session'). Thin: every decision is in shared/auth/key-management.ts, loaded (with the AWS
+ * SDK) on first use.
  */
-import { createKey, getKey, listAudit, listKeys, revokeKey, updateKey, KEY_WARNING } from '../../shared/auth/key-management.js';
 import type { ScopeFamily } from '../../shared/auth/scope-catalog.js';
 import { BadRequestError } from '../../shared/errors.js';
 import type { ApiRequest, Operation, Reply } from '../../shared/http/types.js';
-import { createApiHandler } from '../../shared/http/stack.js';
+import { createApiHandler, type Operations } from '../../shared/http/stack.js';
 import { apiPath } from '../../shared/http/urls.js';
 import { routeKey } from '../../shared/routes.js';
 
@@ -27,39 +27,46 @@ function limitOf(value: string | undefined): number {
   return Math.min(n, 100);
 }
 
-const list: Operation = async (req) => ({
-  headers: NO_STORE,
-  data: await listKeys(req.auth!, { all: flag(req.query.all, 'all'), userId: req.query.userId }),
-});
+async function loadOperations(): Promise<{ operations: Operations }> {
+  const { createKey, getKey, listAudit, listKeys, revokeKey, updateKey, KEY_WARNING } = await import('../../shared/auth/key-management.js');
 
-function create(family: ScopeFamily): Operation {
-  return async (req: ApiRequest): Promise<Reply> => {
-    const { key, record } = await createKey({ ...req, auth: req.auth! }, req.body, family);
-    return { status: 201, headers: NO_STORE, data: { ...record, key }, warning: KEY_WARNING };
+  const list: Operation = async (req) => ({
+    headers: NO_STORE,
+    data: await listKeys(req.auth!, { all: flag(req.query.all, 'all'), userId: req.query.userId }),
+  });
+
+  function create(family: ScopeFamily): Operation {
+    return async (req: ApiRequest): Promise<Reply> => {
+      const { key, record } = await createKey({ ...req, auth: req.auth! }, req.body, family);
+      return { status: 201, headers: NO_STORE, data: { ...record, key }, warning: KEY_WARNING };
+    };
+  }
+
+  function revoke(param: string): Operation {
+    return async (req) => {
+      const result = await revokeKey({ ...req, auth: req.auth! }, req.params[param]);
+      return { status: 200, data: result, message: 'API key revoked' };
+    };
+  }
+
+  const operations: Operations = {
+    [routeKey('GET', `${V1}/keys`)]: list,
+    [routeKey('POST', `${V1}/keys`)]: create('keys'),
+    [routeKey('DELETE', `${V1}/keys/{keyId}`)]: revoke('keyId'),
+
+    [routeKey('GET', `${V1}/api-keys`)]: list,
+    [routeKey('POST', `${V1}/api-keys`)]: create('api-keys'),
+    [routeKey('GET', `${V1}/api-keys/{id}`)]: async (req) => ({ headers: NO_STORE, data: await getKey(req.auth!, req.params.id) }),
+    [routeKey('PATCH', `${V1}/api-keys/{id}`)]: async (req) => ({ data: await updateKey({ ...req, auth: req.auth! }, req.params.id, req.body) }),
+    [routeKey('DELETE', `${V1}/api-keys/{id}`)]: revoke('id'),
+    [routeKey('GET', `${V1}/api-keys/{id}/audit`)]: async (req) => {
+      const { entries, nextCursor } = await listAudit(req.auth!, req.params.id, limitOf(req.query.limit), req.query.cursor);
+      const headers: Record<string, string> = { ...NO_STORE };
+      if (nextCursor) headers.Link = `<${apiPath(req, req.path)}?cursor=${nextCursor}${req.query.limit ? `&limit=${limitOf(req.query.limit)}` : ''}>; rel="next"`;
+      return { headers, data: entries };
+    },
   };
+  return { operations };
 }
 
-function revoke(param: string): Operation {
-  return async (req) => {
-    const result = await revokeKey({ ...req, auth: req.auth! }, req.params[param]);
-    return { status: 200, data: result, message: 'API key revoked' };
-  };
-}
-
-export const handler = createApiHandler({
-  [routeKey('GET', `${V1}/keys`)]: list,
-  [routeKey('POST', `${V1}/keys`)]: create('keys'),
-  [routeKey('DELETE', `${V1}/keys/{keyId}`)]: revoke('keyId'),
-
-  [routeKey('GET', `${V1}/api-keys`)]: list,
-  [routeKey('POST', `${V1}/api-keys`)]: create('api-keys'),
-  [routeKey('GET', `${V1}/api-keys/{id}`)]: async (req) => ({ headers: NO_STORE, data: await getKey(req.auth!, req.params.id) }),
-  [routeKey('PATCH', `${V1}/api-keys/{id}`)]: async (req) => ({ data: await updateKey({ ...req, auth: req.auth! }, req.params.id, req.body) }),
-  [routeKey('DELETE', `${V1}/api-keys/{id}`)]: revoke('id'),
-  [routeKey('GET', `${V1}/api-keys/{id}/audit`)]: async (req) => {
-    const { entries, nextCursor } = await listAudit(req.auth!, req.params.id, limitOf(req.query.limit), req.query.cursor);
-    const headers: Record<string, string> = { ...NO_STORE };
-    if (nextCursor) headers.Link = `<${apiPath(req, req.path)}?cursor=${nextCursor}${req.query.limit ? `&limit=${limitOf(req.query.limit)}` : ''}>; rel="next"`;
-    return { headers, data: entries };
-  },
-});
+export const handler = createApiHandler(loadOperations);

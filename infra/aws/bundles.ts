@@ -1,10 +1,11 @@
 /**
  * What a synthesized cloud assembly (`cdk synth` output) holds for each family function: its
- * asset directory (index.mjs, its source map and esbuild's index.meta.json), its environment
- * and the project files each bundle was built from. Read by the bundle-content tests and the
+ * asset directory (index.mjs, the chunks/ it imports, their source maps and esbuild's
+ * index.meta.json), its environment and the project files each bundle was built from, all of
+ * them and those evaluated when the bundle loads. Read by the bundle-content tests and the
  * cold-start bench, so both look at the very bundles a deploy uploads.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pascal } from './tables.js';
 
@@ -12,13 +13,56 @@ export interface FamilyBundle {
   family: string;
   /** The asset directory. */
   dir: string;
-  /** The bundle file (index.mjs). */
+  /** The bundle's entry file (index.mjs). */
   file: string;
+  /** Bytes of its code: index.mjs and every chunk. */
   bytes: number;
+  /** Bytes Node reads and parses when the bundle loads: index.mjs and the chunks it imports statically. */
+  loadBytes: number;
   /** The function's environment as synthesized (references to other resources as placeholders). */
   environment: Record<string, string>;
   /** Project files and packages the bundle was built from, relative to the project root. */
   inputs: string[];
+  /**
+   * Those evaluated when the bundle loads: reached from the handler (and the injected files)
+   * through static imports and requires. The others are evaluated by the `import()` that needs them.
+   */
+  loadInputs: string[];
+}
+
+interface Metafile {
+  inputs: Record<string, { imports: { path: string; kind: string; external?: boolean }[] }>;
+  outputs: Record<string, { entryPoint?: string; imports: { path: string; kind: string; external?: boolean }[]; inputs: Record<string, unknown> }>;
+}
+
+/** Inputs reached from `roots` through static imports and requires. */
+function staticallyReached(meta: Metafile, roots: readonly string[]): Set<string> {
+  const reached = new Set<string>();
+  const pending = [...roots];
+  while (pending.length) {
+    const input = pending.pop()!;
+    if (reached.has(input) || !meta.inputs[input]) continue;
+    reached.add(input);
+    for (const edge of meta.inputs[input].imports) {
+      if (!edge.external && (edge.kind === 'import-statement' || edge.kind === 'require-call')) pending.push(edge.path);
+    }
+  }
+  return reached;
+}
+
+/** Output files (relative to the bundle) index.mjs loads: itself and the chunks it imports statically. */
+function loadedOutputs(meta: Metafile): Set<string> {
+  const loaded = new Set<string>();
+  const pending = ['index.mjs'];
+  while (pending.length) {
+    const file = pending.pop()!;
+    if (loaded.has(file) || !meta.outputs[file]) continue;
+    loaded.add(file);
+    for (const edge of meta.outputs[file].imports) {
+      if (!edge.external && edge.kind === 'import-statement') pending.push(edge.path);
+    }
+  }
+  return loaded;
 }
 
 type TemplateResource = { Type: string; Properties?: Record<string, any>; Metadata?: Record<string, unknown> };
@@ -57,14 +101,20 @@ export function familyBundles(outdir: string, stackName: string, families: reado
     const environment = Object.fromEntries(
       Object.entries((resource.Properties?.Environment?.Variables ?? {}) as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'string' ? v : `synthesized-${k.toLowerCase()}`]),
     );
-    const meta = existsSync(metafile) ? (JSON.parse(readFileSync(metafile, 'utf8')) as { inputs: Record<string, unknown> }) : { inputs: {} };
+    const meta: Metafile = existsSync(metafile) ? (JSON.parse(readFileSync(metafile, 'utf8')) as Metafile) : { inputs: {}, outputs: {} };
+    const code = Object.keys(meta.outputs).filter((f) => f.endsWith('.mjs'));
+    const size = (files: Iterable<string>) => [...files].reduce((sum, f) => sum + (existsSync(path.join(dir, f)) ? statSync(path.join(dir, f)).size : 0), 0);
+    const index = meta.outputs['index.mjs'];
+    const injected = Object.keys(meta.inputs).filter((input) => input.endsWith('infra/aws/runtime/stack-traces.ts'));
     bundles.set(family, {
       family,
       dir,
       file,
-      bytes: existsSync(file) ? readFileSync(file).length : 0,
+      bytes: size(code),
+      loadBytes: size(loadedOutputs(meta)),
       environment,
       inputs: Object.keys(meta.inputs).map(normalizeInput),
+      loadInputs: [...staticallyReached(meta, index?.entryPoint ? [index.entryPoint, ...injected] : [])].map(normalizeInput),
     });
   }
   return bundles;

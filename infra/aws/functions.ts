@@ -1,18 +1,20 @@
 /**
  * One Lambda function per operation family: functions/<family>/handler.ts, export `handler`,
- * bundled locally by esbuild (no Docker) into one ESM file. `createBundledFunction` builds any
- * other function of the app the same way (the bootstrap admin's, infra/aws/bootstrap.ts).
+ * bundled locally by esbuild (no Docker) into index.mjs and the chunks it imports on first use.
+ * `createBundledFunction` builds any other function of the app the same way (the bootstrap
+ * admin's, infra/aws/bootstrap.ts).
  */
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, RemovalPolicy, type ILocalBundling } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { existsSync } from 'node:fs';
+import { buildSync, type Metafile } from 'esbuild';
+import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENTITY_FILES_ENV, entityFileNames } from '../../shared/registry/index.js';
-import { bundleFilesFor, copyCommands } from './docs.js';
+import { bundleFilesFor } from './docs.js';
 import { STREAMING_FAMILIES, STREAMING_TIMEOUT_SECONDS } from '../../shared/routes.js';
 import { grantTableAccess } from './permissions.js';
 import { pascal, tableEnvName, type TableId, type Tables } from './tables.js';
@@ -67,11 +69,91 @@ export interface BundledFunctionProps {
 }
 
 /**
- * A function bundled the way all of this app's functions are: `entry` by local esbuild (no Docker)
- * into one minified ESM file with a source map (read only when a stack is printed) and the AWS
- * SDK inside, nodejs22.x on arm64, X-Ray tracing, and its own log group (`<id>Logs`, one month)
- * next to it in `scope`. esbuild's metafile (index.meta.json) stays beside the bundle: the bundle
- * tests and the cold-start bench read what each bundle holds from it.
+ * esbuild, run locally by the asset's bundling (as NodejsFunction does, with code splitting,
+ * which NodejsFunction's single output file cannot do): minified ESM, target node22.
+ *
+ * - `index.mjs` holds what the handler module evaluates at load; every module reached only
+ *   through `import()` (the AWS SDK, the operations: see shared/http/on-first-use.ts) goes to
+ *   `chunks/`, which Node reads, parses and evaluates on the first request that imports it. A
+ *   single file would be parsed whole at every cold start, and the Node built-ins its modules
+ *   import (http, https, zlib, child_process, ...) would all be loaded there too, since esbuild
+ *   hoists external imports to the top of their output file.
+ * - A source map per file, without sources, read only when a stack is printed
+ *   (runtime/stack-traces.ts, injected), instead of NODE_OPTIONS=--enable-source-maps.
+ * - The require shim at the top of each file, for bundled CommonJS modules.
+ * - esbuild's metafile as index.meta.json: the bundle tests and the cold-start bench read what
+ *   each bundle holds from it (its output paths relative to the bundle).
+ * - `bundleFiles` copied in at the same relative path.
+ *
+ * The asset hash is the output's, so a bundle is uploaded again only when it changed. The
+ * fields of this object are part of CDK's bundling cache key: one per entry and options.
+ */
+export class EsbuildBundling implements ILocalBundling {
+  constructor(
+    readonly entry: string,
+    readonly external: readonly string[],
+    readonly bundleFiles: readonly string[],
+  ) {}
+
+  tryBundle(outputDir: string): boolean {
+    const result = buildSync({
+      absWorkingDir: PROJECT_ROOT,
+      entryPoints: { index: this.entry },
+      outdir: outputDir,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node22',
+      mainFields: ['module', 'main'],
+      splitting: true,
+      chunkNames: 'chunks/[name]-[hash]',
+      outExtension: { '.js': '.mjs' },
+      minify: true,
+      sourcemap: true,
+      // Stack traces need the mappings, not the sources.
+      sourcesContent: false,
+      inject: [STACK_TRACES],
+      banner: { js: REQUIRE_SHIM },
+      external: [...this.external],
+      tsconfig: path.join(PROJECT_ROOT, 'tsconfig.json'),
+      metafile: true,
+      logLevel: 'warning',
+    });
+    writeFileSync(path.join(outputDir, 'index.meta.json'), JSON.stringify(bundleRelative(result.metafile, outputDir)));
+    for (const file of this.bundleFiles) {
+      mkdirSync(path.dirname(path.join(outputDir, file)), { recursive: true });
+      cpSync(path.join(PROJECT_ROOT, file), path.join(outputDir, file));
+    }
+    return true;
+  }
+}
+
+/** The metafile with its output paths relative to the bundle directory (they name a temporary directory). */
+function bundleRelative(metafile: Metafile, outputDir: string): Metafile {
+  const relative = (file: string) => path.relative(outputDir, path.resolve(PROJECT_ROOT, file));
+  const outputs: Metafile['outputs'] = {};
+  for (const [file, output] of Object.entries(metafile.outputs)) {
+    outputs[relative(file)] = { ...output, imports: output.imports.map((edge) => (edge.external ? edge : { ...edge, path: relative(edge.path) })) };
+  }
+  return { inputs: metafile.inputs, outputs };
+}
+
+/** The code of a bundled function: `entry` bundled by EsbuildBundling. */
+export function bundledCode(entry: string, options: { external?: readonly string[]; bundleFiles?: readonly string[] } = {}): lambda.Code {
+  return lambda.Code.fromAsset(PROJECT_ROOT, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      local: new EsbuildBundling(entry, options.external ?? [], options.bundleFiles ?? []),
+      // Never pulled: local bundling always succeeds or throws.
+      image: DockerImage.fromRegistry('dummy'),
+    },
+  });
+}
+
+/**
+ * A function bundled the way all of this app's functions are (EsbuildBundling, the AWS SDK inside
+ * unless `externalModules` says otherwise), nodejs22.x on arm64, X-Ray tracing, and its own log
+ * group (`<id>Logs`, one month) next to it in `scope`.
  */
 export function createBundledFunction(scope: Construct, id: string, props: BundledFunctionProps): NodejsFunction {
   const logGroup = new logs.LogGroup(scope, `${id}Logs`, {
@@ -80,7 +162,8 @@ export function createBundledFunction(scope: Construct, id: string, props: Bundl
   });
   return new NodejsFunction(scope, id, {
     description: props.description,
-    ...(props.code ? { code: props.code, handler: 'index.handler' } : { entry: props.entry, handler: 'handler' }),
+    code: props.code ?? bundledCode(props.entry, { external: props.externalModules, bundleFiles: props.bundleFiles }),
+    handler: 'index.handler',
     runtime: lambda.Runtime.NODEJS_22_X,
     architecture: lambda.Architecture.ARM_64,
     memorySize: props.memorySize ?? 512,
@@ -91,33 +174,6 @@ export function createBundledFunction(scope: Construct, id: string, props: Bundl
     loggingFormat: lambda.LoggingFormat.JSON,
     ...(props.reservedConcurrency !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
     environment: props.environment,
-    projectRoot: PROJECT_ROOT,
-    depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
-    bundling: {
-      format: OutputFormat.ESM,
-      banner: REQUIRE_SHIM,
-      target: 'node22',
-      mainFields: ['module', 'main'],
-      minify: true,
-      sourceMap: true,
-      // Stack traces need the mappings, not the sources.
-      sourcesContent: false,
-      inject: [STACK_TRACES],
-      metafile: true,
-      // Bundle the AWS SDK too: the versions in package-lock.json, not whatever the runtime carries.
-      externalModules: props.externalModules ?? [],
-      forceDockerBundling: false,
-      tsconfig: path.join(PROJECT_ROOT, 'tsconfig.json'),
-      ...(props.bundleFiles?.length
-        ? {
-            commandHooks: {
-              beforeBundling: () => [],
-              beforeInstall: () => [],
-              afterBundling: (inputDir: string, outputDir: string) => copyCommands(inputDir, outputDir, props.bundleFiles!),
-            },
-          }
-        : {}),
-    },
   });
 }
 

@@ -3,15 +3,20 @@
  * (Authorization: Bearer or X-API-Key); neither valid → 401. The route's auth mode decides
  * what is needed: public routes ignore credentials, optional routes allow anonymous callers,
  * session routes refuse a key alone with 403.
+ *
+ * The session and key code (and the AWS SDK under it) loads on the first request that carries
+ * credentials or needs them, not at cold start.
  */
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
-import { SESSION_COOKIE, sessionCookie, verifySession } from '../auth/sessions.js';
-import { extractApiKey, verifyApiKey } from '../auth/api-keys.js';
+import { onFirstUse } from './on-first-use.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest, AuthContext } from './types.js';
 
+const credentialCode = onFirstUse(() => Promise.all([import('../auth/sessions.js'), import('../auth/api-keys.js')]));
+
 export async function resolveAuth(req: ApiRequest): Promise<AuthContext | undefined> {
+  const [{ SESSION_COOKIE, sessionCookie, verifySession }, { extractApiKey, verifyApiKey }] = await credentialCode();
   const token = req.cookies[SESSION_COOKIE];
   const session = token ? await verifySession(token) : undefined;
   if (session) {

@@ -5,7 +5,6 @@
  */
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { apiKeyScopeDenied } from '../auth/api-keys.js';
 import { hasScope } from '../auth/scopes.js';
 import { InsufficientPermissionsError, UnauthorizedError } from '../errors.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest } from './types.js';
@@ -34,7 +33,7 @@ export function authorize(options: AuthorizeOptions = {}): middy.MiddlewareObj<A
       if (!scope || options.scopeApplies?.(req) === false) return;
       if (!hasScope(req.auth.scopes, scope)) {
         // A key's denial is audited and padded like every failed key validation.
-        if (req.auth.type === 'api_key') await apiKeyScopeDenied(req, scope);
+        if (req.auth.type === 'api_key') await (await import('../auth/api-keys.js')).apiKeyScopeDenied(req, scope);
         throw new InsufficientPermissionsError(scope);
       }
     },

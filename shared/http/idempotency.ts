@@ -33,10 +33,10 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { DeleteCommand, GetCommand, PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../data/client.js';
+import type { PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ApiError, BadRequestError } from '../errors.js';
 import { logger } from '../logger.js';
+import { onFirstUse } from './on-first-use.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest, AuthContext } from './types.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -268,11 +268,18 @@ export function open(sealed: Uint8Array, secret: Buffer): StoredResponse {
 
 const claims = new WeakMap<ApiRequest, Claim>();
 
+/** The DynamoDB client and commands, loaded by the first request that carries an Idempotency-Key. */
+const dynamo = onFirstUse(async () => {
+  const [{ DeleteCommand, GetCommand, PutCommand }, { db, tableName }] = await Promise.all([import('@aws-sdk/lib-dynamodb'), import('../data/client.js')]);
+  return { DeleteCommand, GetCommand, PutCommand, db, tableName };
+});
+
 function isConditionFailure(error: unknown): boolean {
   return (error as Error | undefined)?.name === 'ConditionalCheckFailedException';
 }
 
 async function release(claim: Claim): Promise<void> {
+  const { DeleteCommand, db, tableName } = await dynamo();
   try {
     await db().send(new DeleteCommand(releaseParams(claim, tableName('limits'))));
   } catch (error) {
@@ -283,6 +290,7 @@ async function release(claim: Claim): Promise<void> {
 async function takeLock(req: ApiRequest, idempotencyKey: string, now: () => number, timeLeft: () => number): Promise<APIGatewayProxyResult | undefined> {
   const scope = idempotencyScope(req.auth, req.ip);
   const fingerprint = requestFingerprint(req.method, req.path, req.multiQuery, req.rawBody);
+  const { GetCommand, PutCommand, db, tableName } = await dynamo();
   // Two rounds: a record that vanished or went stale between the lock and the read is retried once.
   for (let attempt = 0; attempt < 2; attempt++) {
     const nowMs = now();
@@ -315,6 +323,7 @@ async function finish(req: ApiRequest | undefined, result: APIGatewayProxyResult
   if (!req || !claim) return;
   claims.delete(req);
   try {
+    const { PutCommand, db, tableName } = await dynamo();
     const stored = storableResponse(result);
     const sealed = stored && seal(stored, claim.secret);
     if (!sealed || sealed.byteLength > MAX_STORED_BYTES) return await release(claim);

@@ -5,6 +5,10 @@
  * Order of `before`: request context → inherited auth (batch sub-requests) → CORS (preflights
  * end here) → version → authenticate → rate limit → CSRF → scopes → JSON body → Idempotency-Key
  * (a replay ends here); the envelope's after/onError run next to last, the idempotency record's last.
+ *
+ * What needs DynamoDB (authentication, the rate limit, idempotency records) and, for a family
+ * that passes a loader instead of its operations, the operations themselves load on the first
+ * request that needs them (on-first-use.ts): a cold start evaluates the stack, not the AWS SDK.
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
@@ -19,12 +23,19 @@ import { envelope } from './envelope.js';
 import { idempotency } from './idempotency.js';
 import { inheritedAuth } from './inherited-auth.js';
 import { jsonBody } from './json-body.js';
-import { leaseAhead, rateLimit, type RateLimitOptions } from './rate-limit.js';
+import { onFirstUse } from './on-first-use.js';
+import type { RateLimitOptions } from './rate-limit.js';
 import { requestContext } from './request-context.js';
 import { timedAuthentication, withRequestMetrics } from './request-metrics.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest, Operation, Reply } from './types.js';
 
 export type Operations = Record<string, Operation>;
+
+/**
+ * A family's operations (and the stack options that come with them), imported by the first
+ * request that gets past CORS and the API version: `() => import('...').then(...)`.
+ */
+export type OperationsLoader = () => Promise<{ operations: Operations; options?: StackOptions }>;
 
 export interface StackOptions extends AuthorizeOptions, RateLimitOptions {
   /** Lambda response streaming (the SSE stream). */
@@ -39,22 +50,54 @@ export interface StackOptions extends AuthorizeOptions, RateLimitOptions {
 
 type Middleware = middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext>;
 
-/** The rate-limit middleware, replaced by one lease for a request whose sub-requests count themselves. */
-function countedWhen(limit: Middleware, subRequestsCounted: ((req: ApiRequest) => number) | undefined): Middleware {
-  if (!subRequestsCounted) return limit;
-  const before = limit.before!;
+const rateLimitCode = onFirstUse(() => import('./rate-limit.js'));
+
+/**
+ * The rate limit (rate-limit.ts, loaded on first use), replaced by one lease for a request whose
+ * sub-requests count themselves. `options` is read when the first request arrives.
+ */
+function limitRate(options: StackOptions): Middleware {
+  let limit: Middleware['before'];
   return {
-    before: function limitRateUnlessCountedBySubRequests(request) {
-      const running = subRequestsCounted(request.context.api!);
-      return running === 0 ? before(request) : leaseAhead(request.context.api!, running);
+    before: async function limitRateOnFirstUse(request) {
+      if (!limit) {
+        const { leaseAhead, rateLimit } = await rateLimitCode();
+        const before = rateLimit(options).before!;
+        const subRequestsCounted = options.subRequestsCounted;
+        limit = subRequestsCounted
+          ? function limitRateUnlessCountedBySubRequests(request) {
+              const running = subRequestsCounted(request.context.api!);
+              return running === 0 ? before(request) : leaseAhead(request.context.api!, running);
+            }
+          : before;
+      }
+      return limit(request);
     },
   };
 }
 
-export function createApiHandler(operations: Operations, options: StackOptions = {}) {
+/** Loads deferred operations before anything reads the family's options (authentication on). */
+function operationsLoaded(load: () => Promise<unknown>): Middleware {
+  return {
+    before: async function loadOperations() {
+      await load();
+    },
+  };
+}
+
+export function createApiHandler(operations: Operations | OperationsLoader, options: StackOptions = {}) {
+  // The middlewares read the options when a request runs: deferred operations add theirs on load.
+  const stackOptions: StackOptions = { ...options };
+  let table: Operations | undefined = typeof operations === 'function' ? undefined : operations;
+  const load = onFirstUse(async () => {
+    if (table) return;
+    const loaded = await (operations as OperationsLoader)();
+    Object.assign(stackOptions, loaded.options);
+    table = loaded.operations;
+  });
   async function dispatch(_event: ApiEvent, context: ApiLambdaContext): Promise<Reply> {
     const req = context.api!;
-    const operation = operations[routeKey(req.route.method, req.route.path)];
+    const operation = (table ?? {})[routeKey(req.route.method, req.route.path)];
     if (!operation) throw new MethodNotAllowedError(`${req.method} is not allowed on ${req.path}`);
     return operation(req, context);
   }
@@ -68,12 +111,13 @@ export function createApiHandler(operations: Operations, options: StackOptions =
     .use(inheritedAuth())
     .use(cors())
     .use(apiVersion())
+    .use(operationsLoaded(load))
     .use(timedAuthentication(authenticate()))
     // Right after authentication, so every authenticated response (a 403 too) carries the
     // rate-limit headers.
-    .use(countedWhen(rateLimit(options), options.subRequestsCounted))
+    .use(limitRate(stackOptions))
     .use(csrf())
-    .use(authorize(options))
+    .use(authorize(stackOptions))
     .use(jsonBody())
     .use(idempotent.claim));
 }

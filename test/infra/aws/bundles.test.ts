@@ -68,19 +68,32 @@ describe('family bundles', () => {
     expect(bundles.get('health')!.inputs.some((i) => i.startsWith('node_modules/graphql/') || i.startsWith('node_modules/ajv/'))).toBe(false);
   });
 
-  it('are one minified ESM file each, with the require shim, a source map without sources and the stack-trace mapper', () => {
+  it('are minified ESM (index.mjs and its chunks/), each file with the require shim and a source map without sources, and the stack-trace mapper', () => {
     for (const [family, bundle] of bundles) {
       // Files a family declares beside its code (the docs page's assets) are copied in after esbuild.
       const copied = new Set(bundleFilesFor(family).map((f) => f.split('/')[0]));
       const files = readdirSync(bundle.dir).filter((f) => !copied.has(f)).sort();
-      expect(files, family).toEqual(['index.meta.json', 'index.mjs', 'index.mjs.map']);
-      const code = readFileSync(bundle.file, 'utf8');
-      expect(code.startsWith(REQUIRE_SHIM), family).toBe(true);
-      expect(code, family).toMatch(/export\s*\{[^}]*\bhandler\b/);
+      expect(files.filter((f) => f !== 'chunks'), family).toEqual(['index.meta.json', 'index.mjs', 'index.mjs.map']);
+      const chunks = files.includes('chunks') ? readdirSync(path.join(bundle.dir, 'chunks')).map((f) => path.join('chunks', f)) : [];
+      for (const file of ['index.mjs', ...chunks.filter((f) => f.endsWith('.mjs'))]) {
+        expect(readFileSync(path.join(bundle.dir, file), 'utf8').startsWith(REQUIRE_SHIM), `${family} ${file}`).toBe(true);
+        expect(chunks.includes(`${file}.map`) || file === 'index.mjs', `${family} ${file}.map`).toBe(true);
+        const map = JSON.parse(readFileSync(path.join(bundle.dir, `${file}.map`), 'utf8')) as { sourcesContent?: unknown };
+        expect(map.sourcesContent, `${family} ${file}.map`).toBeUndefined();
+      }
+      expect(readFileSync(bundle.file, 'utf8'), family).toMatch(/export\s*\{[^}]*\bhandler\b/);
       expect(bundle.inputs, family).toContain('infra/aws/runtime/stack-traces.ts');
-      const map = JSON.parse(readFileSync(`${bundle.file}.map`, 'utf8')) as { sourcesContent?: unknown };
-      expect(map.sourcesContent, family).toBeUndefined();
     }
+  });
+
+  it('load the AWS SDK, ajv and graphql on first use, not when the bundle loads (precompiled validators use only the run-time helpers of ajv)', () => {
+    for (const [family, bundle] of bundles) {
+      const atLoad = bundle.loadInputs.filter((i) => /^node_modules\/(@aws-sdk|@smithy|graphql)\/|^node_modules\/ajv\/(?!dist\/runtime\/)/.test(i));
+      if (['health', 'auth', 'keys', 'entities', 'import', 'graphql'].includes(family)) expect(atLoad, family).toEqual([]);
+    }
+    const entities = bundles.get('entities')!;
+    expect(entities.inputs.some((i) => i.startsWith('node_modules/@aws-sdk/'))).toBe(true);
+    expect(entities.loadBytes).toBeLessThan(entities.bytes / 2);
   });
 
   it('never compile a schema at load: entity validators come precompiled', () => {
