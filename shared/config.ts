@@ -63,6 +63,8 @@ export interface Config {
   secureCookies: boolean;
   /** X-Request-Cost on every response (and ReturnConsumedCapacity on every DynamoDB call). */
   requestCostHeader: boolean;
+  /** One JSON line per request (caller type, status, latency): shared/http/request-metrics.ts. */
+  requestLog: boolean;
   /** The SSE stream (shared/stream/*). */
   stream: {
     /** How often an open stream queries the events table. */
@@ -136,6 +138,7 @@ function load(): Config {
     metadataDefaults: json<Record<string, unknown>>('METADATA_DEFAULTS', {}),
     secureCookies: process.env.SECURE_COOKIES === '1',
     requestCostHeader: !['0', 'false', 'off'].includes((process.env.REQUEST_COST_HEADER ?? '').toLowerCase()),
+    requestLog: ['1', 'true', 'on'].includes((process.env.REQUEST_LOG ?? '').toLowerCase()),
     stream: {
       pollMs: Math.max(50, int('STREAM_POLL_MS', 500)),
       heartbeatMs: Math.max(100, int('STREAM_HEARTBEAT_MS', 15_000)),

@@ -84,7 +84,8 @@ export class EntityRecordApiStack extends Stack {
     this.functions = new FamilyFunctions(this, 'Functions', {
       families,
       tables,
-      environment: { [DEPLOYMENT_SECRET_ARN_ENV]: deploymentSecret.secretArn, ...props.environment },
+      // With access logs, each function logs a `request` line too: the caller type the gateway cannot see.
+      environment: { [DEPLOYMENT_SECRET_ARN_ENV]: deploymentSecret.secretArn, ...(props.accessLogs ? { REQUEST_LOG: 'on' } : {}), ...props.environment },
       code: props.code,
       reservedConcurrency: props.reservedConcurrency,
     });

@@ -10,11 +10,16 @@
  * - `X-Request-Cost: rcu=1.0, wcu=1.0`: the capacity units DynamoDB reported for the request's
  *   calls (a batch's sub-requests included), unless REQUEST_COST_HEADER is off.
  * Streamed responses send their headers before the work is done and carry neither.
+ *
+ * With REQUEST_LOG on, each request also logs one JSON line, `request`, with what API Gateway's
+ * access log cannot know (the caller's type, decided by the function) and the gateway's request
+ * id to join the two.
  */
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { config } from '../config.js';
 import { currentUsage, withRequestUsage, type RequestUsage } from '../data/usage.js';
+import { logger } from '../logger.js';
 import type { ApiEvent, ApiLambdaContext } from './types.js';
 
 type Middleware = middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext>;
@@ -48,13 +53,43 @@ function withHeaders(result: unknown, usage: RequestUsage): unknown {
   return response;
 }
 
+export type CallerType = 'api_key' | 'session' | 'anonymous';
+
+/** The request log line's fields (no credentials, no body, no query string). */
+export function requestLogEntry(event: ApiEvent | undefined, context: ApiLambdaContext | undefined, result: unknown, usage: RequestUsage, now = performance.now()) {
+  const req = context?.api;
+  const status = result && typeof result === 'object' && 'statusCode' in result ? (result as { statusCode: number }).statusCode : undefined;
+  const callerType: CallerType = req?.auth?.type ?? 'anonymous';
+  return {
+    requestId: req?.requestId,
+    gatewayRequestId: event?.requestContext?.requestId,
+    method: event?.httpMethod,
+    resource: req?.route.path ?? event?.resource,
+    status,
+    callerType,
+    tenantId: req?.auth?.tenantId,
+    latencyMs: Math.round((now - usage.startedAt) * 10) / 10,
+    dynamodbCalls: usage.calls,
+    rcu: usage.rcu,
+    wcu: usage.wcu,
+  };
+}
+
 /**
  * The family's handler, run inside a request usage of its own; its result gets the headers.
  * Every property of the wrapped handler (middy's `use`, the streaming marker) is kept.
  */
 export function withRequestMetrics<H extends (...args: never[]) => unknown>(handler: H): H {
   const wrapped = function handleWithMetrics(...args: Parameters<H>) {
-    return withRequestUsage(async (usage) => withHeaders(await handler(...args), usage));
+    return withRequestUsage(async (usage) => {
+      const result = await handler(...args);
+      if (config().requestLog) {
+        // (event, context), or (event, responseStream, context) for a streamed response.
+        const context = (args as unknown[]).slice(1).find((a) => !!a && typeof a === 'object' && 'api' in a) as ApiLambdaContext | undefined;
+        logger.info('request', requestLogEntry(args[0] as ApiEvent, context, result, usage));
+      }
+      return withHeaders(result, usage);
+    });
   };
   Object.assign(wrapped, handler);
   return wrapped as unknown as H;

@@ -49,6 +49,8 @@ describe('operator options', { timeout: 180_000 }, () => {
     expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status', latencyMs: '$context.responseLatency', ip: '$context.identity.sourceIp' });
     expect(JSON.stringify(format)).not.toContain('apiKey');
     template.resourceCountIs('AWS::ApiGateway::Account', 1);
+    // The caller type comes from the functions' own request line, joined by the gateway's request id.
+    template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ REQUEST_LOG: 'on' }) } });
   });
 
   it('takes stage throttling and per-family reserved concurrency from the options', () => {
