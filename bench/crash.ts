@@ -127,6 +127,8 @@ export interface Tally {
   lostCreates: number;
   undoneDeletes: number;
   revertedUpdates: number;
+  /** Imports of 100 acknowledged (their tasks are counted in creates). */
+  imports: number;
   examples: string[];
 }
 
@@ -154,7 +156,7 @@ export async function crashRounds(rounds: number, log: (line: string) => void = 
   const admin = { email: 'bench-crash@bench.local', password: `bench-${randomBytes(12).toString('hex')}` };
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-crash-'));
   const records = new Map<string, Known>();
-  const tally: Tally = { creates: 0, updates: 0, deletes: 0, checks: 0, lostCreates: 0, undoneDeletes: 0, revertedUpdates: 0, examples: [] };
+  const tally: Tally = { creates: 0, updates: 0, deletes: 0, checks: 0, lostCreates: 0, undoneDeletes: 0, revertedUpdates: 0, imports: 0, examples: [] };
   let importsInFlight = 0;
   let importRetries = 0;
   let importRetryFailures = 0;
@@ -175,6 +177,8 @@ export async function crashRounds(rounds: number, log: (line: string) => void = 
       const url = server.url;
       let stopped = false;
       let importing = false;
+      let importsDone = 0;
+      let importMs = 500;
       const cutCreates = new Map<string, Record<string, unknown>>();
       const cutImports = new Map<string, { tasks: Record<string, unknown>[]; word: string }>();
       const ownAlive = (owner: number) => [...records].filter(([, k]) => k.owner === owner && !k.deleted && !k.maybeDeleted).map(([id]) => id);
@@ -250,11 +254,15 @@ export async function crashRounds(rounds: number, log: (line: string) => void = 
           const tasks = Array.from({ length: 100 }, (_, j) => ({ title: `${word} ${j}`, status: ['todo', 'in_progress', 'completed'][j % 3] }));
           cutImports.set(key, { tasks, word });
           importing = true;
+          const importStarted = performance.now();
           try {
             const reply = await call(url, { ...auth, 'Idempotency-Key': key }, 'POST', '/api/v1/import/tasks', { tasks });
             importing = false;
             cutImports.delete(key);
             if (reply.status !== 201) continue;
+            importMs = performance.now() - importStarted;
+            importsDone++;
+            tally.imports++;
             const owner = WRITERS + 1 + ((r * 1000 + i) % 1_000_000);
             for (const task of reply.body.data.tasks as { id: string; title: string }[]) {
               records.set(task.id, { title: task.title, maybeTitles: new Set(), deleted: false, maybeDeleted: false, owner });
@@ -268,14 +276,14 @@ export async function crashRounds(rounds: number, log: (line: string) => void = 
       };
 
       const writers = [...Array.from({ length: WRITERS }, (_, n) => writer(n)), importer()];
-      // Run a while (and until a few writes were acknowledged, however slow the machine), then
-      // kill while an import is in flight.
+      // Run a while, and until an import and a few single creates were acknowledged however slow
+      // the machine is, then kill at a random point inside the next import.
       const createsBefore = tally.creates;
       await new Promise((resolve) => setTimeout(resolve, 3_000 + Math.random() * 4_000));
-      for (let waited = 0; tally.creates - createsBefore < 10 && waited < 60_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
-      for (let waited = 0; !importing && waited < 10_000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
-      // A random point inside the import (it takes a few hundred ms).
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 150));
+      for (let waited = 0; (tally.creates - createsBefore - importsDone * 100 < 10 || importsDone < 1) && waited < 90_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      for (let waited = 0; importing && waited < 30_000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+      for (let waited = 0; !importing && waited < 30_000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * importMs * 0.9));
       if (importing) importsInFlight++;
       const enginePid = Number(readFileSync(join(dataDir, 'dynamodb-local.pid'), 'utf8'));
       await killHard(server);
