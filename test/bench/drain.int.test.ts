@@ -10,12 +10,11 @@ import { baseUrl } from '../support/http.js';
 import { newTenant, newUser, type TestTenant } from '../support/identity.js';
 import { keyOf } from '../functions/entities/support.js';
 
-const COUNT = 120;
+const COUNT = 80;
 const byName = (name: string) => DRAIN_ORDERS.find((o) => o.name.startsWith(name))!;
 const cases: [string, DeleteMode][] = [
   ['default', 'bulk'],
   ['default', 'single'],
-  ['priority asc, title desc', 'bulk'],
   ['filter priority $ne high, sort=title', 'bulk'],
   ['search=alpha, sort=title desc', 'single'],
 ];
@@ -32,7 +31,7 @@ describe(`read-and-delete drains of ${COUNT} tasks by cursor`, () => {
 
     const result = await drain({ baseUrl: baseUrl(), apiKey, order: byName(name), count: COUNT, mode, limit: 20 });
 
-    expect(result.expected).toBeGreaterThan(20);
+    expect(result.expected).toBeGreaterThan(15);
     expect(result).toMatchObject({ lost: 0, duplicates: 0, unexpected: 0 });
     expect(result.pages).toBeGreaterThanOrEqual(Math.ceil(result.expected / 20));
   });
