@@ -65,7 +65,7 @@ describe('large records (pages past 1 MB)', () => {
     const byNewest = [...records].sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? 1 : -1));
     all = byNewest.map((r) => r.id);
     todo = byNewest.filter((r) => r.status === 'todo').map((r) => r.id);
-  });
+  }, 180_000); // 80 records of 10 KB: slow to write on a loaded machine
 
   it.each([1, 25, 48, 49, 50, 51, 52, 53, 54, 55, 56, 79, 80, 99, 100])('fills page 1 of limit=%i and tells whether more follow', async (limit) => {
     const response = await me.get(`/api/v1/tasks?limit=${limit}&fields=title`);
@@ -76,7 +76,7 @@ describe('large records (pages past 1 MB)', () => {
     expect(response.body.pagination.nextCursor === null).toBe(limit >= COUNT);
   });
 
-  it.each([100, 60, 53, 30])('reaches every record by cursor with limit=%i, in the listing and in an indexed equality', async (limit) => {
+  it.each([100, 60, 53, 30])('reaches every record by cursor with limit=%i, in the listing and in an indexed equality', { timeout: 120_000 }, async (limit) => {
     expect(await walk(me, `/api/v1/tasks?limit=${limit}&fields=title`)).toEqual(all);
     expect(await walk(me, `/api/v1/tasks?limit=${limit}&status=todo&fields=title`)).toEqual(todo);
   });
@@ -98,7 +98,7 @@ describe('read-and-delete loops lose nothing, in every order', () => {
     ['createdAt ascending with a filter', `&order=asc&filter=${encodeURIComponent('{"priority":{"$ne":"high"}}')}`, (r) => r.priority !== 'high'],
   ];
 
-  it.each(orders)('drains %s page by page while deleting what was read and inserting before the position', async (_name, query, selected) => {
+  it.each(orders)('drains %s page by page while deleting what was read and inserting before the position', { timeout: 120_000 }, async (_name, query, selected) => {
     const me = await freshCaller();
     const rows = Array.from({ length: 18 }, (_, i) => ({
       title: `drain ${String((i * 7) % 18).padStart(2, '0')}`,
@@ -121,7 +121,7 @@ describe('read-and-delete loops lose nothing, in every order', () => {
     expect(new Set(seen).size).toBe(seen.length);
   });
 
-  it('drains ids= in the order given while deleting', async () => {
+  it('drains ids= in the order given while deleting', { timeout: 120_000 }, async () => {
     const me = await freshCaller();
     const records = await inParallel(Array.from({ length: 11 }, (_, i) => ({ title: `ids ${i}` })), 6, (row) => created(me, 'tasks', row));
     const order = records.map((r) => r.id).reverse();

@@ -1,0 +1,195 @@
+/**
+ * The read-and-delete loop of a queue worker, through HTTP only: seed N tasks in a partition of
+ * their own (POST /api/v1/import/tasks, 100 per request), then read a page, delete what it holds
+ * (single DELETEs or one bulk DELETE), insert a record or two meanwhile, follow nextCursor, until
+ * nextCursor is null. Reports the seeded records that matched the query but were never returned
+ * (lost), records returned twice (duplicates), records returned that do not match, pages and time.
+ * Used by bench/scenarios/drain.ts (1,000 per order) and by the suite (a smaller count).
+ */
+
+export interface DrainOrder {
+  name: string;
+  /** Query parameters after `limit=` (starting with `&`, or empty). */
+  query: string;
+  /** Which seeded tasks the query matches. */
+  matches(task: SeededTask): boolean;
+}
+
+export interface SeededTask {
+  id: string;
+  title: string;
+  description: string;
+  status: string;
+  priority: string;
+}
+
+export type DeleteMode = 'single' | 'bulk';
+
+export interface DrainResult {
+  order: string;
+  mode: DeleteMode;
+  seeded: number;
+  expected: number;
+  returned: number;
+  lost: number;
+  duplicates: number;
+  /** Returned records that do not match the query (seeded or inserted during the walk). */
+  unexpected: number;
+  /** Records inserted during the walk (they may or may not be returned, never twice). */
+  inserted: number;
+  pages: number;
+  seedMs: number;
+  drainMs: number;
+  /** A few ids, for a report when something is lost. */
+  lostExamples: string[];
+}
+
+const NOT_HIGH = encodeURIComponent(JSON.stringify({ priority: { $ne: 'high' } }));
+
+/** Every order of the README's query language on tasks: default, each sortable field both ways, filters, search. */
+export const DRAIN_ORDERS: DrainOrder[] = [
+  { name: 'default (createdAt desc, id)', query: '', matches: () => true },
+  { name: 'createdAt asc', query: '&order=asc', matches: () => true },
+  { name: 'updatedAt asc', query: '&sort=updatedAt&order=asc', matches: () => true },
+  { name: 'updatedAt desc', query: '&sort=updatedAt&order=desc', matches: () => true },
+  { name: 'title asc', query: '&sort=title', matches: () => true },
+  { name: 'title desc', query: '&sort=title&order=desc', matches: () => true },
+  { name: 'status asc', query: '&sort=status', matches: () => true },
+  { name: 'status desc', query: '&sort=status&order=desc', matches: () => true },
+  { name: 'priority asc', query: '&sort=priority', matches: () => true },
+  { name: 'priority desc', query: '&sort=priority&order=desc', matches: () => true },
+  { name: 'priority asc, title desc', query: '&sort=priority,title&order=asc,desc', matches: () => true },
+  { name: 'indexed equality status=todo (default order)', query: '&status=todo', matches: (t) => t.status === 'todo' },
+  { name: 'status=todo, sort=title desc', query: '&status=todo&sort=title&order=desc', matches: (t) => t.status === 'todo' },
+  { name: 'filter priority $ne high, sort=title', query: `&filter=${NOT_HIGH}&sort=title`, matches: (t) => t.priority !== 'high' },
+  { name: 'filter priority $ne high, createdAt asc', query: `&filter=${NOT_HIGH}&order=asc`, matches: (t) => t.priority !== 'high' },
+  { name: 'search=alpha (default order)', query: '&search=alpha', matches: (t) => t.description.includes('alpha') },
+  { name: 'search=alpha, sort=title desc', query: '&search=alpha&sort=title&order=desc', matches: (t) => t.description.includes('alpha') },
+];
+
+interface Reply {
+  status: number;
+  body: any;
+}
+
+async function call(baseUrl: string, apiKey: string, method: string, path: string, body?: unknown): Promise<Reply> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+function expectStatus(reply: Reply, status: number, what: string): void {
+  if (reply.status !== status) throw new Error(`${what}: ${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`);
+}
+
+const STATUSES = ['todo', 'in_progress', 'completed'];
+const PRIORITIES = ['low', 'medium', 'high'];
+
+/** `count` tasks with scattered titles (pairs share a title: ties broken by id), 100 per import. */
+export async function seedDrainTasks(baseUrl: string, apiKey: string, count: number): Promise<SeededTask[]> {
+  const width = String(count).length;
+  const rows = Array.from({ length: count }, (_, i) => {
+    // A permutation of 0..count-1 (7919 is prime, so coprime with any count it does not divide).
+    const scattered = count % 7919 === 0 ? i : (i * 7919) % count;
+    return {
+      title: `drain ${String(Math.floor(scattered / 2)).padStart(width, '0')}`,
+      description: i % 4 === 0 ? 'alpha item' : 'beta item',
+      status: STATUSES[i % 3],
+      priority: PRIORITIES[Math.floor(i / 3) % 3],
+    };
+  });
+  const seeded: SeededTask[] = [];
+  for (let i = 0; i < rows.length; i += 100) {
+    const reply = await call(baseUrl, apiKey, 'POST', '/api/v1/import/tasks', { tasks: rows.slice(i, i + 100) });
+    expectStatus(reply, 201, 'import');
+    if (reply.body.data.failed !== 0) throw new Error(`import: ${JSON.stringify(reply.body.data.errors).slice(0, 300)}`);
+    seeded.push(...(reply.body.data.tasks as SeededTask[]));
+  }
+  return seeded;
+}
+
+async function inParallel<T>(items: T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]);
+  }));
+}
+
+/**
+ * Seeds `count` tasks for the key's user (whose partition must hold nothing else), then drains
+ * `order` with pages of `limit`, deleting each page after reading it.
+ */
+export async function drain(options: { baseUrl: string; apiKey: string; order: DrainOrder; count: number; mode: DeleteMode; limit?: number }): Promise<DrainResult> {
+  const { baseUrl, apiKey, order, count, mode } = options;
+  const limit = options.limit ?? 50;
+  const seedStarted = performance.now();
+  const seeded = await seedDrainTasks(baseUrl, apiKey, count);
+  const seedMs = performance.now() - seedStarted;
+  const expected = new Set(seeded.filter((t) => order.matches(t)).map((t) => t.id));
+  const known = new Map<string, SeededTask>(seeded.map((t) => [t.id, t]));
+
+  const seen = new Map<string, number>();
+  let returned = 0;
+  let unexpected = 0;
+  let pages = 0;
+  let inserted = 0;
+  const started = performance.now();
+  const path = `/api/v1/tasks?limit=${limit}${order.query}&fields=title,description,status,priority`;
+  let reply = await call(baseUrl, apiKey, 'GET', path);
+  for (;;) {
+    expectStatus(reply, 200, `GET ${path}`);
+    pages++;
+    const page = reply.body.data as SeededTask[];
+    const { nextCursor, hasNext } = reply.body.pagination as { nextCursor: string | null; hasNext: boolean };
+    if (hasNext !== (nextCursor !== null)) throw new Error(`hasNext ${hasNext} with nextCursor ${nextCursor}`);
+    for (const task of page) {
+      returned++;
+      seen.set(task.id, (seen.get(task.id) ?? 0) + 1);
+      if (!order.matches(known.get(task.id) ?? task)) unexpected++;
+    }
+    if (page.length) {
+      const ids = page.map((t) => t.id);
+      if (mode === 'bulk') {
+        const removed = await call(baseUrl, apiKey, 'DELETE', '/api/v1/tasks', { ids });
+        expectStatus(removed, 200, 'bulk DELETE');
+        if (removed.body.data.deleted !== ids.length) throw new Error(`bulk DELETE: ${JSON.stringify(removed.body.data.failures).slice(0, 300)}`);
+      } else {
+        await inParallel(ids, 8, async (id) => expectStatus(await call(baseUrl, apiKey, 'DELETE', `/api/v1/tasks/${id}`), 200, `DELETE ${id}`));
+      }
+    }
+    // A producer keeps writing meanwhile: one record sorting first and one sorting last by title.
+    if (pages % 2 === 1) {
+      for (const title of ['aaa drain new', 'zzz drain new']) {
+        const body = { title: `${title} ${inserted}`, description: inserted % 2 ? 'alpha new' : 'beta new', status: STATUSES[inserted % 3], priority: PRIORITIES[inserted % 3] };
+        const made = await call(baseUrl, apiKey, 'POST', '/api/v1/tasks', body);
+        expectStatus(made, 201, 'POST');
+        known.set(made.body.data.id, made.body.data as SeededTask);
+        inserted++;
+      }
+    }
+    if (!nextCursor) break;
+    if (pages > count + 10) throw new Error('the walk does not end');
+    reply = await call(baseUrl, apiKey, 'GET', `${path}&cursor=${encodeURIComponent(nextCursor)}`);
+  }
+  const drainMs = performance.now() - started;
+  const lostIds = [...expected].filter((id) => !seen.has(id));
+  return {
+    order: order.name,
+    mode,
+    seeded: count,
+    expected: expected.size,
+    returned,
+    lost: lostIds.length,
+    duplicates: [...seen.values()].reduce((sum, n) => sum + n - 1, 0),
+    unexpected,
+    inserted,
+    pages,
+    seedMs,
+    drainMs,
+    lostExamples: lostIds.slice(0, 5),
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * Read-and-delete drains through HTTP (bench/drain.ts): for every order of bench/drain.ts's
+ * DRAIN_ORDERS and each delete style (single DELETEs, 8 at a time, or one bulk DELETE per page),
+ * a fresh user's partition is seeded with 1,000 tasks by import and drained by cursor with pages
+ * of 50, deleting each page after reading it while a producer inserts records. Target: no record
+ * lost, none returned twice.
+ * DRAIN_COUNT (default 1,000 × BENCH_SCALE), DRAIN_MODES (`single,bulk`), DRAIN_LIMIT (50).
+ */
+import { randomBytes } from 'node:crypto';
+import { drain, DRAIN_ORDERS, type DeleteMode, type DrainResult } from '../drain.js';
+import { round } from '../stats.js';
+import type { BenchContext, BenchRow, LocalRuntime } from '../types.js';
+
+export const order = 60;
+
+async function post(url: string, path: string, headers: Record<string, string>, body: unknown): Promise<Response> {
+  return fetch(`${url}${path}`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+async function sessionOf(url: string, email: string, password: string): Promise<string> {
+  const login = await post(url, '/api/v1/auth/login', {}, { email, password });
+  if (login.status !== 200) throw new Error(`login ${email}: ${login.status} ${await login.text()}`);
+  return login.headers.getSetCookie().find((c) => c.startsWith('session='))!.split(';')[0];
+}
+
+/** A new user of the admin's tenant (so an empty partition of its own) and an API key of theirs. */
+async function freshKey(runtime: LocalRuntime, adminCookie: string): Promise<string> {
+  const email = `drain-${randomBytes(6).toString('hex')}@bench.local`;
+  const password = `pw-${randomBytes(10).toString('hex')}`;
+  const user = await post(runtime.url, '/api/v1/users', { Cookie: adminCookie }, { email, name: 'Drain worker', password, role: 'user' });
+  if (user.status !== 201) throw new Error(`user: ${user.status} ${await user.text()}`);
+  const cookie = await sessionOf(runtime.url, email, password);
+  const key = await post(runtime.url, '/api/v1/api-keys', { Cookie: cookie }, { name: 'drain worker', scopes: ['read', 'write', 'delete'] });
+  if (key.status !== 201) throw new Error(`key: ${key.status} ${await key.text()}`);
+  return ((await key.json()) as { data: { key: string } }).data.key;
+}
+
+export async function run(context: BenchContext): Promise<BenchRow[]> {
+  const runtime = await context.local();
+  const count = Number(process.env.DRAIN_COUNT ?? Math.max(100, Math.round(1000 * context.scale)));
+  const limit = Number(process.env.DRAIN_LIMIT ?? 50);
+  const modes = (process.env.DRAIN_MODES ?? 'single,bulk').split(',').map((m) => m.trim()).filter((m): m is DeleteMode => m === 'single' || m === 'bulk');
+  const adminCookie = await sessionOf(runtime.url, runtime.admin.email, runtime.admin.password);
+
+  const results: DrainResult[] = [];
+  const rows: BenchRow[] = [];
+  for (const mode of modes) {
+    for (const order of DRAIN_ORDERS) {
+      const apiKey = await freshKey(runtime, adminCookie);
+      const result = await drain({ baseUrl: runtime.url, apiKey, order, count, mode, limit });
+      results.push(result);
+      const bad = result.lost + result.duplicates + result.unexpected;
+      rows.push({
+        scenario: `drain: ${count.toLocaleString('en-US')} tasks, ${mode === 'bulk' ? 'bulk DELETE' : 'single DELETEs'} per page of ${limit}, ${order.name}`,
+        metric: 'lost',
+        value: result.lost,
+        target: '0',
+        pass: bad === 0,
+        note: `${result.expected} matching; ${result.duplicates} duplicates, ${result.unexpected} not matching; ${result.pages} pages in ${round(result.drainMs / 1000, 1)} s (${round(result.drainMs / result.pages, 0)} ms per page with its deletes); ${result.inserted} inserted meanwhile; seeded in ${round(result.seedMs / 1000, 1)} s${result.lost ? `; lost e.g. ${result.lostExamples.join(', ')}` : ''}`,
+      });
+      console.log(`  ${mode} · ${order.name}: lost ${result.lost}, duplicates ${result.duplicates}, unexpected ${result.unexpected}, ${result.pages} pages, ${round(result.drainMs / 1000, 1)} s`);
+    }
+  }
+  const sum = (pick: (r: DrainResult) => number) => results.reduce((s, r) => s + pick(r), 0);
+  const scenario = `drain: all ${results.length} drains (${DRAIN_ORDERS.length} orders × ${modes.join(' and ')} deletes, ${count.toLocaleString('en-US')} tasks each)`;
+  rows.push(
+    { scenario, metric: 'records lost', value: sum((r) => r.lost), target: '0', pass: sum((r) => r.lost) === 0, note: `of ${sum((r) => r.expected).toLocaleString('en-US')} matching records` },
+    { scenario, metric: 'duplicates', value: sum((r) => r.duplicates), target: '0', pass: sum((r) => r.duplicates) === 0 },
+    { scenario, metric: 'records returned that do not match', value: sum((r) => r.unexpected), target: '0', pass: sum((r) => r.unexpected) === 0 },
+    { scenario, metric: 'pages', value: sum((r) => r.pages), note: `drain time ${round(sum((r) => r.drainMs) / 1000, 1)} s in all, seeding ${round(sum((r) => r.seedMs) / 1000, 1)} s` },
+  );
+  return rows;
+}
