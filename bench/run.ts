@@ -5,7 +5,8 @@
  * One DynamoDB Local (in memory) and one local gateway are shared by the HTTP scenarios; they
  * are started on first use, in this process, with rate limits raised so that the load itself is
  * not refused (RATE_LIMIT_* = 1e9 unless set). BENCH_SCALE scales the iteration counts;
- * BENCH_ONLY=<substring> runs only the matching scenario files.
+ * BENCH_ONLY=<substring> runs only the matching scenario files; the long ones (drains, crash
+ * rounds) run only when BENCH_ONLY names them or BENCH_ALL=1.
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -62,6 +63,9 @@ async function main(): Promise<void> {
   const modules: { file: string; module: BenchScenarioModule }[] = [];
   for (const file of files) {
     modules.push({ file, module: (await import(pathToFileURL(join(here, 'scenarios', file)).href)) as BenchScenarioModule });
+  }
+  if (!only && process.env.BENCH_ALL !== '1') {
+    for (let i = modules.length - 1; i >= 0; i--) if (modules[i].module.long) modules.splice(i, 1);
   }
   modules.sort((a, b) => (a.module.order ?? 100) - (b.module.order ?? 100) || a.file.localeCompare(b.file));
 

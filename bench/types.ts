@@ -36,4 +36,6 @@ export interface BenchScenarioModule {
   order?: number;
   /** false: the module never calls context.local() (the run starts no local runtime for it). */
   usesLocal?: boolean;
+  /** true: runs for tens of minutes; only when BENCH_ONLY names it or BENCH_ALL=1. */
+  long?: boolean;
 }

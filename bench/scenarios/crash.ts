@@ -9,6 +9,7 @@ import { round } from '../stats.js';
 import type { BenchContext, BenchRow } from '../types.js';
 
 export const order = 300;
+export const long = true;
 export const usesLocal = false;
 
 export async function run(context: BenchContext): Promise<BenchRow[]> {

@@ -12,6 +12,7 @@ import { round } from '../stats.js';
 import type { BenchContext, BenchRow, LocalRuntime } from '../types.js';
 
 export const order = 60;
+export const long = true;
 
 async function post(url: string, path: string, headers: Record<string, string>, body: unknown): Promise<Response> {
   return fetch(`${url}${path}`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
