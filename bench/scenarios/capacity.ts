@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resetConfig } from '../../shared/config.js';
 import { db, onConsumedCapacity } from '../../shared/data/client.js';
+import { send, type BenchReply } from '../http.js';
 import { round } from '../stats.js';
 import type { BenchContext, BenchRow, LocalRuntime } from '../types.js';
 
@@ -108,15 +109,10 @@ async function recorded(work: () => Promise<void>): Promise<Tally> {
 
 // ---------- HTTP ----------
 
-async function call(runtime: LocalRuntime, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; body: any; headers: Headers }> {
-  const response = await fetch(`${runtime.url}${path}`, {
-    method,
-    headers: { ...headers, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (response.status >= 400) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
-  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+async function call(runtime: LocalRuntime, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<BenchReply> {
+  const reply = await send(runtime, method, path, headers, body);
+  if (reply.status >= 400) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`);
+  return reply;
 }
 
 function cookieOf(headers: Headers): string {

@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/data/client.js';
+import { send } from '../http.js';
 import { round, summarize } from '../stats.js';
 import type { BenchContext, BenchRow, LocalRuntime } from '../types.js';
 
@@ -22,18 +23,8 @@ export const order = 95;
 
 const V1 = '/api/v1';
 
-async function call(runtime: LocalRuntime, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; body: any; headers: Headers }> {
-  const response = await fetch(`${runtime.url}${path}`, {
-    method,
-    headers: { ...headers, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
-}
-
 async function ok(runtime: LocalRuntime, method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const result = await call(runtime, method, path, headers, body);
+  const result = await send(runtime, method, path, headers, body);
   if (result.status >= 400) throw new Error(`${method} ${path}: ${result.status} ${JSON.stringify(result.body).slice(0, 300)}`);
   return result;
 }
@@ -233,7 +224,7 @@ export async function run(context: BenchContext): Promise<BenchRow[]> {
 
   // 1. One tenant's private entity: n creates at once with one key.
   const key = await tenantKey(runtime, operator, 'private');
-  const tasks = await burst(Array.from({ length: n }, (_, i) => () => call(runtime, 'POST', `${V1}/tasks`, key, { title: `Concurrent ${i}` })));
+  const tasks = await burst(Array.from({ length: n }, (_, i) => () => send(runtime, 'POST', `${V1}/tasks`, key, { title: `Concurrent ${i}` })));
   await settled(runtime, key, `${V1}/tasks?limit=1`);
   const stored = await walkCount(runtime, key, `${V1}/tasks?limit=100`);
   out.push(
@@ -256,7 +247,7 @@ export async function run(context: BenchContext): Promise<BenchRow[]> {
     active: await totalOf(runtime, keys[0], `${V1}/products?status=active&limit=1`),
   };
   const products = await burst(
-    Array.from({ length: n }, (_, i) => () => call(runtime, 'POST', `${V1}/products`, keys[i % tenants], { name: `Concurrent ${i}`, price: i, category })),
+    Array.from({ length: n }, (_, i) => () => send(runtime, 'POST', `${V1}/products`, keys[i % tenants], { name: `Concurrent ${i}`, price: i, category })),
   );
   await settled(runtime, keys[1], `${V1}/products?category=${category}&limit=1`);
   const listed = await walkCount(runtime, keys[1], `${V1}/products?category=${category}&limit=100`);
