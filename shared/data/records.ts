@@ -224,10 +224,15 @@ export async function skipEntries(source: TotalSource, count: number): Promise<{
   return { total, lastSk: seen >= count ? lastSk : undefined };
 }
 
+/** A total from the partition's counter items and, for a field partition, its base's: read in parallel. */
+async function totalOf(source: TotalSource, itemsOf: (partition: string) => Promise<Record<string, unknown>[]>): Promise<number> {
+  const [own, base] = await Promise.all([itemsOf(source.partition), source.base && source.attribute ? itemsOf(source.base) : []]);
+  return sumOf(own, 'count') + (source.attribute ? sumOf(base, source.attribute) : 0);
+}
+
 /** A partition's total: ONE Query of its counter items (two for a field partition, in parallel). */
-export async function readCounter(source: TotalSource): Promise<number> {
-  const [items, share] = await Promise.all([counterItems(source.partition), baseShare(source)]);
-  return sumOf(items, 'count') + share;
+export function readCounter(source: TotalSource): Promise<number> {
+  return totalOf(source, counterItems);
 }
 
 /** The first `limit` copies of a partition in default order (included children; past 1 MB too). */
@@ -331,8 +336,6 @@ export async function readCounters(sources: TotalSource[]): Promise<Map<string, 
     if (!reads.has(partition)) reads.set(partition, counterItems(partition));
     return reads.get(partition)!;
   };
-  const totals = await Promise.all(
-    sources.map(async (s) => sumOf(await itemsOf(s.partition), 'count') + (s.base && s.attribute ? sumOf(await itemsOf(s.base), s.attribute) : 0)),
-  );
+  const totals = await Promise.all(sources.map((s) => totalOf(s, itemsOf)));
   return new Map(sources.map((s, i) => [s.partition, totals[i]]));
 }
