@@ -9,6 +9,7 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { BINARY_MEDIA_TYPES, BODY_TOO_LARGE_MESSAGE, MAX_BINARY_BODY_BYTES, MAX_TEXT_BODY_BYTES, UPLOAD_PRESIGN_ROUTE } from '../../shared/http/body-limits.js';
 import { STREAMING_FAMILIES, STREAMING_TIMEOUT_SECONDS, type Route } from '../../shared/routes.js';
 
 export interface ApiPath {
@@ -87,8 +88,16 @@ export function envelopeTemplate(response: GatewayErrorResponse): string {
   return `{"success":false,"error":${error},"code":${JSON.stringify(response.code)}}`;
 }
 
-/** The presigned upload flow, where the 413 messages send large files. */
-export const UPLOAD_PRESIGN_ROUTE = 'POST /api/v1/upload/presign';
+/**
+ * A request Lambda refuses to be invoked with (its event over 6,291,456 bytes) is answered as an
+ * integration failure, like a function that crashed or was throttled: the text cannot tell them
+ * apart, so it names the likely cause when the body is large.
+ */
+export const INTEGRATION_FAILURE_MESSAGE =
+  `The function serving this request did not answer (it failed, was throttled, or refused the request). ` +
+  `A request body over ${MAX_BINARY_BODY_BYTES.toLocaleString('en-US')} bytes of ${BINARY_MEDIA_TYPES.join(' or ')}, ` +
+  `or over ${MAX_TEXT_BODY_BYTES.toLocaleString('en-US')} bytes of any other type, is more than a function can receive: ` +
+  `upload files with ${UPLOAD_PRESIGN_ROUTE}`;
 
 /** API Gateway's own errors, answered in the error envelope of SPEC.md, each with its status and code. */
 export const GATEWAY_RESPONSES: readonly GatewayErrorResponse[] = [
@@ -102,16 +111,14 @@ export const GATEWAY_RESPONSES: readonly GatewayErrorResponse[] = [
   { type: apigateway.ResponseType.EXPIRED_TOKEN, statusCode: '403', code: 'FORBIDDEN', error: 'Access to this resource is denied' },
   { type: apigateway.ResponseType.ACCESS_DENIED, statusCode: '403', code: 'FORBIDDEN', error: 'Access to this resource is denied' },
   { type: apigateway.ResponseType.WAF_FILTERED, statusCode: '403', code: 'FORBIDDEN', error: 'The request was blocked' },
-  // Over API Gateway's 10 MB payload limit.
-  {
-    type: apigateway.ResponseType.REQUEST_TOO_LARGE,
-    statusCode: '413',
-    code: 'PAYLOAD_TOO_LARGE',
-    error: `The request body is too large (at most 6 MB); upload large files with ${UPLOAD_PRESIGN_ROUTE}`,
-  },
+  // Over API Gateway's 10 MB payload limit (smaller bodies too large for Lambda: the WAF rule of
+  // infra/aws/body-limit.ts, or INTEGRATION_FAILURE below).
+  { type: apigateway.ResponseType.REQUEST_TOO_LARGE, statusCode: '413', code: 'PAYLOAD_TOO_LARGE', error: BODY_TOO_LARGE_MESSAGE },
   { type: apigateway.ResponseType.THROTTLED, statusCode: '429', code: 'RATE_LIMIT_EXCEEDED', error: 'Too many requests', headers: { 'Retry-After': "'1'" } },
   { type: apigateway.ResponseType.QUOTA_EXCEEDED, statusCode: '429', code: 'RATE_LIMIT_EXCEEDED', error: 'Too many requests', headers: { 'Retry-After': "'60'" } },
   { type: apigateway.ResponseType.INTEGRATION_TIMEOUT, statusCode: '504', code: 'GATEWAY_TIMEOUT', error: 'The request took longer than 29 seconds' },
+  // The function could not be invoked or gave no valid answer: a bad gateway, not a timeout (504 is API Gateway's default).
+  { type: apigateway.ResponseType.INTEGRATION_FAILURE, statusCode: '502', code: 'BAD_GATEWAY', error: INTEGRATION_FAILURE_MESSAGE },
   // 500, 502, 503...: the status stays, the text never leaks internals.
   { type: apigateway.ResponseType.DEFAULT_5XX, code: 'INTERNAL_ERROR', error: 'Internal server error' },
   // API Gateway's message is safe and says what is wrong ("Invalid request body", ...).
@@ -194,7 +201,7 @@ export function createRestApi(scope: Construct, id: string, props: EntityRestApi
     restApiName: 'entity-record-api',
     description: 'Entity Record API',
     endpointTypes: [apigateway.EndpointType.REGIONAL],
-    binaryMediaTypes: ['multipart/form-data', 'application/octet-stream'],
+    binaryMediaTypes: [...BINARY_MEDIA_TYPES],
     cloudWatchRole: props.cloudWatchRole ?? false,
     deployOptions: {
       stageName,

@@ -38,7 +38,7 @@ export interface EntityRecordApiStackProps extends StackProps {
   executionLogs?: ExecutionLogLevel;
   /** Alarms, their SNS topic and the dashboard (infra/aws/observability.ts); alarms and dashboard on by default. */
   observability?: ObservabilityOptions;
-  /** A WAF web ACL on the stage (infra/aws/waf.ts, context waf, wafRateLimit); off by default. */
+  /** A WAF web ACL on the stage (infra/aws/waf.ts, context waf, wafRateLimit, wafBodyLimit); off by default. */
   waf?: WafOptions;
   /** Reserved concurrency by family (context reservedConcurrency, e.g. {"import":5}). */
   reservedConcurrency?: Record<string, number>;
@@ -103,10 +103,8 @@ export class EntityRecordApiStack extends Stack {
       executionLogs: props.executionLogs,
       cloudWatchRole: props.cloudWatchRole,
     }));
-    this.uploads = new Uploads(this, 'Uploads', {
-      uploadFunction: this.functions.byFamily.get('upload'),
-      allowedOrigins: (props.environment?.ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean),
-    });
+    const allowedOrigins = (props.environment?.ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+    this.uploads = new Uploads(this, 'Uploads', { uploadFunction: this.functions.byFamily.get('upload'), allowedOrigins });
     const identityTable = tables.identity;
     if (!identityTable) throw new Error('shared/tables.ts defines no identity table, which the bootstrap admin needs');
     this.bootstrapAdmin = new BootstrapAdmin(this, 'BootstrapAdmin', {
@@ -117,7 +115,15 @@ export class EntityRecordApiStack extends Stack {
       code: props.code,
     });
     this.observability = new Observability(this, 'Observability', { ...props.observability, api, functions: this.functions, tables, webhooks: this.webhooks });
-    if (props.waf?.enabled) this.firewall = new ApiFirewall(this, 'Firewall', { api, rateLimit: props.waf.rateLimit });
+    const bodyLimit = props.waf?.bodyLimit ?? props.waf?.enabled ?? false;
+    if (props.waf?.enabled || bodyLimit) {
+      this.firewall = new ApiFirewall(this, 'Firewall', {
+        api,
+        managedRules: props.waf?.enabled ?? false,
+        rateLimit: props.waf?.rateLimit,
+        bodyLimit: bodyLimit ? { allowedOrigins } : undefined,
+      });
+    }
     acknowledgeNagFindings(this);
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the API (stage prod); e.g. <ApiUrl>api/health' });

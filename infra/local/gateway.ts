@@ -1,33 +1,36 @@
 /**
  * The local stand-in for API Gateway: turns each HTTP request into a REST (v1) proxy event,
- * invokes the family's handler, and writes its result back — with API Gateway's limits
- * (6 MB request → 413, 29 s integration timeout → 504, except for streamed responses) and its
- * error responses in the product's envelope.
+ * invokes the family's handler, and writes its result back — with the limits a request meets on
+ * AWS (a body over what a function can receive → 413, shared/http/body-limits.ts; 29 s
+ * integration timeout → 504, except for streamed responses) and its error responses in the
+ * product's envelope.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ApiError, NotFoundError, PayloadTooLargeError } from '../../shared/errors.js';
+import { BODY_TOO_LARGE_MESSAGE, maxBodyBytes } from '../../shared/http/body-limits.js';
 import { nameMap, proxyQueryFields, validRequestId } from '../../shared/http/request-context.js';
 import { familyOfPath, matchPath, STREAMING_TIMEOUT_SECONDS } from '../../shared/routes.js';
 import { isStreaming, lambdaContext, loadHandler, ResponseStream, type LambdaHandler, type StreamPrelude } from './lambda-runtime.js';
 
 export type HandlerLoader = (family: string) => Promise<LambdaHandler>;
 
-export const MAX_REQUEST_BYTES = 6 * 1024 * 1024;
 export const INTEGRATION_TIMEOUT_MS = 29_000;
 const TEXT_TYPES = /^(application\/([\w.+-]+\+)?json|application\/x-www-form-urlencoded|text\/)/i;
 
 class TooLarge extends Error {}
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
+  // The limit of the body's media type, whether declared (as the WAF rule sees it on AWS) or not.
+  const limit = maxBodyBytes(req.headers['content-type']);
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_REQUEST_BYTES) throw new TooLarge();
+  if (declared > limit) throw new TooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_REQUEST_BYTES) throw new TooLarge();
+    if (size > limit) throw new TooLarge();
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
@@ -126,7 +129,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, load: HandlerLo
   } catch (error) {
     if (error instanceof TooLarge) {
       res.setHeader('Connection', 'close');
-      return sendError(res, new PayloadTooLargeError(`The request is larger than ${MAX_REQUEST_BYTES} bytes`), requestId);
+      return sendError(res, new PayloadTooLargeError(BODY_TOO_LARGE_MESSAGE), requestId);
     }
     throw error;
   }

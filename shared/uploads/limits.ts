@@ -1,3 +1,5 @@
+import { LAMBDA_EVENT_BYTES, MAX_BINARY_BODY_BYTES } from '../http/body-limits.js';
+
 /**
  * What an upload may be (SPEC.md "Limits"): at most 10 MiB, one of three media types judged
  * from the bytes, at most 10 files in one multiple upload.
@@ -14,8 +16,8 @@ export type AllowedType = (typeof ALLOWED_TYPES)[number];
  * handler refuses larger ones with 413 everywhere, so a client meets locally what it would meet
  * in production.
  */
-export const LAMBDA_REQUEST_BYTES = 6 * 1024 * 1024;
-export const MULTIPART_MAX_BYTES = Math.floor((LAMBDA_REQUEST_BYTES - 64 * 1024) / 4) * 3;
+export const LAMBDA_REQUEST_BYTES = LAMBDA_EVENT_BYTES;
+export const MULTIPART_MAX_BYTES = MAX_BINARY_BODY_BYTES;
 
 /** A presigned POST is valid this long. */
 export const PRESIGN_TTL_SECONDS = 15 * 60;

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { createGateway, MAX_REQUEST_BYTES } from '../../../infra/local/gateway.js';
+import { createGateway } from '../../../infra/local/gateway.js';
+import { BODY_TOO_LARGE_MESSAGE, MAX_BINARY_BODY_BYTES, MAX_TEXT_BODY_BYTES } from '../../../shared/http/body-limits.js';
 import type { LambdaHandler } from '../../../infra/local/lambda-runtime.js';
 
 // The gateway is exercised with handlers of the test's own: one echoes the proxy event it got,
@@ -99,10 +100,39 @@ describe('local gateway', () => {
     expect(invalid.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('answers a request over 6 MB with 413 PAYLOAD_TOO_LARGE in the envelope', async () => {
-    const res = await fetch(`${base}/api/v1/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: Buffer.alloc(MAX_REQUEST_BYTES + 1, 32) });
+  it('answers a body over what a function can receive with 413 PAYLOAD_TOO_LARGE, pointing to the presigned upload flow', async () => {
+    const json = await fetch(`${base}/api/v1/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: Buffer.alloc(MAX_TEXT_BODY_BYTES + 1, 32) });
+    // A binary media type travels base64-encoded in the event: its limit is three quarters.
+    const binary = await fetch(`${base}/api/v1/users`, { method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: Buffer.alloc(MAX_BINARY_BODY_BYTES + 1) });
+
+    for (const res of [json, binary]) {
+      expect(res.status).toBe(413);
+      expect(await res.json()).toEqual({ success: false, error: BODY_TOO_LARGE_MESSAGE, code: 'PAYLOAD_TOO_LARGE' });
+    }
+    expect(BODY_TOO_LARGE_MESSAGE).toContain('POST /api/v1/upload/presign');
+  });
+
+  it('passes a body of exactly the limit of its media type to the function', async () => {
+    const json = await fetch(`${base}/api/v1/users`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: Buffer.alloc(MAX_TEXT_BODY_BYTES, 32) });
+    const binary = await fetch(`${base}/api/v1/users`, { method: 'POST', headers: { 'Content-Type': 'multipart/form-data; boundary=x' }, body: Buffer.alloc(MAX_BINARY_BODY_BYTES) });
+
+    expect(json.status).toBe(200);
+    expect(((await json.json()) as APIGatewayProxyEvent).body).toHaveLength(MAX_TEXT_BODY_BYTES);
+    expect(binary.status).toBe(200);
+    const event = (await binary.json()) as APIGatewayProxyEvent;
+    expect(event.isBase64Encoded).toBe(true);
+    expect(event.body).toHaveLength(MAX_TEXT_BODY_BYTES);
+  });
+
+  it('counts a body sent without Content-Length (chunked) against the same limit', async () => {
+    const chunk = Buffer.alloc(64 * 1024);
+    const chunks = Math.ceil((MAX_BINARY_BODY_BYTES + 1) / chunk.length);
+    const body = Readable.from((function* () {
+      for (let i = 0; i < chunks; i++) yield chunk;
+    })());
+    const res = await fetch(`${base}/api/v1/users`, { method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: Readable.toWeb(body) as ReadableStream, duplex: 'half' } as RequestInit);
 
     expect(res.status).toBe(413);
-    expect(await res.json()).toMatchObject({ success: false, code: 'PAYLOAD_TOO_LARGE' });
+    expect(await res.json()).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
   });
 });
