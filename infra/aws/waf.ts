@@ -102,7 +102,7 @@ export class ApiFirewall extends Construct {
     }
     this.webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
       description: managed
-        ? `Entity Record API: AWS managed common and known-bad-inputs rules, and a per-IP rate limit${props.bodyLimit ? '; 413 for bodies too large for Lambda' : ''}`
+        ? `Entity Record API: AWS managed common and known-bad-inputs rules, and a per-IP rate limit${props.bodyLimit ? ', 413 for bodies too large for Lambda' : ''}`
         : 'Entity Record API: 413 for bodies too large for Lambda',
       scope: 'REGIONAL',
       defaultAction: { allow: {} },

@@ -14,6 +14,7 @@ import { handlerEntry, PROJECT_ROOT } from '../../../infra/aws/functions.js';
 import { DEFAULT_ACCESS, tableAccessFor } from '../../../infra/aws/permissions.js';
 import { EntityRecordApiStack, type EntityRecordApiStackProps } from '../../../infra/aws/stack.js';
 import { tableEnvName } from '../../../infra/aws/tables.js';
+import { BODY_TOO_LARGE_MESSAGE } from '../../../shared/http/body-limits.js';
 import { families, pathTemplates, preflightRoutes, routes, STREAMING_FAMILIES, STREAMING_TIMEOUT_SECONDS } from '../../../shared/routes.js';
 import { tables } from '../../../shared/tables.js';
 
@@ -308,6 +309,7 @@ describe('EntityRecordApiStack with every family of the route table', { timeout:
       ['THROTTLED', '429', 'RATE_LIMIT_EXCEEDED'],
       ['QUOTA_EXCEEDED', '429', 'RATE_LIMIT_EXCEEDED'],
       ['INTEGRATION_TIMEOUT', '504', 'GATEWAY_TIMEOUT'],
+      ['INTEGRATION_FAILURE', '502', 'BAD_GATEWAY'],
       ['DEFAULT_5XX', undefined, 'INTERNAL_ERROR'],
       ['DEFAULT_4XX', undefined, 'INVALID_REQUEST'],
     ])('answers API Gateway %s with %s and the error envelope code %s, with CORS headers', (type, status, code) => {
@@ -327,10 +329,20 @@ describe('EntityRecordApiStack with every family of the route table', { timeout:
       expect(body).toEqual({ success: false, error: expect.any(String), code });
     });
 
-    it('points a body over the gateway limit to the presigned upload flow', () => {
+    it('points a body over the gateway limit to the presigned upload flow, with the limits the WAF rule and the local gateway apply', () => {
       const [tooLarge] = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse', { Properties: { ResponseType: 'REQUEST_TOO_LARGE' } }));
       const body = JSON.parse(tooLarge.Properties.ResponseTemplates['application/json']);
 
+      expect(body.error).toBe(BODY_TOO_LARGE_MESSAGE);
+      expect(body.error).toContain('POST /api/v1/upload/presign');
+    });
+
+    it('names a body too large for Lambda as a possible cause of an integration failure (a refused invocation lands there)', () => {
+      const [failure] = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse', { Properties: { ResponseType: 'INTEGRATION_FAILURE' } }));
+      const body = JSON.parse(failure.Properties.ResponseTemplates['application/json']);
+
+      expect(body.error).toContain('4,669,440 bytes of multipart/form-data or application/octet-stream');
+      expect(body.error).toContain('6,225,920 bytes of any other type');
       expect(body.error).toContain('POST /api/v1/upload/presign');
     });
 
