@@ -30,6 +30,8 @@
  * WAF (infra/aws/waf.ts):
  *   waf             – true: a web ACL on the stage (default false)
  *   wafRateLimit    – requests per IP per 5 minutes before the rate rule blocks (default 2000)
+ *   wafBodyLimit    – 413 for a declared body too large for Lambda (infra/aws/body-limit.ts);
+ *                     default as waf; true with waf=false: a web ACL holding only these rules
  *   nag             – true: run cdk-nag's AwsSolutions checks on this configuration during synth
  *
  * The bootstrap admin (the platform operator, infra/aws/bootstrap.ts), created or updated by a
