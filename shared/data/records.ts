@@ -393,10 +393,22 @@ export interface ReadAllOptions {
 const PARTIAL_NAMES = { '#partialCopy': 'partial' };
 const PARTIAL_VALUES = { ':partialCopy': true };
 
+/** Whether an expression is one parenthesised group (DynamoDB refuses redundant parentheses). */
+function enclosed(expression: string): boolean {
+  if (!expression.startsWith('(') || !expression.endsWith(')')) return false;
+  let depth = 0;
+  for (let i = 0; i < expression.length; i++) {
+    if (expression[i] === '(') depth += 1;
+    else if (expression[i] === ')') depth -= 1;
+    if (depth === 0 && i < expression.length - 1) return false;
+  }
+  return true;
+}
+
 /** `(<filter>) OR partial = true`: a partial copy is never dropped by a test on a value it may lack. */
 export function withPartialCopies(filter: NonNullable<ReadAllOptions['filter']>): NonNullable<ReadAllOptions['filter']> {
   return {
-    expression: `(${filter.expression}) OR #partialCopy = :partialCopy`,
+    expression: `${enclosed(filter.expression) ? filter.expression : `(${filter.expression})`} OR #partialCopy = :partialCopy`,
     names: { ...filter.names, ...PARTIAL_NAMES },
     values: { ...filter.values, ...PARTIAL_VALUES },
   };

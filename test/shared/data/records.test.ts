@@ -2,7 +2,7 @@
 import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CONFLICT_ATTEMPTS, firstPage, pageAfter, queryAll, queryPartition, readCounter, readCounters, skipEntries, transact, WriteConflict } from '../../../shared/data/records.js';
+import { CONFLICT_ATTEMPTS, withPartialCopies, firstPage, pageAfter, queryAll, queryPartition, readCounter, readCounters, skipEntries, transact, WriteConflict } from '../../../shared/data/records.js';
 import { copyItem, listingSortKey, recordItem, type StoredRecord, type TransactItem } from '../../../shared/data/records-keys.js';
 import { tableName } from '../../../shared/data/client.js';
 import { ServiceUnavailableError } from '../../../shared/errors.js';
@@ -220,3 +220,13 @@ describe('partial listing copies', () => {
   });
 });
 
+
+describe('withPartialCopies', () => {
+  it('adds the partial-copy escape without redundant parentheses (DynamoDB refuses them)', () => {
+    const of = (expression: string) => withPartialCopies({ expression, names: {}, values: {} }).expression;
+
+    expect(of('(attribute_not_exists(#f0) OR #f0 <> :v0)')).toBe('(attribute_not_exists(#f0) OR #f0 <> :v0) OR #partialCopy = :partialCopy');
+    expect(of('(a = :v0) AND (b = :v1)')).toBe('((a = :v0) AND (b = :v1)) OR #partialCopy = :partialCopy');
+    expect(of('a = :v0')).toBe('(a = :v0) OR #partialCopy = :partialCopy');
+  });
+});
