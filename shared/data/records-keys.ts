@@ -330,7 +330,7 @@ export function copyItem(entity: Pick<LoadedEntity, 'fields'>, partition: string
   if (size <= COPY_MAX_BYTES) return full;
   const { data, metadata, metas, ...rest } = record;
   const indexed = new Set(Object.entries(entity.fields).filter(([, f]) => f.indexed).map(([name]) => name));
-  // Droppable values: [rank, size, drop]; non-indexed first (rank 0), largest first within a rank.
+  // Droppable values: non-indexed ones first (rank 0), the largest first within a rank.
   const kept: Record<string, unknown> = { ...data };
   const copy: Record<string, unknown> = { pk: partition, sk: listingSortKey(record), kind: 'index', ...rest, [PARTIAL_ATTRIBUTE]: true, data: kept };
   if (metadata !== undefined) copy.metadata = metadata;
