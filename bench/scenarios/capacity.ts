@@ -108,7 +108,7 @@ interface Fixture {
   userId: string;
   tagIds: string[];
   taskIds: string[];
-  /** Tasks with a 2,000-character description, priority low (the only ones): listed, 0–9 retitled. */
+  /** Tasks with a 2,000-character description, priority low (the only ones): listed, 0–9 retitled, 10–19 edited. */
   longIds: string[];
 }
 
@@ -156,6 +156,11 @@ function operations(runtime: LocalRuntime): Operation[] {
     },
     { name: "UPDATE a task's title", repeat: 10, run: (f, i) => go('PATCH', `${V1}/tasks/${f.taskIds[20 + i]}`, f.key, { title: `Retitled ${i}` }) },
     { name: "UPDATE a long-description task's title", repeat: 10, run: (f, i) => go('PATCH', `${V1}/tasks/${f.longIds[i]}`, f.key, { title: `Retitled long ${i}` }) },
+    {
+      name: "UPDATE a long-description task's description",
+      repeat: 10,
+      run: (f, i) => go('PATCH', `${V1}/tasks/${f.longIds[10 + i]}`, f.key, { description: `${LONG_DESCRIPTION.slice(0, 1990)} edited ${i}` }),
+    },
     { name: "UPDATE a task's status", repeat: 10, run: (f, i) => go('PATCH', `${V1}/tasks/${f.taskIds[i]}`, f.key, { status: 'completed' }) },
     { name: 'DELETE a task', repeat: 10, run: (f, i) => go('DELETE', `${V1}/tasks/${f.taskIds[30 + i]}`, f.key) },
     {

@@ -67,6 +67,13 @@ export interface StoredRecord {
   data: Record<string, unknown>;
   metadata?: Record<string, unknown>;
   metas?: Record<string, string>;
+  /**
+   * On a record item: the version at which its listing copies were last written or confirmed by
+   * copyItem (every record write sets it to `version`). Absent or behind `version` (a record of an
+   * earlier layout, or last written by one): its copies may be full copies of an older version, so
+   * the next update rewrites every copy. Never on a copy; never shown.
+   */
+  copiesVersion?: number;
 }
 
 export interface TableNames {
@@ -257,7 +264,7 @@ export function consolidatedFields(entity: Pick<LoadedEntity, 'fields'>): Set<st
 }
 
 export function recordItem(entity: LoadedEntity, record: StoredRecord): Record<string, unknown> {
-  return { ...recordKey(entity, record.id), kind: 'record', ...record };
+  return { ...recordKey(entity, record.id), kind: 'record', ...record, copiesVersion: record.version };
 }
 
 /**
@@ -324,7 +331,8 @@ export const PARTIAL_ATTRIBUTE = 'partial';
  * metadata and metas alike; indexed fields only when nothing else is left). A record whose
  * bookkeeping alone passes 1 KB (ids near their limit) keeps just that.
  */
-export function copyItem(entity: Pick<LoadedEntity, 'fields'>, partition: string, record: StoredRecord): Record<string, unknown> {
+export function copyItem(entity: Pick<LoadedEntity, 'fields'>, partition: string, stored: StoredRecord): Record<string, unknown> {
+  const { copiesVersion: _copiesVersion, ...record } = stored;
   const full: Record<string, unknown> = { pk: partition, sk: listingSortKey(record), kind: 'index', ...record };
   let size = itemSize(full);
   if (size <= COPY_MAX_BYTES) return full;
@@ -359,6 +367,42 @@ export function copyItem(entity: Pick<LoadedEntity, 'fields'>, partition: string
     size += value.bytes;
   }
   return copy;
+}
+
+/** Attributes of a partial copy that may lag behind its record (see unchangedCopy). */
+export const LAGGING_ATTRIBUTES = ['updatedAt', 'version'] as const;
+
+/** JSON with object keys sorted: equal values, equal text. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * Whether an update may leave a listing copy as it stands: the copy `before` had there and the one
+ * `after` would get are both partial and hold the same values but for updatedAt and version (the
+ * update changed only values the copy leaves out, a long description say), and the copies standing
+ * are known to be copyItem's (before.copiesVersion is before.version). Readers replace a partial
+ * copy by its record, so its updatedAt and version are never shown, and never used to rule a
+ * record out (shared/entities/list.ts): saving the Put (2 WRU per copy) loses nothing.
+ */
+export function unchangedCopy(entity: Pick<LoadedEntity, 'fields'>, partition: string, before: StoredRecord, after: StoredRecord): boolean {
+  if (before.copiesVersion !== before.version) return false;
+  const old = copyItem(entity, partition, before);
+  const now = copyItem(entity, partition, after);
+  if (!isPartialCopy(old) || !isPartialCopy(now)) return false;
+  for (const name of LAGGING_ATTRIBUTES) {
+    delete old[name];
+    delete now[name];
+  }
+  return canonical(old) === canonical(now);
 }
 
 /** Whether a listing copy is partial (copies of earlier versions carry no mark: they are full). */
@@ -483,7 +527,8 @@ function versionGuard(before: StoredRecord): { ConditionExpression: string; Expr
 
 /**
  * Update (also a soft delete, whose `after` has deletedAt): the record if still at `before`'s
- * version; fresh copies in every partition of `after`; copies removed from partitions it left;
+ * version; fresh copies in every partition of `after` (but partial copies the update leaves as
+ * they are: unchangedCopy); copies removed from partitions it left;
  * counters +1 / -1 for partitions entered / left; the event.
  */
 export function updateTransaction(
@@ -501,9 +546,10 @@ export function updateTransaction(
   const left = old.filter((l) => !nowSet.has(l.partition));
   const entered = now.filter((l) => !oldSet.has(l.partition));
   const oldSk = listingSortKey(before);
+  const rewritten = now.filter((l) => !oldSet.has(l.partition) || !unchangedCopy(entity, l.partition, before, after));
   return [
     { Put: { TableName: tables.records, Item: recordItem(entity, after), ...versionGuard(before) } },
-    ...now.map((l): TransactItem => ({ Put: { TableName: tables.records, Item: copyItem(entity, l.partition, after) } })),
+    ...rewritten.map((l): TransactItem => ({ Put: { TableName: tables.records, Item: copyItem(entity, l.partition, after) } })),
     ...left.map((l): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: l.partition, sk: oldSk } } })),
     ...counterUpdates(entity, tables, [...entered.map((l): [Listing, number] => [l, 1]), ...left.map((l): [Listing, number] => [l, -1])], shard),
     eventPut(tables, event),

@@ -22,7 +22,7 @@
 function sourceOf(entity: LoadedEntity, plan: Pick<ListPlan, 'base'>, candidate?: ListPlan['candidates'][number]): TotalSource {
   return totalSource(entity, plan.base, candidate);
 }
-import { recordKey, fromItem, totalSource, type StoredRecord, type TotalSource, type Viewer } from '../data/records-keys.js';
+import { recordKey, fromItem, LAGGING_ATTRIBUTES, totalSource, type StoredRecord, type TotalSource, type Viewer } from '../data/records-keys.js';
 import { batchGet, batchKey, firstPage, MAX_ID_LENGTH, pageAfter, queryAll, readCounter, readCounters, skipEntries, type PartitionPage } from '../data/records.js';
 import { deploymentKey } from '../auth/deployment-secret.js';
 import { BadRequestError } from '../errors.js';
@@ -188,11 +188,14 @@ function inMemory(entity: LoadedEntity, plan: ListPlan): (r: StoredRecord) => bo
   return (r) => matchesAll(r, plan.conditions) && matchesSearch(r.data, searchable, plan.spec.words);
 }
 
-/** Whether a partial listing copy holds the value at a path (data fields and metadata may be left out). */
+/**
+ * Whether a partial listing copy holds the value at a path: data fields and metadata may be left
+ * out, and updatedAt may lag behind the record's (shared/data/records-keys.ts unchangedCopy).
+ */
 function holds(copy: StoredRecord, path: readonly string[]): boolean {
   if (path[0] === 'data') return Object.prototype.hasOwnProperty.call(copy.data ?? {}, path[1]);
   if (path[0] === 'metadata' || path[0] === 'metas') return copy[path[0]] !== undefined;
-  return true;
+  return !(LAGGING_ATTRIBUTES as readonly string[]).includes(path[0]);
 }
 
 /**

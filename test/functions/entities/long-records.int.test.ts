@@ -3,7 +3,8 @@
  * 1 KB, shared/data/records-keys.ts copyItem), and every LIST path shows them whole, exact
  * contents and totals, mixed with short records: the default page, an indexed filter, a filter and
  * a search on the long field itself, a sort on a value the copies leave out, page N and cursors,
- * GraphQL, included children, a record turned long and back, a long record deleted between pages.
+ * GraphQL, included children, a record turned long and back, a long record edited where its copies
+ * were left as they stood, a long record deleted between pages.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../../support/http.js';
@@ -155,6 +156,22 @@ describe('records changing size and going away', () => {
     expect((await me.get(q({ status: 'in_progress' }))).body.data).toEqual([t.L2]);
     expect((await me.get(q({ status: 'todo', limit: '1' }))).body.data).toEqual([shrunk]);
     expect((await me.get('/api/v1/tasks?search=growword')).body.data).toEqual([]);
+    expect((await me.del(`/api/v1/tasks/${task.id}`)).status).toBe(200);
+  });
+
+  it('shows the new text and times of a long record whose edit left its partial copies as they stood', async () => {
+    const task = await created(me, 'tasks', { title: 'Edited', description: long('i'), status: 'in_progress', priority: 'medium' });
+    await new Promise((r) => setTimeout(r, 5));
+    const edited = (await me.patch(`/api/v1/tasks/${task.id}`, { description: long('i', ' editword') })).body.data;
+    expect(edited.updatedAt > task.updatedAt).toBe(true);
+
+    expect((await me.get(q({ status: 'in_progress' }))).body.data).toEqual([edited, t.L2]);
+    expect((await me.get('/api/v1/tasks?search=editword')).body.data).toEqual([edited]);
+    const since = await me.get(q({ filter: JSON.stringify({ updatedAt: { $gte: edited.updatedAt } }) }));
+    expect(since.body.data).toEqual([edited]);
+    expect(ids(await me.get('/api/v1/tasks?sort=updatedAt&order=desc&limit=1'))).toEqual([task.id]);
+    const retitled = (await me.patch(`/api/v1/tasks/${task.id}`, { title: 'Edited twice' })).body.data;
+    expect((await me.get(q({ status: 'in_progress', limit: '1' }))).body.data).toEqual([retitled]);
     expect((await me.del(`/api/v1/tasks/${task.id}`)).status).toBe(200);
   });
 

@@ -324,3 +324,52 @@ describe('listing copies', () => {
     }
   });
 });
+
+describe('updates that leave partial copies as they stand', () => {
+  const long = 'a long description. '.repeat(100);
+  const stored = (r: StoredRecord): StoredRecord => ({ ...r, copiesVersion: r.version });
+  const copyPuts = (items: TransactItem[]) => items.filter((i) => i.Put?.Item?.kind === 'index').map((i) => String(i.Put!.Item!.pk));
+
+  it('writes no copy when only a value the partial copies leave out changed', () => {
+    const before = stored(task({}, { description: long }));
+    const after = { ...before, data: { ...before.data, description: `${long} edited` }, updatedAt: '2026-01-02T00:00:00.000Z', version: 2 };
+
+    const items = updateTransaction(entities.tasks, before, after, { pk: 'e', sk: 'e' }, tables, 0);
+
+    expect(copyPuts(items)).toEqual([]);
+    expect(items[0].Put!.Item).toMatchObject({ kind: 'record', version: 2, copiesVersion: 2, data: { description: `${long} edited` } });
+  });
+
+  it('rewrites every copy when a value they hold changed, when they were full, or when the record is of an earlier layout', () => {
+    const before = stored(task({}, { description: long }));
+    const retitled = { ...before, data: { ...before.data, title: 'New' }, version: 2 };
+    const short = stored(task({}, { description: 'short' }));
+    const edited = (r: StoredRecord) => ({ ...r, data: { ...r.data, description: `${String(r.data.description)} edited` }, version: 2 });
+
+    expect(copyPuts(updateTransaction(entities.tasks, before, retitled, { pk: 'e', sk: 'e' }, tables, 0))).toHaveLength(6);
+    expect(copyPuts(updateTransaction(entities.tasks, short, edited(short), { pk: 'e', sk: 'e' }, tables, 0))).toHaveLength(6);
+    const earlier = { ...before, copiesVersion: undefined };
+    expect(copyPuts(updateTransaction(entities.tasks, earlier, edited(earlier), { pk: 'e', sk: 'e' }, tables, 0))).toHaveLength(6);
+    const lagging = { ...before, version: 3 };
+    expect(copyPuts(updateTransaction(entities.tasks, lagging, edited(lagging), { pk: 'e', sk: 'e' }, tables, 0))).toHaveLength(6);
+  });
+
+  it('still moves copies between partitions when an indexed value changes', () => {
+    const before = stored(task({}, { description: long }));
+    const after = { ...before, data: { ...before.data, description: 'x'.repeat(2000), status: 'completed' }, version: 2 };
+
+    const items = updateTransaction(entities.tasks, before, after, { pk: 'e', sk: 'e' }, tables, 0);
+
+    // Every copy holds the status: all rewritten, the two in status=todo removed.
+    expect(copyPuts(items).filter((pk) => pk.includes('status=completed'))).toHaveLength(2);
+    expect(copyPuts(items)).toHaveLength(6);
+    expect(items.filter((i) => i.Delete).map((i) => String(i.Delete!.Key!.pk))).toEqual(['ten_1#tasks#status=todo', 'ten_1#tasks#owner=usr_1#status=todo']);
+  });
+
+  it('never puts copiesVersion on a copy', () => {
+    const record = stored(task({}, { description: 'short' }));
+
+    expect(copyItem(entities.tasks, 'ten_1#tasks', record)).not.toHaveProperty('copiesVersion');
+    expect(copyItem(entities.tasks, 'ten_1#tasks', { ...record, data: { ...record.data, description: long } })).not.toHaveProperty('copiesVersion');
+  });
+});

@@ -156,7 +156,7 @@ describe('partial listing copies', () => {
 
     const page = await firstPage(tasks, { partition: base }, 20);
 
-    expect(page.records).toEqual([short, long]);
+    expect(page.records).toEqual([short, { ...long, copiesVersion: 1 }]);
     expect(page.total).toBe(2);
     expect(dynamo.commandCalls(BatchGetCommand)).toHaveLength(1);
     expect(Object.values(batchOf(0))[0]).toEqual({ Keys: [{ pk: 'tasks#tsk_b', sk: '#record' }], ConsistentRead: true });
@@ -191,7 +191,7 @@ describe('partial listing copies', () => {
       .resolvesOnce({ Responses: { [table]: [] }, UnprocessedKeys: { [table]: { Keys: [{ pk: 'tasks#tsk_b', sk: '#record' }] } } })
       .resolvesOnce({ Responses: { [table]: [recordItem(tasks, long)] } });
 
-    expect(await queryPartition(tasks, base, 10)).toEqual([long]);
+    expect(await queryPartition(tasks, base, 10)).toEqual([{ ...long, copiesVersion: 1 }]);
     expect(dynamo.commandCalls(BatchGetCommand)).toHaveLength(2);
   });
 
@@ -208,7 +208,7 @@ describe('partial listing copies', () => {
       keep: (r) => String(r.data.description).includes('needle'),
     });
 
-    expect(found).toEqual([a]);
+    expect(found).toEqual([{ ...a, copiesVersion: 1 }]);
     const query = dynamo.commandCalls(QueryCommand)[0].args[0].input;
     expect(query.FilterExpression).toBe('(#f0.#f1 = :v0) OR #partialCopy = :partialCopy');
     expect(query.ExpressionAttributeNames).toMatchObject({ '#partialCopy': 'partial' });
