@@ -89,15 +89,23 @@ function expectStatus(reply: Reply, status: number, what: string): void {
 const STATUSES = ['todo', 'in_progress', 'completed'];
 const PRIORITIES = ['low', 'medium', 'high'];
 
-/** `count` tasks with scattered titles (pairs share a title: ties broken by id), 100 per import. */
-export async function seedDrainTasks(baseUrl: string, apiKey: string, count: number): Promise<SeededTask[]> {
+/** A description of about 2,000 characters (over 1 KB: the task's listing copies are partial) ending with `words`. */
+export function longDescription(words: string): string {
+  return `${'A long description of a drain task, written out to pass one kilobyte. '.repeat(28).slice(0, 2000 - words.length - 1)} ${words}`;
+}
+
+/**
+ * `count` tasks with scattered titles (pairs share a title: ties broken by id), 100 per import;
+ * with `long`, every other one has a 2,000-character description.
+ */
+export async function seedDrainTasks(baseUrl: string, apiKey: string, count: number, long = false): Promise<SeededTask[]> {
   const width = String(count).length;
   const rows = Array.from({ length: count }, (_, i) => {
     // A permutation of 0..count-1 (7919 is prime, so coprime with any count it does not divide).
     const scattered = count % 7919 === 0 ? i : (i * 7919) % count;
     return {
       title: `drain ${String(Math.floor(scattered / 2)).padStart(width, '0')}`,
-      description: i % 4 === 0 ? 'alpha item' : 'beta item',
+      description: ((words: string) => (long && i % 2 === 1 ? longDescription(words) : words))(i % 4 === 0 ? 'alpha item' : 'beta item'),
       status: STATUSES[i % 3],
       priority: PRIORITIES[Math.floor(i / 3) % 3],
     };
@@ -123,11 +131,20 @@ async function inParallel<T>(items: T[], width: number, work: (item: T) => Promi
  * Seeds `count` tasks for the key's user (whose partition must hold nothing else), then drains
  * `order` with pages of `limit`, deleting each page after reading it.
  */
-export async function drain(options: { baseUrl: string; apiKey: string; order: DrainOrder; count: number; mode: DeleteMode; limit?: number }): Promise<DrainResult> {
+export async function drain(options: {
+  baseUrl: string;
+  apiKey: string;
+  order: DrainOrder;
+  count: number;
+  mode: DeleteMode;
+  limit?: number;
+  /** Every other task (seeded and inserted) with a 2,000-character description. */
+  long?: boolean;
+}): Promise<DrainResult> {
   const { baseUrl, apiKey, order, count, mode } = options;
   const limit = options.limit ?? 50;
   const seedStarted = performance.now();
-  const seeded = await seedDrainTasks(baseUrl, apiKey, count);
+  const seeded = await seedDrainTasks(baseUrl, apiKey, count, options.long);
   const seedMs = performance.now() - seedStarted;
   const expected = new Set(seeded.filter((t) => order.matches(t)).map((t) => t.id));
   const known = new Map<string, SeededTask>(seeded.map((t) => [t.id, t]));
@@ -164,7 +181,8 @@ export async function drain(options: { baseUrl: string; apiKey: string; order: D
     // A producer keeps writing meanwhile: one record sorting first and one sorting last by title.
     if (pages % 2 === 1) {
       for (const title of ['aaa drain new', 'zzz drain new']) {
-        const body = { title: `${title} ${inserted}`, description: inserted % 2 ? 'alpha new' : 'beta new', status: STATUSES[inserted % 3], priority: PRIORITIES[inserted % 3] };
+        const words = inserted % 2 ? 'alpha new' : 'beta new';
+        const body = { title: `${title} ${inserted}`, description: options.long && inserted % 4 < 2 ? longDescription(words) : words, status: STATUSES[inserted % 3], priority: PRIORITIES[inserted % 3] };
         const made = await call(baseUrl, apiKey, 'POST', '/api/v1/tasks', body);
         expectStatus(made, 201, 'POST');
         known.set(made.body.data.id, made.body.data as SeededTask);

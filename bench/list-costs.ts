@@ -14,7 +14,7 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { db, tableName } from '../shared/data/client.js';
-import { COUNTER_SHARDS, counterKey, countPlace, indexItem, listings, recordItem, type StoredRecord } from '../shared/data/records-keys.js';
+import { COUNTER_SHARDS, counterKey, copyItem, countPlace, listings, recordItem, type StoredRecord } from '../shared/data/records-keys.js';
 import { listRecords } from '../shared/entities/service.js';
 import type { ApiRequest, AuthContext, Reply } from '../shared/http/types.js';
 import { findEntity, loadRegistry } from '../shared/registry/index.js';
@@ -99,7 +99,7 @@ export async function seedTasks(size: number): Promise<Seeded> {
     };
     batch.push(recordItem(entity, record));
     for (const l of listings(entity, record)) {
-      batch.push(indexItem(l.partition, record));
+      batch.push(copyItem(entity, l.partition, record));
       const { pk, attribute } = countPlace(entity, l);
       const shards = counters.get(pk) ?? new Map<number, Map<string, number>>();
       const attributes = shards.get(i % COUNTER_SHARDS) ?? new Map<string, number>();

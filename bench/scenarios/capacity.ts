@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resetConfig } from '../../shared/config.js';
 import { db, onConsumedCapacity } from '../../shared/data/client.js';
+import { itemSize } from '../../shared/data/records-keys.js';
 import { send, type BenchReply } from '../http.js';
 import { round } from '../stats.js';
 import type { BenchContext, BenchRow, LocalRuntime } from '../types.js';
@@ -33,24 +34,6 @@ const RRU_PRICE = 0.125;
 const V1 = '/api/v1';
 /** 2,000 characters of ordinary text. */
 const LONG_DESCRIPTION = 'A long task description of the capacity benchmark, written out in full. '.repeat(28).slice(0, 2000);
-
-// ---------- item sizes, as DynamoDB counts them ----------
-
-function valueSize(value: unknown): number {
-  if (value === null || value === undefined || typeof value === 'boolean') return 1;
-  if (typeof value === 'string') return Buffer.byteLength(value);
-  if (typeof value === 'number') return Math.ceil(String(Math.abs(value)).replace(/[.e+-]/g, '').replace(/^0+/, '').length / 2) + 1;
-  if (value instanceof Uint8Array) return value.byteLength;
-  if (value instanceof Set) return [...value].reduce((n: number, v) => n + valueSize(v), 0);
-  if (Array.isArray(value)) return 3 + value.reduce((n: number, v) => n + 1 + valueSize(v), 0);
-  if (typeof value === 'object') return 3 + Object.entries(value).reduce((n, [k, v]) => n + 1 + Buffer.byteLength(k) + valueSize(v), 0);
-  return 1;
-}
-
-export function itemSize(item: Record<string, unknown> | undefined): number {
-  if (!item) return 0;
-  return Object.entries(item).reduce((n, [name, value]) => n + Buffer.byteLength(name) + valueSize(value), 0);
-}
 
 /** WRU DynamoDB bills for a TransactWriteItems: 2 per KB of each item (at least 1 KB). */
 async function billedTransaction(raw: DynamoDBDocumentClient, items: Record<string, any>[]): Promise<number> {
@@ -125,9 +108,14 @@ interface Fixture {
   userId: string;
   tagIds: string[];
   taskIds: string[];
+  /** Tasks with a 2,000-character description, priority low (the only ones): listed, 0–9 retitled, 10–19 edited. */
+  longIds: string[];
 }
 
-/** A fresh tenant, its admin's session and API key, 2 tags and 40 tasks (0–19 read, 20–29 updated, 30–39 deleted). */
+/**
+ * A fresh tenant, its admin's session and API key, 2 tags, 40 tasks (0–19 read, 20–29 updated,
+ * 30–39 deleted), and before them 20 tasks with a 2,000-character description and priority low.
+ */
 async function fixture(runtime: LocalRuntime, label: string): Promise<Fixture> {
   const login = await call(runtime, 'POST', `${V1}/auth/login`, {}, runtime.admin);
   const operator = { Cookie: cookieOf(login.headers) };
@@ -138,9 +126,12 @@ async function fixture(runtime: LocalRuntime, label: string): Promise<Fixture> {
   const key = { Authorization: `Bearer ${created.body.data.key}` };
   const tagIds: string[] = [];
   for (const name of ['red', 'blue']) tagIds.push((await call(runtime, 'POST', `${V1}/tags`, key, { name })).body.data.id);
+  // Created first: the page 1 of every task is short tasks only.
+  const longIds: string[] = [];
+  for (let i = 0; i < 20; i++) longIds.push((await call(runtime, 'POST', `${V1}/tasks`, key, { title: `Long task ${i}`, description: LONG_DESCRIPTION, priority: 'low' })).body.data.id);
   const taskIds: string[] = [];
   for (let i = 0; i < 40; i++) taskIds.push((await call(runtime, 'POST', `${V1}/tasks`, key, { title: `Capacity task ${i}`, description: 'A task of the capacity benchmark' })).body.data.id);
-  return { key, session, userId: tenant.body.data.admin.id, tagIds, taskIds };
+  return { key, session, userId: tenant.body.data.admin.id, tagIds, taskIds, longIds };
 }
 
 interface Operation {
@@ -155,6 +146,7 @@ function operations(runtime: LocalRuntime): Operation[] {
   return [
     { name: 'GET a task', repeat: 20, run: (f, i) => go('GET', `${V1}/tasks/${f.taskIds[i % 20]}`, f.key) },
     { name: 'LIST tasks page 1', repeat: 20, run: (f) => go('GET', `${V1}/tasks?limit=20`, f.key) },
+    { name: 'LIST page 1 of long-description tasks (priority=low, 20)', repeat: 10, run: (f) => go('GET', `${V1}/tasks?priority=low&limit=20`, f.key) },
     { name: 'CREATE a task', repeat: 10, run: (f, i) => go('POST', `${V1}/tasks`, f.key, { title: `Created ${i}`, description: 'A task of the capacity benchmark' }) },
     { name: 'CREATE a task with assignee and 2 tags', repeat: 10, run: (f, i) => go('POST', `${V1}/tasks`, f.key, { title: `Assigned ${i}`, assigneeId: f.userId, tagIds: f.tagIds }) },
     {
@@ -163,6 +155,12 @@ function operations(runtime: LocalRuntime): Operation[] {
       run: (f, i) => go('POST', `${V1}/tasks`, f.key, { title: `Long ${i}`, description: LONG_DESCRIPTION }),
     },
     { name: "UPDATE a task's title", repeat: 10, run: (f, i) => go('PATCH', `${V1}/tasks/${f.taskIds[20 + i]}`, f.key, { title: `Retitled ${i}` }) },
+    { name: "UPDATE a long-description task's title", repeat: 10, run: (f, i) => go('PATCH', `${V1}/tasks/${f.longIds[i]}`, f.key, { title: `Retitled long ${i}` }) },
+    {
+      name: "UPDATE a long-description task's description",
+      repeat: 10,
+      run: (f, i) => go('PATCH', `${V1}/tasks/${f.longIds[10 + i]}`, f.key, { description: `${LONG_DESCRIPTION.slice(0, 1990)} edited ${i}` }),
+    },
     { name: "UPDATE a task's status", repeat: 10, run: (f, i) => go('PATCH', `${V1}/tasks/${f.taskIds[i]}`, f.key, { status: 'completed' }) },
     { name: 'DELETE a task', repeat: 10, run: (f, i) => go('DELETE', `${V1}/tasks/${f.taskIds[30 + i]}`, f.key) },
     {

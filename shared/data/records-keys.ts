@@ -5,8 +5,11 @@
  * Records table (pk / sk):
  * - the record:        `<table>#<id>` / `#record` — {kind: 'record', entity, id, tenantId, ownerId,
  *                      createdAt, updatedAt, deletedAt?, version, data: {fields…}, metadata?, metas?}
- * - listing copies:    `<partition>` / `<inverted createdAt>#<id>` — the same attributes (a full copy,
- *                      kind 'index'), one per listing partition of the record, so a page is one Query
+ * - listing copies:    `<partition>` / `<inverted createdAt>#<id>` — kind 'index', one per listing
+ *                      partition of the record: the same attributes (a full copy) when they fit in
+ *                      1 KB, so a page is one Query; otherwise a partial copy (`partial: true`, at
+ *                      most 1 KB: keys, bookkeeping, indexed fields, the smaller values) whose
+ *                      record readers fetch (copyItem)
  * - counters:          `<partition>` / `#count#<shard>` — {kind: 'counter', count, `#<field>=<value>`…}:
  *                      COUNTER_SHARDS items per partition, a write adds to ONE of them (picked at
  *                      random, another on a retry), a total is the sum, so no single item takes every
@@ -64,6 +67,13 @@ export interface StoredRecord {
   data: Record<string, unknown>;
   metadata?: Record<string, unknown>;
   metas?: Record<string, string>;
+  /**
+   * On a record item: the version at which its listing copies were last written or confirmed by
+   * copyItem (every record write sets it to `version`). Absent or behind `version` (a record of an
+   * earlier layout, or last written by one): its copies may be full copies of an older version, so
+   * the next update rewrites every copy. Never on a copy; never shown.
+   */
+  copiesVersion?: number;
 }
 
 export interface TableNames {
@@ -254,7 +264,7 @@ export function consolidatedFields(entity: Pick<LoadedEntity, 'fields'>): Set<st
 }
 
 export function recordItem(entity: LoadedEntity, record: StoredRecord): Record<string, unknown> {
-  return { ...recordKey(entity, record.id), kind: 'record', ...record };
+  return { ...recordKey(entity, record.id), kind: 'record', ...record, copiesVersion: record.version };
 }
 
 /**
@@ -266,14 +276,143 @@ export function recordItem(entity: LoadedEntity, record: StoredRecord): Record<s
  */
 export const SEARCH_ATTRIBUTE = '_search';
 
-/** A listing copy: the record's attributes under the partition's key. */
-export function indexItem(partition: string, record: StoredRecord): Record<string, unknown> {
-  return { pk: partition, sk: listingSortKey(record), kind: 'index', ...record };
+// ---------- item sizes, as DynamoDB counts them ----------
+
+/** Significant digits of a number as DynamoDB stores it (leading and trailing zeroes trimmed). */
+function numberSize(value: number | bigint): number {
+  const digits = String(value).replace(/^-/, '').replace(/e.*$/i, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
+  return Math.ceil(Math.max(digits.length, 1) / 2) + 1;
+}
+
+function valueSize(value: unknown): number {
+  if (value === null || typeof value === 'boolean') return 1;
+  if (typeof value === 'string') return Buffer.byteLength(value);
+  if (typeof value === 'number' || typeof value === 'bigint') return numberSize(value);
+  if (value instanceof Uint8Array) return value.byteLength;
+  if (value instanceof Set) return [...value].reduce((n: number, v) => n + valueSize(v), 0);
+  if (Array.isArray(value)) return 3 + value.reduce((n: number, v) => n + 1 + valueSize(v), 0);
+  if (typeof value === 'object') return 3 + entriesOf(value as Record<string, unknown>).reduce((n, [k, v]) => n + 1 + Buffer.byteLength(k) + valueSize(v), 0);
+  return 1;
+}
+
+/** Attributes as the document client sends them (undefined values are left out). */
+function entriesOf(object: Record<string, unknown>): [string, unknown][] {
+  return Object.entries(object).filter(([, v]) => v !== undefined);
+}
+
+/** The size of one attribute (name + value), in bytes. */
+export function attributeSize(name: string, value: unknown): number {
+  return value === undefined ? 0 : Buffer.byteLength(name) + valueSize(value);
+}
+
+/**
+ * An item's size as DynamoDB counts it (and bills it: writes per started KB, reads per 4 KB):
+ * UTF-8 bytes of every attribute name and string value; a number 1 byte per two significant
+ * digits + 1; null and booleans 1; a list or map 3 bytes + 1 per element (+ the key's bytes in a
+ * map) + the elements.
+ */
+export function itemSize(item: Record<string, unknown> | undefined): number {
+  if (!item) return 0;
+  return entriesOf(item).reduce((n, [name, value]) => n + attributeSize(name, value), 0);
+}
+
+// ---------- listing copies ----------
+
+/** Largest listing copy written: one write unit (a transactional write is billed 2 WRU per started KB). */
+export const COPY_MAX_BYTES = 1024;
+/** Marks a listing copy that does not hold all of the record: readers fetch the record itself. */
+export const PARTIAL_ATTRIBUTE = 'partial';
+
+/**
+ * A listing copy: the record's attributes under the partition's key — all of them when the item
+ * fits in COPY_MAX_BYTES (readers need nothing else). Otherwise a partial copy (`partial: true`):
+ * the keys and the record's bookkeeping (id, owner, times, version, deletedAt) always, then the
+ * indexed fields and as many other values as fit, dropping the largest first (data fields,
+ * metadata and metas alike; indexed fields only when nothing else is left). A record whose
+ * bookkeeping alone passes 1 KB (ids near their limit) keeps just that.
+ */
+export function copyItem(entity: Pick<LoadedEntity, 'fields'>, partition: string, stored: StoredRecord): Record<string, unknown> {
+  const { copiesVersion: _copiesVersion, ...record } = stored;
+  const full: Record<string, unknown> = { pk: partition, sk: listingSortKey(record), kind: 'index', ...record };
+  let size = itemSize(full);
+  if (size <= COPY_MAX_BYTES) return full;
+  const { data, metadata, metas, ...rest } = record;
+  const indexed = new Set(Object.entries(entity.fields).filter(([, f]) => f.indexed).map(([name]) => name));
+  // Droppable values: non-indexed ones first (rank 0), the largest first within a rank.
+  const kept: Record<string, unknown> = { ...data };
+  const copy: Record<string, unknown> = { pk: partition, sk: listingSortKey(record), kind: 'index', ...rest, [PARTIAL_ATTRIBUTE]: true, data: kept };
+  if (metadata !== undefined) copy.metadata = metadata;
+  if (metas !== undefined) copy.metas = metas;
+  size = itemSize(copy);
+  const droppable: { rank: number; bytes: number; name: string; into: Record<string, unknown>; key: string; value: unknown }[] = [];
+  for (const [name, value] of entriesOf(data)) {
+    droppable.push({ rank: indexed.has(name) ? 1 : 0, bytes: 1 + attributeSize(name, value), name: `data.${name}`, into: kept, key: name, value });
+  }
+  for (const name of ['metadata', 'metas'] as const) {
+    if (copy[name] !== undefined) droppable.push({ rank: 0, bytes: attributeSize(name, copy[name]), name, into: copy, key: name, value: copy[name] });
+  }
+  droppable.sort((a, b) => a.rank - b.rank || b.bytes - a.bytes || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const dropped: typeof droppable = [];
+  for (const value of droppable) {
+    if (size <= COPY_MAX_BYTES) break;
+    delete value.into[value.key];
+    size -= value.bytes;
+    dropped.push(value);
+  }
+  // Then whatever dropped value still fits goes back, indexed first, smallest first.
+  dropped.sort((a, b) => b.rank - a.rank || a.bytes - b.bytes || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const value of dropped) {
+    if (size + value.bytes > COPY_MAX_BYTES) continue;
+    value.into[value.key] = value.value;
+    size += value.bytes;
+  }
+  return copy;
+}
+
+/** Attributes of a partial copy that may lag behind its record (see unchangedCopy). */
+export const LAGGING_ATTRIBUTES = ['updatedAt', 'version'] as const;
+
+/** JSON with object keys sorted: equal values, equal text. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * Whether an update may leave a listing copy as it stands: the copy `before` had there and the one
+ * `after` would get are both partial and hold the same values but for updatedAt and version (the
+ * update changed only values the copy leaves out, a long description say), and the copies standing
+ * are known to be copyItem's (before.copiesVersion is before.version). Readers replace a partial
+ * copy by its record, so its updatedAt and version are never shown, and never used to rule a
+ * record out (shared/entities/list.ts): saving the Put (2 WRU per copy) loses nothing.
+ */
+export function unchangedCopy(entity: Pick<LoadedEntity, 'fields'>, partition: string, before: StoredRecord, after: StoredRecord): boolean {
+  if (before.copiesVersion !== before.version) return false;
+  const old = copyItem(entity, partition, before);
+  const now = copyItem(entity, partition, after);
+  if (!isPartialCopy(old) || !isPartialCopy(now)) return false;
+  for (const name of LAGGING_ATTRIBUTES) {
+    delete old[name];
+    delete now[name];
+  }
+  return canonical(old) === canonical(now);
+}
+
+/** Whether a listing copy is partial (copies of earlier versions carry no mark: they are full). */
+export function isPartialCopy(item: Record<string, unknown>): boolean {
+  return item[PARTIAL_ATTRIBUTE] === true;
 }
 
 /** The StoredRecord inside a record or index item. */
 export function fromItem(item: Record<string, unknown>): StoredRecord {
-  const { pk: _pk, sk: _sk, kind: _kind, [SEARCH_ATTRIBUTE]: _search, ...record } = item;
+  const { pk: _pk, sk: _sk, kind: _kind, [SEARCH_ATTRIBUTE]: _search, [PARTIAL_ATTRIBUTE]: _partial, ...record } = item;
   return record as unknown as StoredRecord;
 }
 
@@ -372,7 +511,7 @@ export function createTransaction(entity: LoadedEntity, record: StoredRecord, ev
   const entered = listings(entity, record);
   return [
     { Put: { TableName: tables.records, Item: recordItem(entity, record), ConditionExpression: 'attribute_not_exists(pk)' } },
-    ...entered.map((l): TransactItem => ({ Put: { TableName: tables.records, Item: indexItem(l.partition, record) } })),
+    ...entered.map((l): TransactItem => ({ Put: { TableName: tables.records, Item: copyItem(entity, l.partition, record) } })),
     ...counterUpdates(entity, tables, entered.map((l) => [l, 1]), shard),
     eventPut(tables, event),
   ];
@@ -388,7 +527,8 @@ function versionGuard(before: StoredRecord): { ConditionExpression: string; Expr
 
 /**
  * Update (also a soft delete, whose `after` has deletedAt): the record if still at `before`'s
- * version; fresh copies in every partition of `after`; copies removed from partitions it left;
+ * version; fresh copies in every partition of `after` (but partial copies the update leaves as
+ * they are: unchangedCopy); copies removed from partitions it left;
  * counters +1 / -1 for partitions entered / left; the event.
  */
 export function updateTransaction(
@@ -406,9 +546,10 @@ export function updateTransaction(
   const left = old.filter((l) => !nowSet.has(l.partition));
   const entered = now.filter((l) => !oldSet.has(l.partition));
   const oldSk = listingSortKey(before);
+  const rewritten = now.filter((l) => !oldSet.has(l.partition) || !unchangedCopy(entity, l.partition, before, after));
   return [
     { Put: { TableName: tables.records, Item: recordItem(entity, after), ...versionGuard(before) } },
-    ...now.map((l): TransactItem => ({ Put: { TableName: tables.records, Item: indexItem(l.partition, after) } })),
+    ...rewritten.map((l): TransactItem => ({ Put: { TableName: tables.records, Item: copyItem(entity, l.partition, after) } })),
     ...left.map((l): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: l.partition, sk: oldSk } } })),
     ...counterUpdates(entity, tables, [...entered.map((l): [Listing, number] => [l, 1]), ...left.map((l): [Listing, number] => [l, -1])], shard),
     eventPut(tables, event),

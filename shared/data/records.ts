@@ -2,6 +2,11 @@
  * I/O of the records and events tables: every request built by records-keys.ts (pure) is sent
  * here. Reads are strongly consistent (the records table has no GSI: listing copies live in the
  * table itself), so a LIST right after a write shows it.
+ *
+ * Every read of listing copies goes through resolveCopies: a partial copy (a record over 1 KB,
+ * shared/data/records-keys.ts copyItem) is replaced by its record, fetched with ONE strongly
+ * consistent BatchGetItem per 100 keys, and dropped when the record has gone or no longer belongs
+ * to the partition read (changed between the Query and the BatchGetItem).
  */
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ServiceUnavailableError } from '../errors.js';
@@ -13,6 +18,9 @@ import {
   COUNTERS_END,
   fromItem,
   isCounterKey,
+  isPartialCopy,
+  listingPartitions,
+  listingSortKey,
   randomShard,
   recordKey,
   reshard,
@@ -86,6 +94,53 @@ export async function transact(sent: TransactItem[]): Promise<void> {
   }
 }
 
+/** A listing copy read: its sort key and the record it stands for (whole). */
+interface Copy {
+  sk: string;
+  record: StoredRecord;
+}
+
+/** Records by id: ONE strongly consistent BatchGetItem per 100 ids (unprocessed keys retried). */
+async function recordsById(entity: LoadedEntity, ids: string[]): Promise<Map<string, StoredRecord>> {
+  if (ids.length === 0) return new Map();
+  const found = await batchGet([{ table: 'records', keys: ids.map((id) => recordKey(entity, id)) }]);
+  const out = new Map<string, StoredRecord>();
+  for (const item of found.values()) {
+    const record = fromItem(item);
+    out.set(record.id, record);
+  }
+  return out;
+}
+
+/**
+ * Listing copies of `partition` (in the order given) → whole records. Full copies are the record;
+ * partial ones (those `mayKeep` does not already rule out from the values they hold) are replaced
+ * by their record, read in one go. A record gone by then, or no longer listed in this partition at
+ * this place (another filter value, soft-deleted, another owner), is dropped: a page never shows a
+ * record its partition no longer holds.
+ */
+export async function resolveCopies(
+  entity: LoadedEntity,
+  partition: string,
+  items: readonly Record<string, unknown>[],
+  mayKeep: (copy: StoredRecord) => boolean = () => true,
+): Promise<Copy[]> {
+  const wanted = items.filter((item) => isPartialCopy(item) && mayKeep(fromItem(item)));
+  const fetched = await recordsById(entity, wanted.map((item) => String(item.id)));
+  const out: Copy[] = [];
+  for (const item of items) {
+    const sk = String(item.sk);
+    if (!isPartialCopy(item)) {
+      out.push({ sk, record: fromItem(item) });
+      continue;
+    }
+    const record = fetched.get(String(item.id));
+    if (!record || listingSortKey(record) !== sk || !listingPartitions(entity, record).includes(partition)) continue;
+    out.push({ sk, record });
+  }
+  return out;
+}
+
 export interface PartitionPage {
   records: StoredRecord[];
   /** The partition's counter (when it was read). */
@@ -115,7 +170,7 @@ const FROM_COUNTER = { op: '>=', sk: COUNTER_SK } as const;
 const COPIES_ONLY = { op: '>', sk: COUNTERS_END } as const;
 
 /**
- * Up to `want` listing copies of a partition from a key condition on, in listing order, with the
+ * Up to `want` listing items of a partition from a key condition on, in listing order, with the
  * counter items met on the way (reading from the counters, `slack` more items are asked for in
  * the first Query, so that counters and page come back in one). One Query stops at 1 MB (a few
  * dozen large records), so the read continues from LastEvaluatedKey until `want` copies are in or
@@ -160,9 +215,36 @@ async function baseShare(source: TotalSource): Promise<number> {
   return source.base && source.attribute ? sumOf(await counterItems(source.base), source.attribute) : 0;
 }
 
-function pageOf(copies: Record<string, unknown>[], limit: number): PartitionPage {
+/**
+ * Up to `want` records of a partition from a key condition on (readItems, then resolveCopies),
+ * and the counter items met. A partial copy dropped on the way (its record changed meanwhile) is
+ * made up for by reading on after the last copy read, so a page is not cut short by it.
+ */
+async function readCopies(
+  entity: LoadedEntity,
+  partition: string,
+  condition: { op: '>' | '>='; sk: string },
+  want: number,
+  slack = 0,
+): Promise<{ counters: Record<string, unknown>[]; copies: Copy[] }> {
+  const counters: Record<string, unknown>[] = [];
+  const copies: Copy[] = [];
+  let from = condition;
+  for (let first = true; ; first = false) {
+    const asked = want - copies.length;
+    const items = await readItems(partition, from, asked, first ? slack : 0);
+    const raw = items.filter((item) => !isCounterKey(item.sk));
+    counters.push(...items.filter((item) => isCounterKey(item.sk)));
+    copies.push(...(await resolveCopies(entity, partition, raw)));
+    // Fewer than asked: the partition ended.
+    if (raw.length < asked || copies.length >= want) return { counters, copies };
+    from = { op: '>', sk: String(raw[raw.length - 1].sk) };
+  }
+}
+
+function pageOf(copies: Copy[], limit: number): PartitionPage {
   const page = copies.slice(0, limit);
-  return { records: page.map(fromItem), lastSk: page.length ? String(page[page.length - 1].sk) : undefined, more: copies.length > limit };
+  return { records: page.map((c) => c.record), lastSk: page.length ? page[page.length - 1].sk : undefined, more: copies.length > limit };
 }
 
 /**
@@ -170,16 +252,15 @@ function pageOf(copies: Record<string, unknown>[], limit: number): PartitionPage
  * more (which tells whether anything follows). ONE Query unless the records pass 1 MB; for a field
  * partition, ONE more (in parallel) for the share of its total kept in the base partition.
  */
-export async function firstPage(source: TotalSource, limit: number): Promise<PartitionPage> {
-  const [items, share] = await Promise.all([readItems(source.partition, FROM_COUNTER, limit + 1, source.ownCounters ?? COUNTER_ITEMS), baseShare(source)]);
-  const copies = items.filter((item) => !isCounterKey(item.sk));
-  return { ...pageOf(copies, limit), total: sumOf(items, 'count') + share };
+export async function firstPage(entity: LoadedEntity, source: TotalSource, limit: number): Promise<PartitionPage> {
+  const [{ counters, copies }, share] = await Promise.all([readCopies(entity, source.partition, FROM_COUNTER, limit + 1, source.ownCounters ?? COUNTER_ITEMS), baseShare(source)]);
+  return { ...pageOf(copies, limit), total: sumOf(counters, 'count') + share };
 }
 
-/** Up to `limit` copies after a sort key (a cursor or the end of skipped entries), and whether more follow. */
-export async function pageAfter(partition: string, afterSk: string, limit: number): Promise<PartitionPage> {
+/** Up to `limit` records after a sort key (a cursor or the end of skipped entries), and whether more follow. */
+export async function pageAfter(entity: LoadedEntity, partition: string, afterSk: string, limit: number): Promise<PartitionPage> {
   if (limit <= 0) return { records: [], more: false };
-  return pageOf(await readItems(partition, { op: '>', sk: afterSk }, limit + 1), limit);
+  return pageOf((await readCopies(entity, partition, { op: '>', sk: afterSk }, limit + 1)).copies, limit);
 }
 
 /**
@@ -235,9 +316,9 @@ export function readCounter(source: TotalSource): Promise<number> {
   return totalOf(source, counterItems);
 }
 
-/** The first `limit` copies of a partition in default order (included children; past 1 MB too). */
-export async function queryPartition(partition: string, limit: number): Promise<StoredRecord[]> {
-  return (await readItems(partition, COPIES_ONLY, limit)).map(fromItem);
+/** The first `limit` records of a partition in default order (included children; past 1 MB too). */
+export async function queryPartition(entity: LoadedEntity, partition: string, limit: number): Promise<StoredRecord[]> {
+  return (await readCopies(entity, partition, COPIES_ONLY, limit)).copies.map((c) => c.record);
 }
 
 export interface BatchRequest {
@@ -293,19 +374,56 @@ export function batchKey(table: 'records' | 'identity', key: Key): string {
 export interface ReadAllOptions {
   /** Inclusive bounds on the sort key (listing copies only: both start with digits). */
   range?: { lo: string; hi: string };
-  /** A FilterExpression evaluated by DynamoDB (shared/query/expression.ts builds it). */
+  /**
+   * A FilterExpression evaluated by DynamoDB (shared/query/expression.ts builds it). Partial
+   * copies pass it whatever it says (they may lack the values it tests): `keep` decides on their
+   * records.
+   */
   filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> };
   /** Records kept, tested as each Query's items arrive (only those are held in memory). */
   keep?: (record: StoredRecord) => boolean;
+  /**
+   * Whether a partial copy may be kept, judged on the values it holds (false: its record is not
+   * fetched). Without it every partial copy's record is fetched.
+   */
+  mayKeep?: (copy: StoredRecord) => boolean;
+}
+
+/** Names the partial-copy escape of a pushed-down filter uses (never produced by the filter builder). */
+const PARTIAL_NAMES = { '#partialCopy': 'partial' };
+const PARTIAL_VALUES = { ':partialCopy': true };
+
+/** Whether an expression is one parenthesised group (DynamoDB refuses redundant parentheses). */
+function enclosed(expression: string): boolean {
+  if (!expression.startsWith('(') || !expression.endsWith(')')) return false;
+  let depth = 0;
+  for (let i = 0; i < expression.length; i++) {
+    if (expression[i] === '(') depth += 1;
+    else if (expression[i] === ')') depth -= 1;
+    if (depth === 0 && i < expression.length - 1) return false;
+  }
+  return true;
+}
+
+/** `(<filter>) OR partial = true`: a partial copy is never dropped by a test on a value it may lack. */
+export function withPartialCopies(filter: NonNullable<ReadAllOptions['filter']>): NonNullable<ReadAllOptions['filter']> {
+  return {
+    expression: `${enclosed(filter.expression) ? filter.expression : `(${filter.expression})`} OR #partialCopy = :partialCopy`,
+    names: { ...filter.names, ...PARTIAL_NAMES },
+    values: { ...filter.values, ...PARTIAL_VALUES },
+  };
 }
 
 /**
- * Every listing copy of a partition (in listing order) that passes the pushed-down filter:
- * Query after Query (1 MB each) until the partition ends. Never a Scan. Cost: the partition's
- * copies in the key range are read (and billed) whether or not they match.
+ * Every record listed in a partition (in listing order) that passes the pushed-down filter and
+ * `keep`: Query after Query (1 MB each) until the partition ends. Never a Scan. The partial copies
+ * of each Query's answer are resolved with one BatchGetItem per 100 (resolveCopies) before `keep`
+ * sees them. Cost: the partition's copies in the key range are read (and billed) whether or not
+ * they match, plus the records of the partial copies `mayKeep` lets through.
  */
-export async function queryAll(partition: string, options: ReadAllOptions = {}): Promise<StoredRecord[]> {
+export async function queryAll(entity: LoadedEntity, partition: string, options: ReadAllOptions = {}): Promise<StoredRecord[]> {
   const range = options.range ?? { lo: '0', hi: '9999999999999#\uffff' };
+  const filter = options.filter ? withPartialCopies(options.filter) : undefined;
   const records: StoredRecord[] = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -313,15 +431,15 @@ export async function queryAll(partition: string, options: ReadAllOptions = {}):
       new QueryCommand({
         TableName: tableName('records'),
         KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lo AND :hi',
-        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', ...(options.filter?.names ?? {}) },
-        ExpressionAttributeValues: { ':pk': partition, ':lo': range.lo, ':hi': range.hi, ...(options.filter?.values ?? {}) },
-        ...(options.filter ? { FilterExpression: options.filter.expression } : {}),
+        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', ...(filter?.names ?? {}) },
+        ExpressionAttributeValues: { ':pk': partition, ':lo': range.lo, ':hi': range.hi, ...(filter?.values ?? {}) },
+        ...(filter ? { FilterExpression: filter.expression } : {}),
         ConsistentRead: true,
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
     );
-    for (const item of out.Items ?? []) {
-      const record = fromItem(item);
+    const items = (out.Items ?? []).filter((item) => !isPartialCopy(item) || !options.mayKeep || options.mayKeep(fromItem(item)));
+    for (const { record } of await resolveCopies(entity, partition, items)) {
       if (!options.keep || options.keep(record)) records.push(record);
     }
     start = out.LastEvaluatedKey;

@@ -12,6 +12,9 @@
  *   items (two on a field partition) for the total;
  * - read-all: every copy of the narrowest partition (in the key range), filter pushed down,
  *   search words matched as each Query's copies arrive;
+ * - on every path, the records of the partial copies read (records over 1 KB) with ONE
+ *   BatchGetItem per 100 (shared/data/records.ts resolveCopies); on read-all, only those whose
+ *   copy does not already rule them out;
  * - ids: ONE BatchGetItem.
  */
 
@@ -19,7 +22,7 @@
 function sourceOf(entity: LoadedEntity, plan: Pick<ListPlan, 'base'>, candidate?: ListPlan['candidates'][number]): TotalSource {
   return totalSource(entity, plan.base, candidate);
 }
-import { recordKey, fromItem, totalSource, type StoredRecord, type TotalSource, type Viewer } from '../data/records-keys.js';
+import { recordKey, fromItem, LAGGING_ATTRIBUTES, totalSource, type StoredRecord, type TotalSource, type Viewer } from '../data/records-keys.js';
 import { batchGet, batchKey, firstPage, MAX_ID_LENGTH, pageAfter, queryAll, readCounter, readCounters, skipEntries, type PartitionPage } from '../data/records.js';
 import { deploymentKey } from '../auth/deployment-secret.js';
 import { BadRequestError } from '../errors.js';
@@ -108,14 +111,14 @@ async function readPartition(entity: LoadedEntity, paging: Paging): Promise<List
   let result: PartitionPage;
   let total: number;
   if (cursor?.s) {
-    [result, total] = await Promise.all([pageAfter(partition, cursor.s, limit), readCounter(source)]);
+    [result, total] = await Promise.all([pageAfter(entity, partition, cursor.s, limit), readCounter(source)]);
   } else if (page === 1) {
-    result = await firstPage(source, limit);
+    result = await firstPage(entity, source, limit);
     total = result.total ?? 0;
   } else {
     const skipped = await skipEntries(source, (page - 1) * limit);
     total = skipped.total;
-    result = skipped.lastSk ? await pageAfter(partition, skipped.lastSk, limit) : { records: [], more: false };
+    result = skipped.lastSk ? await pageAfter(entity, partition, skipped.lastSk, limit) : { records: [], more: false };
   }
   const next = result.more && result.lastSk ? nextOf(paging, { s: result.lastSk }) : null;
   return { records: result.records, pagination: paginationOf(page, limit, total, next) };
@@ -185,6 +188,30 @@ function inMemory(entity: LoadedEntity, plan: ListPlan): (r: StoredRecord) => bo
   return (r) => matchesAll(r, plan.conditions) && matchesSearch(r.data, searchable, plan.spec.words);
 }
 
+/**
+ * Whether a partial listing copy holds the value at a path: data fields and metadata may be left
+ * out, and updatedAt may lag behind the record's (shared/data/records-keys.ts unchangedCopy).
+ */
+function holds(copy: StoredRecord, path: readonly string[]): boolean {
+  if (path[0] === 'data') return Object.prototype.hasOwnProperty.call(copy.data ?? {}, path[1]);
+  if (path[0] === 'metadata' || path[0] === 'metas') return copy[path[0]] !== undefined;
+  return !(LAGGING_ATTRIBUTES as readonly string[]).includes(path[0]);
+}
+
+/**
+ * Whether a partial copy's record may match, judged on the values the copy holds: a condition on a
+ * value it holds, or the search when it holds every searchable field, can rule it out without
+ * fetching the record (copies are written with their record, so they agree).
+ */
+function mayMatch(entity: LoadedEntity, plan: ListPlan): (copy: StoredRecord) => boolean {
+  const searchable = searchableFields(entity);
+  return (copy) => {
+    if (!matchesAll(copy, plan.conditions.filter((c) => holds(copy, c.field.path)))) return false;
+    if (searchable.every((f) => holds(copy, ['data', f])) && !matchesSearch(copy.data, searchable, plan.spec.words)) return false;
+    return true;
+  };
+}
+
 export async function executeList(entity: LoadedEntity, plan: ListPlan, visible: (r: StoredRecord) => boolean): Promise<ListResult> {
   const key = await deploymentKey('cursor');
   const cursor = await cursorOf(plan, key);
@@ -206,8 +233,10 @@ export async function executeList(entity: LoadedEntity, plan: ListPlan, visible:
   }
   const { partition, answered } = await narrowest(entity, plan);
   // Search words are matched in memory, page by page as the Queries come back (copies carry no
-  // folded text: shared/data/records-keys.ts); only the matches are kept.
+  // folded text: shared/data/records-keys.ts); only the matches are kept. Partial copies pass the
+  // pushed-down filter and are judged on their records (queryAll), so filters, search and sorts on
+  // values they left out see the whole record.
   const pushed = buildFilterExpression(plan.conditions.filter((c) => c !== answered?.condition)).pushed;
-  const records = await queryAll(partition, { range: plan.keyRange, filter: pushed, keep: inMemory(entity, plan) });
+  const records = await queryAll(entity, partition, { range: plan.keyRange, filter: pushed, keep: inMemory(entity, plan), mayKeep: mayMatch(entity, plan) });
   return finish(entity, paging, records);
 }

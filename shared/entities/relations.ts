@@ -168,6 +168,6 @@ async function childrenOf(relation: RelationDefinition, parent: StoredRecord, au
   const child = findEntity(relation.entity)!;
   if (!child.access.public && !auth) return [];
   const partition = listingPartitionFor(child, viewerOf(auth), { field: relation.foreignKey, value: parent.id });
-  const records = await queryPartition(partition, MAX_INCLUDED_CHILDREN);
+  const records = await queryPartition(child, partition, MAX_INCLUDED_CHILDREN);
   return records.filter((r) => canSee(child, r, auth));
 }

@@ -24,7 +24,7 @@ import { db } from '../data/client.js';
 import {
   counterUpdates,
   fromItem,
-  indexItem,
+  copyItem,
   listingPartitions,
   listings,
   randomShard,
@@ -61,7 +61,7 @@ function putsOf(entity: LoadedEntity, planned: PlannedRecord, tables: TableNames
   const entered = listings(entity, planned.record);
   const puts: TransactItem[] = [
     { Put: { TableName: tables.records, Item: recordItem(entity, planned.record), ConditionExpression: 'attribute_not_exists(pk)' } },
-    ...entered.map((l): TransactItem => ({ Put: { TableName: tables.records, Item: indexItem(l.partition, planned.record) } })),
+    ...entered.map((l): TransactItem => ({ Put: { TableName: tables.records, Item: copyItem(entity, l.partition, planned.record) } })),
     ...(planned.event ? [{ Put: { TableName: tables.events, Item: planned.event } }] : []),
   ];
   return { puts, entered, bytes: JSON.stringify(puts).length };

@@ -2,11 +2,16 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   COUNTER_SK,
   consolidatedFields,
+  COPY_MAX_BYTES,
+  copyItem,
   createTransaction,
   deleteTransaction,
   encodeKeyValue,
   eventItem,
+  fromItem,
   invertedTime,
+  isPartialCopy,
+  itemSize,
   listingPartitionFor,
   listingPartitions,
   listingSortKey,
@@ -237,5 +242,134 @@ describe('events', () => {
     const item = eventItem(entities.tasks, 'deleted', task(), { id: 'tsk_A', title: 'T' }, { eventId: 'evt_2', suffix: 'x', now: '2026-01-01T00:00:00.000Z' });
 
     expect(item).toMatchObject({ type: 'task.deleted', data: { id: 'tsk_A' } });
+  });
+});
+
+describe('item size (as DynamoDB counts it)', () => {
+  it('counts UTF-8 bytes of names and string values', () => {
+    expect(itemSize({ pk: 'abc', é: 'ü€' })).toBe(2 + 3 + 2 + 5);
+  });
+
+  it('counts a number as 1 byte per two significant digits + 1, leading and trailing zeroes trimmed', () => {
+    expect(itemSize({ n: 7 })).toBe(1 + 2);
+    expect(itemSize({ n: 12345 })).toBe(1 + 4);
+    expect(itemSize({ n: 1000 })).toBe(1 + 2);
+    expect(itemSize({ n: -0.25 })).toBe(1 + 2);
+  });
+
+  it('counts null and booleans as 1 byte, lists and maps as 3 + 1 per element (+ key bytes), and leaves undefined out', () => {
+    expect(itemSize({ a: null, b: true, c: undefined })).toBe(2 + 2);
+    expect(itemSize({ l: ['ab', 'c'] })).toBe(1 + 3 + (1 + 2) + (1 + 1));
+    expect(itemSize({ m: { k: 'v', kk: 1 } })).toBe(1 + 3 + (1 + 1 + 1) + (1 + 2 + 2));
+    expect(itemSize({ m: {} })).toBe(1 + 3);
+  });
+});
+
+describe('listing copies', () => {
+  const long = 'a long description. '.repeat(100);
+
+  it('is the whole record when the item fits in 1 KB', () => {
+    const record = task({}, { description: 'short' });
+    const copy = copyItem(entities.tasks, 'ten_1#tasks', record);
+
+    expect(copy).toEqual({ pk: 'ten_1#tasks', sk: listingSortKey(record), kind: 'index', ...record });
+    expect(isPartialCopy(copy)).toBe(false);
+  });
+
+  it('over 1 KB, keeps keys, bookkeeping and indexed fields, drops the largest other values first, and marks the copy partial', () => {
+    const record = task(
+      { deletedAt: undefined, metadata: { small: 1 }, metas: { m: 'x'.repeat(300) } },
+      { description: long, assigneeId: 'usr_2', tagIds: ['tag_1'] },
+    );
+    const copy = copyItem(entities.tasks, 'ten_1#tasks#status=todo', record);
+
+    expect(isPartialCopy(copy)).toBe(true);
+    expect(itemSize(copy)).toBeLessThanOrEqual(COPY_MAX_BYTES);
+    expect(copy).toMatchObject({ pk: 'ten_1#tasks#status=todo', sk: listingSortKey(record), kind: 'index', id: 'tsk_A', entity: 'tasks', tenantId: 'ten_1', ownerId: 'usr_1', version: 1 });
+    expect(copy.createdAt).toBe(record.createdAt);
+    expect(copy.updatedAt).toBe(record.updatedAt);
+    // The description alone is over 1 KB: dropping it is enough, the metas (smaller) stay.
+    expect(copy.data).toEqual({ title: 'T', status: 'todo', priority: 'medium', assigneeId: 'usr_2', tagIds: ['tag_1'] });
+    expect(copy.metadata).toEqual({ small: 1 });
+    expect(copy.metas).toEqual(record.metas);
+    expect(fromItem(copy)).not.toHaveProperty('partial');
+  });
+
+  it('drops metadata and several fields when needed, indexed fields last', () => {
+    const record = task({ metadata: { blob: 'm'.repeat(600) } }, { description: 'd'.repeat(700), title: 't'.repeat(200), assigneeId: 'usr_2' });
+    const copy = copyItem(entities.tasks, 'ten_1#tasks', record);
+
+    expect(itemSize(copy)).toBeLessThanOrEqual(COPY_MAX_BYTES);
+    expect(copy).not.toHaveProperty('metadata');
+    expect(copy.data).toEqual({ title: 't'.repeat(200), status: 'todo', priority: 'medium', assigneeId: 'usr_2' });
+  });
+
+  it('never passes 1 KB, even when indexed values alone would', () => {
+    const record = task({}, { assigneeId: 'u'.repeat(900), description: long });
+    const copy = copyItem(entities.tasks, 'ten_1#tasks', record);
+
+    expect(itemSize(copy)).toBeLessThanOrEqual(COPY_MAX_BYTES);
+    expect(copy.data).toEqual({ title: 'T', status: 'todo', priority: 'medium' });
+  });
+
+  it('create and update transactions write the capped copies', () => {
+    const record = task({}, { description: long });
+    const items = createTransaction(entities.tasks, record, { pk: 'e', sk: 'e' }, tables, 0);
+    const copies = items.filter((i) => i.Put?.Item?.kind === 'index').map((i) => i.Put!.Item!);
+
+    expect(copies).toHaveLength(6);
+    for (const c of copies) {
+      expect(isPartialCopy(c)).toBe(true);
+      expect(itemSize(c)).toBeLessThanOrEqual(COPY_MAX_BYTES);
+    }
+  });
+});
+
+describe('updates that leave partial copies as they stand', () => {
+  const long = 'a long description. '.repeat(100);
+  const stored = (r: StoredRecord): StoredRecord => ({ ...r, copiesVersion: r.version });
+  const copyPuts = (items: TransactItem[]) => items.filter((i) => i.Put?.Item?.kind === 'index').map((i) => String(i.Put!.Item!.pk));
+
+  it('writes no copy when only a value the partial copies leave out changed', () => {
+    const before = stored(task({}, { description: long }));
+    const after = { ...before, data: { ...before.data, description: `${long} edited` }, updatedAt: '2026-01-02T00:00:00.000Z', version: 2 };
+
+    const items = updateTransaction(entities.tasks, before, after, { pk: 'e', sk: 'e' }, tables, 0);
+
+    expect(copyPuts(items)).toEqual([]);
+    expect(items[0].Put!.Item).toMatchObject({ kind: 'record', version: 2, copiesVersion: 2, data: { description: `${long} edited` } });
+  });
+
+  it('rewrites every copy when a value they hold changed, when they were full, or when the record is of an earlier layout', () => {
+    const before = stored(task({}, { description: long }));
+    const retitled = { ...before, data: { ...before.data, title: 'New' }, version: 2 };
+    const short = stored(task({}, { description: 'short' }));
+    const edited = (r: StoredRecord) => ({ ...r, data: { ...r.data, description: `${String(r.data.description)} edited` }, version: 2 });
+
+    expect(copyPuts(updateTransaction(entities.tasks, before, retitled, { pk: 'e', sk: 'e' }, tables, 0))).toHaveLength(6);
+    expect(copyPuts(updateTransaction(entities.tasks, short, edited(short), { pk: 'e', sk: 'e' }, tables, 0))).toHaveLength(6);
+    const earlier = { ...before, copiesVersion: undefined };
+    expect(copyPuts(updateTransaction(entities.tasks, earlier, edited(earlier), { pk: 'e', sk: 'e' }, tables, 0))).toHaveLength(6);
+    const lagging = { ...before, version: 3 };
+    expect(copyPuts(updateTransaction(entities.tasks, lagging, edited(lagging), { pk: 'e', sk: 'e' }, tables, 0))).toHaveLength(6);
+  });
+
+  it('still moves copies between partitions when an indexed value changes', () => {
+    const before = stored(task({}, { description: long }));
+    const after = { ...before, data: { ...before.data, description: 'x'.repeat(2000), status: 'completed' }, version: 2 };
+
+    const items = updateTransaction(entities.tasks, before, after, { pk: 'e', sk: 'e' }, tables, 0);
+
+    // Every copy holds the status: all rewritten, the two in status=todo removed.
+    expect(copyPuts(items).filter((pk) => pk.includes('status=completed'))).toHaveLength(2);
+    expect(copyPuts(items)).toHaveLength(6);
+    expect(items.filter((i) => i.Delete).map((i) => String(i.Delete!.Key!.pk))).toEqual(['ten_1#tasks#status=todo', 'ten_1#tasks#owner=usr_1#status=todo']);
+  });
+
+  it('never puts copiesVersion on a copy', () => {
+    const record = stored(task({}, { description: 'short' }));
+
+    expect(copyItem(entities.tasks, 'ten_1#tasks', record)).not.toHaveProperty('copiesVersion');
+    expect(copyItem(entities.tasks, 'ten_1#tasks', { ...record, data: { ...record.data, description: long } })).not.toHaveProperty('copiesVersion');
   });
 });

@@ -1,13 +1,19 @@
 /** The records I/O layer's handling of DynamoDB answers (client mocked: no I/O). */
-import { DynamoDBDocumentClient, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CONFLICT_ATTEMPTS, firstPage, readCounter, readCounters, skipEntries, transact, WriteConflict } from '../../../shared/data/records.js';
-import type { TransactItem } from '../../../shared/data/records-keys.js';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CONFLICT_ATTEMPTS, withPartialCopies, firstPage, pageAfter, queryAll, queryPartition, readCounter, readCounters, skipEntries, transact, WriteConflict } from '../../../shared/data/records.js';
+import { copyItem, listingSortKey, recordItem, type StoredRecord, type TransactItem } from '../../../shared/data/records-keys.js';
+import { tableName } from '../../../shared/data/client.js';
 import { ServiceUnavailableError } from '../../../shared/errors.js';
+import { loadDefinitions, type LoadedEntity } from '../../../shared/registry/index.js';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
 beforeEach(() => dynamo.reset());
+let tasks: LoadedEntity;
+beforeAll(async () => {
+  tasks = (await loadDefinitions()).find((e) => e.slug === 'tasks')!;
+});
 afterEach(() => vi.restoreAllMocks());
 const p = { partition: 'p' };
 
@@ -64,7 +70,7 @@ describe('listing reads', () => {
       ],
     });
 
-    const page = await firstPage(p, 2);
+    const page = await firstPage(tasks, p, 2);
 
     expect(page.total).toBe(42);
     expect(page.records.map((r) => r.id)).toEqual(['a', 'b']);
@@ -86,7 +92,7 @@ describe('listing reads', () => {
       .resolves({ Items: [{ pk: 'b', sk: '#count#1', count: 9, '#status=todo': 3 }, { pk: 'b', sk: '#count#4', count: 1, '#status=todo': 1, '#status=done': 5 }] });
     const source = { partition: 'b#status=todo', base: 'b', attribute: '#status=todo' };
 
-    expect((await firstPage(source, 20)).total).toBe(6);
+    expect((await firstPage(tasks, source, 20)).total).toBe(6);
     expect(await readCounter(source)).toBe(6);
     expect(await readCounters([source, { partition: 'b' }])).toEqual(new Map([['b#status=todo', 6], ['b', 10]]));
   });
@@ -98,7 +104,7 @@ describe('listing reads', () => {
       .resolvesOnce({ Items: [{ pk: 'p', sk: '8#b', id: 'b', data: {} }], LastEvaluatedKey: { pk: 'p', sk: '8#b' } })
       .resolvesOnce({ Items: [{ pk: 'p', sk: '8#c', id: 'c', data: {} }, { pk: 'p', sk: '8#d', id: 'd', data: {} }] });
 
-    const page = await firstPage(p, 3);
+    const page = await firstPage(tasks, p, 3);
 
     expect(page.records.map((r) => r.id)).toEqual(['a', 'b', 'c']);
     expect(page).toMatchObject({ total: 5, lastSk: '8#c', more: true });
@@ -129,5 +135,98 @@ describe('listing reads', () => {
 
     expect(await skipEntries(p, 3)).toEqual({ total: 10, lastSk: '8#c' });
     expect(dynamo.commandCalls(QueryCommand)[1].args[0].input).toMatchObject({ Limit: 1, ExclusiveStartKey: { pk: 'p', sk: '8#b' } });
+  });
+});
+
+describe('partial listing copies', () => {
+  const base = 'ten_1#tasks';
+  const LONG = 'x'.repeat(2000);
+  function task(id: string, minute: number, data: Record<string, unknown> = {}): StoredRecord {
+    const at = `2026-01-01T00:${String(minute).padStart(2, '0')}:00.000Z`;
+    return { entity: 'tasks', id, tenantId: 'ten_1', ownerId: 'usr_1', createdAt: at, updatedAt: at, version: 1, data: { title: id, status: 'todo', priority: 'low', ...data } };
+  }
+  const copy = (partition: string, r: StoredRecord) => copyItem(tasks, partition, r);
+  const batchOf = (n: number) => dynamo.commandCalls(BatchGetCommand)[n].args[0].input.RequestItems!;
+
+  it('replaces a partial copy by its record, read with one strongly consistent BatchGetItem, and keeps full copies as they are', async () => {
+    const short = task('tsk_a', 59);
+    const long = task('tsk_b', 58, { description: LONG });
+    dynamo.on(QueryCommand).resolves({ Items: [{ pk: base, sk: '#count#0', count: 2 }, copy(base, short), copy(base, long)] });
+    dynamo.on(BatchGetCommand).resolves({ Responses: { [tableName('records')]: [recordItem(tasks, long)] } });
+
+    const page = await firstPage(tasks, { partition: base }, 20);
+
+    expect(page.records).toEqual([short, { ...long, copiesVersion: 1 }]);
+    expect(page.total).toBe(2);
+    expect(dynamo.commandCalls(BatchGetCommand)).toHaveLength(1);
+    expect(Object.values(batchOf(0))[0]).toEqual({ Keys: [{ pk: 'tasks#tsk_b', sk: '#record' }], ConsistentRead: true });
+  });
+
+  it('drops a partial copy whose record is gone or no longer in the partition, and reads on so the page stays full', async () => {
+    const todo = `${base}#status=todo`;
+    const gone = task('tsk_a', 59, { description: LONG });
+    const moved = task('tsk_b', 58, { description: LONG });
+    const kept = task('tsk_c', 57, { description: LONG });
+    const next = task('tsk_d', 56);
+    dynamo
+      .on(QueryCommand)
+      .resolvesOnce({ Items: [copy(todo, gone), copy(todo, moved), copy(todo, kept)] })
+      .resolvesOnce({ Items: [copy(todo, next)] });
+    dynamo.on(BatchGetCommand).resolves({ Responses: { [tableName('records')]: [recordItem(tasks, { ...moved, version: 2, data: { ...moved.data, status: 'completed' } }), recordItem(tasks, kept)] } });
+
+    const page = await pageAfter(tasks, todo, '0', 2);
+
+    expect(page.records.map((r) => r.id)).toEqual(['tsk_c', 'tsk_d']);
+    expect(page.more).toBe(false);
+    const queries = dynamo.commandCalls(QueryCommand).map((c) => c.args[0].input);
+    expect(queries[1]).toMatchObject({ Limit: 2, ExpressionAttributeValues: { ':sk': listingSortKey(kept) } });
+  });
+
+  it('retries the keys BatchGetItem leaves unprocessed', async () => {
+    const long = task('tsk_b', 58, { description: LONG });
+    dynamo.on(QueryCommand).resolves({ Items: [copy(base, long)] });
+    const table = tableName('records');
+    dynamo
+      .on(BatchGetCommand)
+      .resolvesOnce({ Responses: { [table]: [] }, UnprocessedKeys: { [table]: { Keys: [{ pk: 'tasks#tsk_b', sk: '#record' }] } } })
+      .resolvesOnce({ Responses: { [table]: [recordItem(tasks, long)] } });
+
+    expect(await queryPartition(tasks, base, 10)).toEqual([{ ...long, copiesVersion: 1 }]);
+    expect(dynamo.commandCalls(BatchGetCommand)).toHaveLength(2);
+  });
+
+  it('lets partial copies through a pushed-down filter, fetches only those the copy does not rule out, and keeps by the record', async () => {
+    const a = task('tsk_a', 59, { description: `${LONG} needle` });
+    const b = task('tsk_b', 58, { description: LONG });
+    const c = task('tsk_c', 57, { description: LONG, priority: 'high' });
+    dynamo.on(QueryCommand).resolves({ Items: [copy(base, a), copy(base, b), copy(base, c)] });
+    dynamo.on(BatchGetCommand).resolves({ Responses: { [tableName('records')]: [recordItem(tasks, a), recordItem(tasks, b)] } });
+
+    const found = await queryAll(tasks, base, {
+      filter: { expression: '#f0.#f1 = :v0', names: { '#f0': 'data', '#f1': 'priority' }, values: { ':v0': 'low' } },
+      mayKeep: (r) => r.data.priority === 'low',
+      keep: (r) => String(r.data.description).includes('needle'),
+    });
+
+    expect(found).toEqual([{ ...a, copiesVersion: 1 }]);
+    const query = dynamo.commandCalls(QueryCommand)[0].args[0].input;
+    expect(query.FilterExpression).toBe('(#f0.#f1 = :v0) OR #partialCopy = :partialCopy');
+    expect(query.ExpressionAttributeNames).toMatchObject({ '#partialCopy': 'partial' });
+    expect(query.ExpressionAttributeValues).toMatchObject({ ':partialCopy': true });
+    expect(Object.values(batchOf(0))[0].Keys).toEqual([
+      { pk: 'tasks#tsk_a', sk: '#record' },
+      { pk: 'tasks#tsk_b', sk: '#record' },
+    ]);
+  });
+});
+
+
+describe('withPartialCopies', () => {
+  it('adds the partial-copy escape without redundant parentheses (DynamoDB refuses them)', () => {
+    const of = (expression: string) => withPartialCopies({ expression, names: {}, values: {} }).expression;
+
+    expect(of('(attribute_not_exists(#f0) OR #f0 <> :v0)')).toBe('(attribute_not_exists(#f0) OR #f0 <> :v0) OR #partialCopy = :partialCopy');
+    expect(of('(a = :v0) AND (b = :v1)')).toBe('((a = :v0) AND (b = :v1)) OR #partialCopy = :partialCopy');
+    expect(of('a = :v0')).toBe('(a = :v0) OR #partialCopy = :partialCopy');
   });
 });
