@@ -1,17 +1,15 @@
 /**
- * Conditions and search words → a DynamoDB FilterExpression (pure, unit-tested). Everything
+ * Conditions → a DynamoDB FilterExpression (pure, unit-tested). Everything
  * DynamoDB can evaluate exactly is pushed down, so only matching items cross the wire; what it
  * cannot ($contains on a field is case-insensitive, $endsWith has no DynamoDB function, an empty
  * $in) is left to the in-memory check that runs on every item read anyway — and so is whatever
  * would take the expression over DynamoDB's limits (4 KB, 300 operators, paths nested over 32
  * levels).
  *
- * Search uses the folded search text (shared/query/fold.ts) stored on every listing copy (attribute `_search`,
- * written by shared/data/records-keys.ts): `contains(_search, :word)` per word.
+ * Search words are not pushed down: listing copies hold no folded search text, so the words are
+ * matched in memory (shared/entities/list.ts).
  */
 import type { Condition } from './filter.js';
-
-export const SEARCH_ATTRIBUTE = '_search';
 
 /** DynamoDB refuses expressions over 4 KB or 300 operators, and document paths nested over 32 levels. */
 export const MAX_EXPRESSION_CHARS = 4000;
@@ -36,7 +34,7 @@ export interface BuiltFilter {
   residual: Condition[];
 }
 
-export function buildFilterExpression(conditions: readonly Condition[], words: readonly string[] = []): BuiltFilter {
+export function buildFilterExpression(conditions: readonly Condition[]): BuiltFilter {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const nameIds = new Map<string, string>();
@@ -129,11 +127,6 @@ export function buildFilterExpression(conditions: readonly Condition[], words: r
         break;
     }
     if (!fits(start)) residual.push(c);
-  }
-  for (const w of words) {
-    const start = { names: nameIds.size, values: valueCount };
-    clauses.push(`contains(${name(SEARCH_ATTRIBUTE)}, ${value(w)})`);
-    fits(start);
   }
   if (clauses.length === 0) return { residual };
   return { pushed: { expression: clauses.join(' AND '), names, values }, residual };
