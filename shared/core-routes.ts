@@ -70,7 +70,7 @@ const beforePlugins: readonly Route[] = [
   { method: 'PATCH', path: `${V1}/tenants/me`, family: 'auth', auth: 'required' },
   { method: 'POST', path: `${V1}/tenants`, family: 'auth', auth: 'session' },
 
-  // API key management (issue 3): session only; a key alone gets 403.
+  // API key management: session only; a key alone gets 403.
   { method: 'GET', path: `${V1}/keys`, family: 'keys', auth: 'session' },
   { method: 'POST', path: `${V1}/keys`, family: 'keys', auth: 'session' },
   { method: 'DELETE', path: `${V1}/keys/{keyId}`, family: 'keys', auth: 'session' },
@@ -81,14 +81,14 @@ const beforePlugins: readonly Route[] = [
   { method: 'DELETE', path: `${V1}/api-keys/{id}`, family: 'keys', auth: 'session' },
   { method: 'GET', path: `${V1}/api-keys/{id}/audit`, family: 'keys', auth: 'session' },
 
-  // Batch (issue 6): the outer request needs a caller; each sub-request needs its own scope.
+  // Batch: the outer request needs a caller; each sub-request needs its own scope.
   { method: 'POST', path: `${V1}/batch`, family: 'batch', auth: 'required' },
 
-  // Bulk import (issue 6): the static tasks variant wins over the template (static beats {param}).
+  // Bulk import: the static tasks variant wins over the template (static beats {param}).
   { method: 'POST', path: `${V1}/import/tasks`, family: 'import', auth: 'required', scope: 'tasks:write' },
   { method: 'POST', path: `${V1}/import/{entity}`, family: 'import', auth: 'required', scope: '{entity}:write' },
 
-  // GraphQL (issue 6): each operation checks its own entity scope (shared/graphql/schema.ts).
+  // GraphQL: each operation checks its own entity scope (shared/graphql/schema.ts).
   { method: 'POST', path: `${V1}/graphql`, family: 'graphql', auth: 'required' },
   { method: 'GET', path: `${V1}/graphql`, family: 'graphql', auth: 'required' },
 ];
@@ -121,13 +121,13 @@ const afterPlugins: readonly Route[] = [
   { method: 'POST', path: `${V1}/webhooks/{id}/deliveries/{deliveryId}/retry`, family: 'webhooks', auth: 'required', scope: 'webhooks:write' },
   { method: 'POST', path: `${V1}/webhooks/{id}/test`, family: 'webhooks', auth: 'required', scope: 'webhooks:write' },
 
-  // Registered entities (issue 4): after every static path above, as SPEC.md orders them.
+  // Registered entities: after every static path above, as SPEC.md orders them.
   // Reads are 'optional' so that public entities answer anonymous callers (the entities family
   // decides: functions/entities/handler.ts passes isPublicRead / scopeApplies); writes need a caller.
   { method: 'GET', path: `${V1}/{entity}`, family: 'entities', auth: 'optional', scope: '{entity}:read' },
   { method: 'POST', path: `${V1}/{entity}`, family: 'entities', auth: 'required', scope: '{entity}:write' },
   { method: 'OPTIONS', path: `${V1}/{entity}`, family: 'entities', auth: 'optional' },
-  // Bulk update and delete (issue 6): shared/entities/bulk.ts.
+  // Bulk update and delete: shared/entities/bulk.ts.
   { method: 'PATCH', path: `${V1}/{entity}`, family: 'entities', auth: 'required', scope: '{entity}:write' },
   { method: 'DELETE', path: `${V1}/{entity}`, family: 'entities', auth: 'required', scope: '{entity}:delete' },
   { method: 'GET', path: `${V1}/{entity}/{id}`, family: 'entities', auth: 'optional', scope: '{entity}:read' },
