@@ -1,13 +1,23 @@
 /**
- * `npm run schemas`: writes shared/registry/validators.generated.ts, the ajv standalone validators
- * of every built-in entity's create and update body, so that no function compiles a schema at
- * cold start. Run it after changing a definition in shared/registry/entities/ (a unit test
- * fails while the file is out of date; until then the changed entity is compiled at run time).
+ * `npm run schemas`: writes the ajv standalone validators, so that no function compiles a schema
+ * at cold start or on its first request:
+ * - shared/registry/validators.generated.ts: every built-in entity's create and update body. Run
+ *   it after changing a definition in shared/registry/entities/ (a unit test fails while the file
+ *   is out of date; until then the changed entity is compiled at run time);
+ * - shared/auth/validators.generated.ts: the auth family's bodies (shared/auth/body-schemas.ts;
+ *   a unit test fails while the file is out of date).
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { generatedAuthValidators } from '../shared/auth/generate.js';
 import { generatedValidators } from '../shared/registry/generate.js';
 
-const target = fileURLToPath(new URL('../shared/registry/validators.generated.ts', import.meta.url));
-writeFileSync(target, await generatedValidators());
-console.log(`wrote ${target}`);
+const targets: [string, () => string | Promise<string>][] = [
+  ['../shared/registry/validators.generated.ts', generatedValidators],
+  ['../shared/auth/validators.generated.ts', generatedAuthValidators],
+];
+for (const [relative, generate] of targets) {
+  const target = fileURLToPath(new URL(relative, import.meta.url));
+  writeFileSync(target, await generate());
+  console.log(`wrote ${target}`);
+}

@@ -5,7 +5,7 @@
 import type { LoginResult } from '../../shared/auth/users.js';
 import type { ApiRequest, Reply } from '../../shared/http/types.js';
 import { createApiHandler, type Operations } from '../../shared/http/stack.js';
-import { routeKey } from '../../shared/routes.js';
+import { routeKey } from '../../shared/core-routes.js';
 
 const V1 = '/api/v1';
 const NO_STORE = { 'Cache-Control': 'no-store' };

@@ -3,7 +3,7 @@
  * The outer answer is always 200 {success: true, responses: [{id, status, body}]}.
  */
 import { createApiHandler } from '../../shared/http/stack.js';
-import { routeKey } from '../../shared/routes.js';
+import { routeKey } from '../../shared/core-routes.js';
 import { subRequestsRun } from './counting.js';
 import { runBatch } from './run.js';
 

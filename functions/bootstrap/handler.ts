@@ -17,7 +17,7 @@ import { DEFAULT_ADMIN_EMAIL, ensureBootstrapAdmin } from '../../shared/auth/boo
 import { MIN_PASSWORD_LENGTH } from '../../shared/auth/passwords.js';
 import { config } from '../../shared/config.js';
 import { normalizeEmail } from '../../shared/data/identity.js';
-import { logger } from '../../shared/logger.js';
+import { loadLogger, logger } from '../../shared/logger.js';
 
 /** The one physical id of the resource: the admin is a singleton of the deployment. */
 export const PHYSICAL_RESOURCE_ID = 'bootstrap-admin';
@@ -74,6 +74,8 @@ function messageOf(error: unknown): string {
 }
 
 export async function handler(event: CloudFormationCustomResourceEvent<BootstrapAdminProperties>): Promise<BootstrapAdminResponse> {
+  // The logger loads on first use; loaded first, every line of the invocation is written before it returns.
+  await loadLogger();
   if (event.RequestType === 'Delete') {
     logger.info('bootstrap admin: delete, nothing to do (the admin stays)', { physicalResourceId: event.PhysicalResourceId });
     return { PhysicalResourceId: event.PhysicalResourceId };

@@ -6,7 +6,7 @@ import { createApiHandler } from '../../shared/http/stack.js';
 import { openApiDocument } from '../../shared/openapi/index.js';
 import { PAGE_CSP, docsAsset, docsPage } from '../../shared/openapi/page.js';
 import { loadRegistry } from '../../shared/registry/index.js';
-import { routeKey } from '../../shared/routes.js';
+import { routeKey } from '../../shared/core-routes.js';
 
 await loadRegistry();
 

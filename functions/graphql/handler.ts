@@ -4,7 +4,7 @@
  */
 import { createApiHandler } from '../../shared/http/stack.js';
 import { loadRegistry } from '../../shared/registry/index.js';
-import { routeKey } from '../../shared/routes.js';
+import { routeKey } from '../../shared/core-routes.js';
 
 await loadRegistry();
 

@@ -1,7 +1,7 @@
 /** GET /api/health (public): {status, version, timestamp}; 503 with the same shape when DynamoDB does not answer. */
 import { createPublicHandler } from '../../shared/http/public-stack.js';
 import { checkHealth } from '../../shared/health.js';
-import { routeKey } from '../../shared/routes.js';
+import { routeKey } from '../../shared/core-routes.js';
 
 export const handler = createPublicHandler({
   [routeKey('GET', '/api/health')]: async () => {

@@ -9,7 +9,7 @@ import { BadRequestError } from '../../shared/errors.js';
 import type { ApiRequest, Operation, Reply } from '../../shared/http/types.js';
 import { createApiHandler, type Operations } from '../../shared/http/stack.js';
 import { apiPath } from '../../shared/http/urls.js';
-import { routeKey } from '../../shared/routes.js';
+import { routeKey } from '../../shared/core-routes.js';
 
 const V1 = '/api/v1';
 const NO_STORE = { 'Cache-Control': 'no-store' };

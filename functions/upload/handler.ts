@@ -4,7 +4,7 @@
  */
 import { createApiHandler } from '../../shared/http/stack.js';
 import type { ApiRequest } from '../../shared/http/types.js';
-import { routeKey } from '../../shared/routes.js';
+import { routeKey } from '../../shared/core-routes.js';
 import { MAX_FILES } from '../../shared/uploads/limits.js';
 import { complete, downloadUrl, list, presign, remove, uploadMultipart, type Caller } from '../../shared/uploads/service.js';
 

@@ -5,11 +5,13 @@
  * it to the dead-letter queue.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { logger } from '../../shared/logger.js';
+import { loadLogger, logger } from '../../shared/logger.js';
 import { deliverFromQueue, parseMessage } from '../../shared/webhooks/delivery.js';
 import { deliveryQueue } from '../../shared/webhooks/queue.js';
 
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+  // The logger loads on first use; loaded first, every line of the invocation is written before it returns.
+  await loadLogger();
   const queue = deliveryQueue();
   const failures: SQSBatchResponse['batchItemFailures'] = [];
   await Promise.all(

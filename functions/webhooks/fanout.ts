@@ -4,13 +4,15 @@
  * failures: the stream resumes from the first record that failed.
  */
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { logger } from '../../shared/logger.js';
+import { loadLogger, logger } from '../../shared/logger.js';
 import { findEntity, loadRegistry } from '../../shared/registry/index.js';
 import { changeEventFromImage } from '../../shared/webhooks/events.js';
 import { fanOutEvent } from '../../shared/webhooks/fanout.js';
 import { deliveryQueue } from '../../shared/webhooks/queue.js';
 
 export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+  // The logger loads on first use; loaded first, every line of the invocation is written before it returns.
+  await loadLogger();
   await loadRegistry();
   const queue = deliveryQueue();
   logger.debug('webhook fan-out batch', { records: event.Records.length });

@@ -7,7 +7,7 @@ import { config } from '../../shared/config.js';
 import { BadRequestError } from '../../shared/errors.js';
 import type { Operation } from '../../shared/http/types.js';
 import { createApiHandler } from '../../shared/http/stack.js';
-import { routeKey } from '../../shared/routes.js';
+import { routeKey } from '../../shared/core-routes.js';
 import { receiveInbound } from '../../shared/webhooks/inbound.js';
 import {
   changeWebhook,

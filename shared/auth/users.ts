@@ -39,9 +39,9 @@ import {
 } from '../data/identity.js';
 import { evictApiKeysOfUser } from './api-keys.js';
 import { isOperator } from './bootstrap.js';
-import { DUMMY_PASSWORD_HASH, MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from './passwords.js';
+import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords.js';
 import { createSession, forgetSessionsOfUser, hashToken, revokeSession, revokeUserSessions } from './sessions.js';
-import { compile } from './validate.js';
+import { bodyValidator } from './validate.js';
 import { invalidateMetadataSources } from '../entities/metadata.js';
 import { unstorable } from '../registry/schemas.js';
 
@@ -49,26 +49,13 @@ import { unstorable } from '../registry/schemas.js';
 export const LOGIN_FAILURE_FLOOR_MS = 100;
 export const MAX_OBJECT_BYTES = 10_000;
 
-// ---------- schemas (compiled once, at module load) ----------
-
-const email = { type: 'string', format: 'email', maxLength: 254 } as const;
-const name = { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' } as const;
-const password = { type: 'string', minLength: MIN_PASSWORD_LENGTH, maxLength: 1024 } as const;
-const role = { type: 'string', enum: ['admin', 'user'] } as const;
-const object = { type: 'object' } as const;
+// ---------- bodies (body-schemas.ts, validated by the precompiled validators) ----------
 
 interface LoginInput {
   email: string;
   password: string;
 }
-const validateLogin = compile<LoginInput>({
-  type: 'object',
-  required: ['email', 'password'],
-  properties: {
-    email: { type: 'string', minLength: 1, maxLength: 254 },
-    password: { type: 'string', minLength: 1, maxLength: 1024 },
-  },
-});
+const validateLogin = bodyValidator<LoginInput>('login');
 
 interface UpdateMeInput {
   name?: string;
@@ -76,13 +63,7 @@ interface UpdateMeInput {
   currentPassword?: string;
   preferences?: Record<string, unknown>;
 }
-const validateUpdateMe = compile<UpdateMeInput>({
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: { name, password, currentPassword: { type: 'string', maxLength: 1024 }, preferences: object },
-  dependencies: { password: ['currentPassword'], currentPassword: ['password'] },
-});
+const validateUpdateMe = bodyValidator<UpdateMeInput>('updateMe');
 
 interface CreateUserInput {
   email: string;
@@ -90,56 +71,27 @@ interface CreateUserInput {
   password: string;
   role?: 'admin' | 'user';
 }
-const validateCreateUser = compile<CreateUserInput>({
-  type: 'object',
-  additionalProperties: false,
-  required: ['email', 'name', 'password'],
-  properties: { email, name, password, role },
-});
+const validateCreateUser = bodyValidator<CreateUserInput>('createUser');
 
 interface UpdateUserInput {
   name?: string;
   role?: 'admin' | 'user';
   password?: string;
 }
-const validateUpdateUser = compile<UpdateUserInput>({
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: { name, role, password },
-});
+const validateUpdateUser = bodyValidator<UpdateUserInput>('updateUser');
 
 interface UpdateTenantInput {
   name?: string;
   settings?: Record<string, unknown>;
 }
-const validateUpdateTenant = compile<UpdateTenantInput>({
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: { name, settings: object },
-});
+const validateUpdateTenant = bodyValidator<UpdateTenantInput>('updateTenant');
 
 interface CreateTenantInput {
   name: string;
   settings?: Record<string, unknown>;
   admin: { email: string; name: string; password: string };
 }
-const validateCreateTenant = compile<CreateTenantInput>({
-  type: 'object',
-  additionalProperties: false,
-  required: ['name', 'admin'],
-  properties: {
-    name,
-    settings: object,
-    admin: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['email', 'name', 'password'],
-      properties: { email, name, password },
-    },
-  },
-});
+const validateCreateTenant = bodyValidator<CreateTenantInput>('createTenant');
 
 // ---------- helpers ----------
 

@@ -1,23 +1,17 @@
 /**
- * JSON-schema validation for the auth family's request bodies (ajv, every error at once).
- * Each schema is compiled once, on its first use (not at module load: a cold start compiles
- * only what its first request needs). A failing body throws
+ * JSON-schema validation for the auth family's request bodies (every error at once), by the ajv
+ * standalone validators that `npm run schemas` compiles from body-schemas.ts into
+ * validators.generated.ts: ajv itself is never loaded by the function. A failing body throws
  * ValidationError (422 VALIDATION_FAILED) with details keyed by field ("admin.email" for
  * nested fields), one message per field.
  */
-import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
 import { ValidationError } from '../errors.js';
+import type { AuthBodyName } from './body-schemas.js';
+import { precompiled } from './validators.generated.js';
 
-let instance: Ajv | undefined;
-
-function ajv(): Ajv {
-  if (!instance) {
-    instance = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
-    addFormats.default(instance, ['email']);
-  }
-  return instance;
-}
+/** An ajv standalone validator: `errors` are set after a failed call. */
+type StandaloneValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
 export type Validator<T> = (body: unknown) => T;
 
@@ -69,12 +63,12 @@ export function detailsOf(errors: readonly ErrorObject[]): Record<string, string
   return details;
 }
 
-export function compile<T>(schema: JSONSchemaType<T> | Record<string, unknown>): Validator<T> {
-  let validate: ValidateFunction<T> | undefined;
+/** The validator of body-schemas.ts's `name` (a missing body is validated as `{}`). */
+export function bodyValidator<T>(name: AuthBodyName): Validator<T> {
+  const validate = (precompiled as Record<AuthBodyName, { validate: unknown }>)[name].validate as StandaloneValidator;
   return (body: unknown): T => {
-    validate ??= ajv().compile(schema) as ValidateFunction<T>;
     const value = body ?? {};
     if (!validate(value)) throw new ValidationError(detailsOf(validate.errors ?? []));
-    return value;
+    return value as T;
   };
 }

@@ -11,7 +11,7 @@ import { windowSeconds } from '../registry/describe.js';
 import { findEntity } from '../registry/index.js';
 import { RESERVED_SLUGS } from '../registry/validate.js';
 import type { LoadedEntity } from '../registry/types.js';
-import { routeKey, type RouteRateLimit } from '../routes.js';
+import { routeKey, type RouteRateLimit } from '../core-routes.js';
 import { bulkDelete, bulkUpdate } from './bulk.js';
 import { findOverride, type OverridableOperation } from './overrides.js';
 import { preconditionsOf } from './preconditions.js';

@@ -6,7 +6,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { config } from '../config.js';
-import { routes } from '../routes.js';
+import { coreRouteLookup, type RouteLookup } from '../core-routes.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest } from './types.js';
 
 const ALLOW_HEADERS = 'Authorization, X-API-Key, Content-Type, X-Request-ID, X-API-Version, If-None-Match, Idempotency-Key, Last-Event-ID, Accept-Language';
@@ -23,11 +23,12 @@ export function isAllowedOrigin(origin: string, req: ApiRequest, allowWildcard: 
   }
 }
 
-function methodsOf(path: string): string {
-  return [...new Set(routes.filter((r) => r.path === path).map((r) => r.method).concat('OPTIONS'))].join(', ');
+function methodsOf(lookup: RouteLookup, path: string): string {
+  return [...new Set(lookup.routes.filter((r) => r.path === path).map((r) => r.method).concat('OPTIONS'))].join(', ');
 }
 
-export function cors(): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext> {
+/** `lookup`: the routes of the stack (their methods answer a preflight). */
+export function cors(lookup: RouteLookup = coreRouteLookup): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext> {
   return {
     before: function handleCors(request) {
       const req = request.context.api!;
@@ -51,7 +52,7 @@ export function cors(): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Err
           'X-Request-ID': req.requestId,
           ...req.responseHeaders,
           ...(allowed
-            ? { 'Access-Control-Allow-Methods': methodsOf(req.route.path), 'Access-Control-Allow-Headers': ALLOW_HEADERS, 'Access-Control-Max-Age': '600' }
+            ? { 'Access-Control-Allow-Methods': methodsOf(lookup, req.route.path), 'Access-Control-Allow-Headers': ALLOW_HEADERS, 'Access-Control-Max-Age': '600' }
             : {}),
         },
         body: '',

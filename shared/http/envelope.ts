@@ -4,10 +4,9 @@
  */
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { createHash, randomUUID } from 'node:crypto';
 import { ApiError, toApiError } from '../errors.js';
 import { logger } from '../logger.js';
-import { validRequestId } from './request-context.js';
+import { newRequestId, validRequestId } from './request-context.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest, Reply } from './types.js';
 
 /** A proxy result whose body may also be a stream (Lambda response streaming). */
@@ -15,7 +14,7 @@ type Result = Omit<APIGatewayProxyResult, 'body'> & { body: unknown };
 
 function baseHeaders(req: ApiRequest | undefined, event: ApiEvent): Record<string, string> {
   const supplied = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'x-request-id')?.[1] ?? undefined;
-  const requestId = req?.requestId ?? validRequestId(supplied) ?? event.requestContext?.requestId ?? randomUUID();
+  const requestId = req?.requestId ?? validRequestId(supplied) ?? event.requestContext?.requestId ?? newRequestId();
   return { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-ID': requestId, ...(req?.responseHeaders ?? {}) };
 }
 
@@ -24,8 +23,9 @@ function withCookies(result: Result, req: ApiRequest | undefined): Result {
   return result;
 }
 
+/** node:crypto is loaded by the first response that needs it, not at cold start. */
 export function etagOf(body: string): string {
-  return `W/"${createHash('sha1').update(body).digest('base64url')}"`;
+  return `W/"${process.getBuiltinModule('node:crypto').createHash('sha1').update(body).digest('base64url')}"`;
 }
 
 function ifNoneMatchHits(header: string | undefined, etag: string): boolean {

@@ -30,7 +30,6 @@
  * cookie) and the table only ever sees the key's hash, so a reader of the table cannot open them.
  * Responses whose sealed form exceeds MAX_STORED_BYTES are not stored (the lock is released).
  */
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { PutCommandInput } from '@aws-sdk/lib-dynamodb';
@@ -38,6 +37,11 @@ import { ApiError, BadRequestError } from '../errors.js';
 import { logger } from '../logger.js';
 import { onFirstUse } from './on-first-use.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest, AuthContext } from './types.js';
+
+/** node:crypto, loaded by the first request with an Idempotency-Key, not at every cold start. */
+function nodeCrypto(): typeof import('node:crypto') {
+  return process.getBuiltinModule('node:crypto');
+}
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -96,7 +100,7 @@ export function idempotencyScope(auth: AuthContext | undefined, ip: string): str
 }
 
 export function idempotencyItemKey(scope: string, key: string): { pk: string; sk: 'IDEMP' } {
-  return { pk: `IDEMP#${scope}#${createHash('sha256').update(key).digest('hex')}`, sk: 'IDEMP' };
+  return { pk: `IDEMP#${scope}#${nodeCrypto().createHash('sha256').update(key).digest('hex')}`, sk: 'IDEMP' };
 }
 
 /** SHA-256 of method, path, query (sorted) and the raw body bytes. */
@@ -105,7 +109,7 @@ export function requestFingerprint(method: string, path: string, multiQuery: Rec
     .sort()
     .flatMap((name) => multiQuery[name].map((v) => `${encodeURIComponent(name)}=${encodeURIComponent(v)}`))
     .join('&');
-  const hash = createHash('sha256').update(`${method.toUpperCase()}\n${path}\n${query}\n`);
+  const hash = nodeCrypto().createHash('sha256').update(`${method.toUpperCase()}\n${path}\n${query}\n`);
   if (rawBody) hash.update(rawBody);
   return hash.digest('hex');
 }
@@ -127,7 +131,7 @@ export function newClaim(scope: string, idempotencyKey: string, fingerprint: str
   return {
     lockedUntil: nowMs + held,
     key: idempotencyItemKey(scope, idempotencyKey),
-    lockId: randomUUID(),
+    lockId: nodeCrypto().randomUUID(),
     fingerprint,
     expiresAt: Math.floor(nowMs / 1000) + IDEMPOTENCY_TTL_SECONDS,
     secret: sealingKey(scope, idempotencyKey),
@@ -246,20 +250,20 @@ export function replayResult(stored: StoredResponse, req: Pick<ApiRequest, 'requ
 }
 
 export function sealingKey(scope: string, idempotencyKey: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', idempotencyKey, scope, 'idempotency-response', 32));
+  return Buffer.from(nodeCrypto().hkdfSync('sha256', idempotencyKey, scope, 'idempotency-response', 32));
 }
 
 /** iv (12 bytes) | tag (16 bytes) | AES-256-GCM ciphertext of the JSON. */
 export function seal(stored: StoredResponse, secret: Buffer): Uint8Array {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', secret, iv);
+  const iv = nodeCrypto().randomBytes(12);
+  const cipher = nodeCrypto().createCipheriv('aes-256-gcm', secret, iv);
   const ciphertext = Buffer.concat([cipher.update(JSON.stringify(stored), 'utf8'), cipher.final()]);
   return new Uint8Array(Buffer.concat([iv, cipher.getAuthTag(), ciphertext]));
 }
 
 export function open(sealed: Uint8Array, secret: Buffer): StoredResponse {
   const bytes = Buffer.from(sealed);
-  const decipher = createDecipheriv('aes-256-gcm', secret, bytes.subarray(0, 12));
+  const decipher = nodeCrypto().createDecipheriv('aes-256-gcm', secret, bytes.subarray(0, 12));
   decipher.setAuthTag(bytes.subarray(12, 28));
   return JSON.parse(Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8')) as StoredResponse;
 }

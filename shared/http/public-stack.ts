@@ -4,11 +4,14 @@
  * counts requests or stores idempotency records. Those parts of shared/http/stack.ts load the
  * AWS SDK and the identity code, which such a function never uses; leaving them out keeps its
  * bundle and its cold start small. Refuses, at load, an operation whose route is not public.
+ *
+ * Its routes are core routes (core-routes.ts): the plugin declarations, which only the route
+ * table of the plugins family needs, are not loaded.
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { MethodNotAllowedError } from '../errors.js';
-import { routeKey, routes } from '../routes.js';
+import { coreRouteLookup, coreRoutes, routeKey } from '../core-routes.js';
 import { apiVersion } from './api-version.js';
 import { cors } from './cors.js';
 import { envelope } from './envelope.js';
@@ -18,7 +21,7 @@ import type { ApiEvent, ApiLambdaContext, Operation, Reply } from './types.js';
 
 export function createPublicHandler(operations: Record<string, Operation>) {
   for (const key of Object.keys(operations)) {
-    const route = routes.find((r) => routeKey(r.method, r.path) === key);
+    const route = coreRoutes.find((r) => routeKey(r.method, r.path) === key);
     if (!route || route.auth !== 'public' || route.method !== 'GET') {
       throw new Error(`createPublicHandler: '${key}' is not a public GET route of shared/routes.ts; use createApiHandler`);
     }
@@ -33,8 +36,8 @@ export function createPublicHandler(operations: Record<string, Operation>) {
   return withRequestMetrics(
     middy<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext>(dispatch as never)
       .use(envelope())
-      .use(requestContext())
-      .use(cors())
+      .use(requestContext(coreRouteLookup))
+      .use(cors(coreRouteLookup))
       .use(apiVersion()),
   );
 }

@@ -5,11 +5,15 @@
  */
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { randomUUID } from 'node:crypto';
-import { findRoute } from '../routes.js';
+import { coreRouteLookup, type RouteLookup } from '../core-routes.js';
 import { MethodNotAllowedError } from '../errors.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest } from './types.js';
 import { requestBase } from './urls.js';
+
+/** A random request id; node:crypto is loaded by the first request without one, not at cold start. */
+export function newRequestId(): string {
+  return process.getBuiltinModule('node:crypto').randomUUID();
+}
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -73,15 +77,16 @@ function queryOf(event: ApiEvent): { query: Record<string, string>; multiQuery: 
   return { query, multiQuery };
 }
 
-export function buildApiRequest(event: ApiEvent): ApiRequest {
+/** The ApiRequest of `event`, its route looked up in `lookup` (the core routes unless a family serves others). */
+export function buildApiRequest(event: ApiEvent, lookup: RouteLookup = coreRouteLookup): ApiRequest {
   const headers = lowerCaseHeaders(event);
-  const requestId = validRequestId(headers['x-request-id']) ?? (event.requestContext?.requestId || randomUUID());
+  const requestId = validRequestId(headers['x-request-id']) ?? (event.requestContext?.requestId || newRequestId());
   const { query, multiQuery } = queryOf(event);
   const rawBody =
     event.body === null || event.body === undefined || event.body === ''
       ? undefined
       : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
-  const route = findRoute(event.httpMethod, event.resource);
+  const route = lookup.findRoute(event.httpMethod, event.resource);
   // A path reached with a method it does not have (API Gateway's ANY method, the local gateway).
   if (!route) throw new MethodNotAllowedError(`${event.httpMethod} is not allowed on ${event.path}`);
   const { basePath, origin, appPath } = requestBase(event);
@@ -106,10 +111,10 @@ export function buildApiRequest(event: ApiEvent): ApiRequest {
   };
 }
 
-export function requestContext(): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext> {
+export function requestContext(lookup: RouteLookup = coreRouteLookup): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext> {
   return {
     before: function buildRequestContext(request) {
-      request.context.api = buildApiRequest(request.event);
+      request.context.api = buildApiRequest(request.event, lookup);
     },
   };
 }

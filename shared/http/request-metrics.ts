@@ -19,7 +19,7 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { config } from '../config.js';
 import { currentUsage, withRequestUsage, type RequestUsage } from '../data/usage.js';
-import { logger } from '../logger.js';
+import { logger, logsWritten } from '../logger.js';
 import type { ApiEvent, ApiLambdaContext } from './types.js';
 
 type Middleware = middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext>;
@@ -77,7 +77,8 @@ export function requestLogEntry(event: ApiEvent | undefined, context: ApiLambdaC
 
 /**
  * The family's handler, run inside a request usage of its own; its result gets the headers.
- * Every property of the wrapped handler (middy's `use`, the streaming marker) is kept.
+ * Every property of the wrapped handler (middy's `use`, the streaming marker) is kept. Returns
+ * once every line the request logged is written (the logger loads on first use: shared/logger.ts).
  */
 export function withRequestMetrics<H extends (...args: never[]) => unknown>(handler: H): H {
   const wrapped = function handleWithMetrics(...args: Parameters<H>) {
@@ -88,6 +89,7 @@ export function withRequestMetrics<H extends (...args: never[]) => unknown>(hand
         const context = (args as unknown[]).slice(1).find((a) => !!a && typeof a === 'object' && 'api' in a) as ApiLambdaContext | undefined;
         logger.info('request', requestLogEntry(args[0] as ApiEvent, context, result, usage));
       }
+      await logsWritten();
       return withHeaders(result, usage);
     });
   };

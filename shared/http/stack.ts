@@ -13,7 +13,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { MethodNotAllowedError } from '../errors.js';
-import { routeKey } from '../routes.js';
+import { routeKey, type RouteLookup } from '../core-routes.js';
 import { apiVersion } from './api-version.js';
 import { authenticate } from './authenticate.js';
 import { authorize, type AuthorizeOptions } from './authorize.js';
@@ -38,6 +38,12 @@ export type Operations = Record<string, Operation>;
 export type OperationsLoader = () => Promise<{ operations: Operations; options?: StackOptions }>;
 
 export interface StackOptions extends AuthorizeOptions, RateLimitOptions {
+  /**
+   * The routes a request is resolved with: the core routes (core-routes.ts) unless the family
+   * serves plugin routes (the plugins family passes routeTable of shared/routes.ts). Read when
+   * the stack is composed, so a loader's options cannot change it.
+   */
+  routes?: RouteLookup;
   /** Lambda response streaming (the SSE stream). */
   streaming?: boolean;
   /**
@@ -107,9 +113,9 @@ export function createApiHandler(operations: Operations | OperationsLoader, opti
     // Registered before the envelope, so its after/onError see the final response (to store it).
     .use(idempotent.record)
     .use(envelope())
-    .use(requestContext())
+    .use(requestContext(options.routes))
     .use(inheritedAuth())
-    .use(cors())
+    .use(cors(options.routes))
     .use(apiVersion())
     .use(operationsLoaded(load))
     .use(timedAuthentication(authenticate()))

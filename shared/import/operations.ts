@@ -7,7 +7,7 @@ import { EntityNotFoundError } from '../errors.js';
 import type { AuthorizeOptions } from '../http/authorize.js';
 import type { Operation } from '../http/types.js';
 import { findEntity } from '../registry/index.js';
-import { routeKey } from '../routes.js';
+import { routeKey } from '../core-routes.js';
 import { importRecords, importTasks } from './service.js';
 
 export const IMPORT_PATHS = {

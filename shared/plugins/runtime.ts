@@ -15,7 +15,7 @@ import { InsufficientPermissionsError, ValidationError } from '../errors.js';
 import type { Operations, StackOptions } from '../http/stack.js';
 import type { ApiRequest, Operation } from '../http/types.js';
 import { loadRegistry } from '../registry/index.js';
-import { routeKey, routes } from '../routes.js';
+import { routeKey, routeTable, routes } from '../routes.js';
 import { HANDLERS_SUFFIX, PluginError, assertPluginDeclarations, customPluginDir, pluginDeclarations } from './declarations.js';
 import type { JsonSchema, PluginRouteDefinition } from './types.js';
 
@@ -107,5 +107,6 @@ export async function loadPluginOperations(): Promise<Operations> {
 
 /** Plugin routes with auth 'optional' serve anonymous callers; the handler sees req.auth undefined. */
 export const pluginStackOptions: StackOptions = {
+  routes: routeTable,
   isPublicRead: (req) => req.route.auth === 'optional',
 };

@@ -14,7 +14,7 @@ import { BadRequestError, EntityNotFoundError } from '../errors.js';
 import type { AuthorizeOptions } from '../http/authorize.js';
 import type { ApiLambdaContext, ApiRequest, Operation, Reply } from '../http/types.js';
 import { findEntity } from '../registry/index.js';
-import { routeKey } from '../routes.js';
+import { routeKey } from '../core-routes.js';
 import { beyondRetention, isPosition, positionAt, positionTime } from './events.js';
 import { acquireLease } from './leases.js';
 import { STREAM_HEADERS } from './messages.js';

@@ -30,6 +30,57 @@ beforeAll(() => {
 
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
+interface Metafile {
+  inputs: Record<string, { imports: { path: string; kind: string; external?: boolean }[] }>;
+  outputs: Record<string, { entryPoint?: string; imports: { path: string; kind: string; external?: boolean }[] }>;
+}
+
+function metafileOf(bundle: FamilyBundle): Metafile {
+  return JSON.parse(readFileSync(path.join(bundle.dir, 'index.meta.json'), 'utf8')) as Metafile;
+}
+
+/** Node built-ins imported by the files that load with the bundle (index.mjs and its static chunks). */
+function builtinsAtLoad(bundle: FamilyBundle): string[] {
+  const meta = metafileOf(bundle);
+  const builtins = new Set<string>();
+  const seen = new Set<string>();
+  const pending = ['index.mjs'];
+  while (pending.length) {
+    const file = pending.pop()!;
+    if (seen.has(file) || !meta.outputs[file]) continue;
+    seen.add(file);
+    for (const edge of meta.outputs[file].imports) {
+      if (edge.kind !== 'import-statement') continue;
+      if (edge.external) builtins.add(edge.path);
+      else pending.push(edge.path);
+    }
+  }
+  return [...builtins].sort();
+}
+
+/**
+ * Inputs a request can evaluate: reached from the handler through static imports and every
+ * import() of the bundle, except `skip`ped import() targets.
+ */
+function reachable(bundle: FamilyBundle, skip: RegExp): string[] {
+  const meta = metafileOf(bundle);
+  const entry = meta.outputs['index.mjs']?.entryPoint;
+  const seen = new Set<string>();
+  const pending = entry ? [entry] : [];
+  while (pending.length) {
+    const input = pending.pop()!;
+    if (seen.has(input) || !meta.inputs[input]) continue;
+    seen.add(input);
+    for (const edge of meta.inputs[input].imports) {
+      if (!edge.external && !(edge.kind === 'dynamic-import' && skip.test(edge.path))) pending.push(edge.path);
+    }
+  }
+  return [...seen].map((input) => (input.includes('node_modules/') ? input.slice(input.lastIndexOf('node_modules/')) : input.replace(/^(\.\.\/)+/, '')));
+}
+
+/** The families measured against a cold-start target. */
+const LEAN = ['health', 'auth', 'keys', 'entities', 'import', 'graphql'];
+
 /** The functions/<dir>/ a family's bundle may hold: its own, and for batch the families it dispatches to. */
 function allowedDirs(family: string): Set<string> {
   return new Set(family === 'batch' ? [family, ...batchableFamilies()] : [family]);
@@ -94,6 +145,29 @@ describe('family bundles', () => {
     const entities = bundles.get('entities')!;
     expect(entities.inputs.some((i) => i.startsWith('node_modules/@aws-sdk/'))).toBe(true);
     expect(entities.loadBytes).toBeLessThan(entities.bytes / 2);
+  });
+
+  it('load neither the logger, nor node:crypto, nor the plugin declarations when the bundle loads (health, auth, keys, entities, import, graphql)', () => {
+    for (const family of LEAN) {
+      const bundle = bundles.get(family)!;
+      const atLoad = bundle.loadInputs.filter((i) => /^node_modules\/@aws-lambda-powertools\/|^shared\/plugins\/|^shared\/routes\.ts$/.test(i));
+      expect(atLoad, family).toEqual([]);
+      expect(builtinsAtLoad(bundle), family).not.toContain('node:crypto');
+    }
+    // What health loads is the middleware stack, its core routes and the health check.
+    const health = bundles.get('health')!;
+    expect(health.loadInputs.filter((i) => i.startsWith('node_modules/')).every((i) => i.startsWith('node_modules/@middy/core/')), health.loadInputs.join(', ')).toBe(true);
+  });
+
+  it('never evaluate ajv itself but in the plugins function (and the batch, which runs it): bodies are validated by precompiled validators', () => {
+    // The registry compiles a definition that has no precompiled validator (test/shared/registry/precompiled.test.ts: no built-in one).
+    const compiler = /^node_modules\/(ajv\/dist\/(?!runtime\/)|ajv-formats\/dist\/index\.js)/;
+    for (const [family, bundle] of bundles) {
+      const ajv = reachable(bundle, /shared\/registry\/schema-compiler\.ts$/).filter((i) => compiler.test(i));
+      if (family === 'plugins' || family === 'batch') expect(ajv.length, family).toBeGreaterThan(0);
+      else expect(ajv, family).toEqual([]);
+    }
+    expect(bundles.get('auth')!.inputs).toContain('shared/auth/validators.generated.ts');
   });
 
   it('never compile a schema at load: entity validators come precompiled', () => {

@@ -1,22 +1,14 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compile } from '../../../shared/auth/validate.js';
+import { PROJECT_ROOT } from '../../../infra/aws/functions.js';
+import { generatedAuthValidators } from '../../../shared/auth/generate.js';
+import { bodyValidator } from '../../../shared/auth/validate.js';
 import { ApiError } from '../../../shared/errors.js';
 
-const validate = compile<{ email: string; name: string; age?: number; nested?: { x: string } }>({
-  type: 'object',
-  additionalProperties: false,
-  required: ['email', 'name'],
-  properties: {
-    email: { type: 'string', format: 'email' },
-    name: { type: 'string', minLength: 1, pattern: '\\S' },
-    age: { type: 'integer' },
-    nested: { type: 'object', required: ['x'], properties: { x: { type: 'string' } } },
-  },
-});
-
-function detailsOf(body: unknown): Record<string, string> {
+function detailsOf(name: Parameters<typeof bodyValidator>[0], body: unknown): Record<string, string> {
   try {
-    validate(body);
+    bodyValidator(name)(body);
   } catch (error) {
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(422);
@@ -26,31 +18,53 @@ function detailsOf(body: unknown): Record<string, string> {
   throw new Error('expected a validation error');
 }
 
-describe('compile', () => {
+describe('bodyValidator', () => {
   it('returns a valid body unchanged', () => {
-    expect(validate({ email: 'a@b.io', name: 'A' })).toEqual({ email: 'a@b.io', name: 'A' });
+    const body = { email: 'a@b.io', name: 'A', password: 'long enough' };
+
+    expect(bodyValidator('createUser')(body)).toEqual(body);
   });
 
   it('reports every failing field at once, keyed by field', () => {
-    const details = detailsOf({ email: 'nope', age: 'x', extra: 1 });
+    const details = detailsOf('createUser', { email: 'nope', password: 'short', role: 'owner', extra: 1 });
 
     expect(details).toEqual({
       email: 'must be a valid email address',
       name: 'is required',
-      age: 'must be an integer',
+      password: 'must be at least 8 characters',
+      role: 'must be one of: admin, user',
       extra: 'is not an allowed field',
     });
   });
 
   it('keys nested fields with dots', () => {
-    expect(detailsOf({ email: 'a@b.io', name: 'A', nested: {} })).toEqual({ 'nested.x': 'is required' });
+    expect(detailsOf('createTenant', { name: 'T', admin: { email: 'a@b.io', name: 'A' } })).toEqual({ 'admin.password': 'is required' });
   });
 
   it('treats a missing body as an empty object', () => {
-    expect(detailsOf(undefined)).toEqual({ email: 'is required', name: 'is required' });
+    expect(detailsOf('login', undefined)).toEqual({ email: 'is required', password: 'is required' });
   });
 
-  it('calls a blank string blank', () => {
-    expect(detailsOf({ email: 'a@b.io', name: '   ' })).toEqual({ name: 'must not be blank' });
+  it('calls a blank string blank, and names a field required with another', () => {
+    expect(detailsOf('updateMe', { name: '   ', password: 'new password' })).toEqual({ name: 'must not be blank', currentPassword: 'is required with password' });
+  });
+
+  it('says at least one field is required of an empty change', () => {
+    expect(detailsOf('updateTenant', {})).toEqual({ body: 'at least one field is required' });
+  });
+});
+
+describe('precompiled auth validators (ajv standalone)', () => {
+  it('are current with shared/auth/body-schemas.ts (else: npm run schemas)', () => {
+    const file = readFileSync(path.join(PROJECT_ROOT, 'shared/auth/validators.generated.ts'), 'utf8');
+
+    expect(file === generatedAuthValidators(), 'shared/auth/validators.generated.ts is out of date: run npm run schemas').toBe(true);
+  });
+
+  it('import nothing of ajv but its run-time helpers (the email format is inlined)', () => {
+    const imports = [...generatedAuthValidators().matchAll(/from "([^"]+)"/g)].map((m) => m[1]);
+
+    expect(imports.length).toBeGreaterThan(0);
+    for (const module of imports) expect(module).toMatch(/^ajv\/dist\/runtime\//);
   });
 });
