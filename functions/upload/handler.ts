@@ -1,12 +1,13 @@
 /**
  * The upload family: multipart uploads, the presigned flow, the caller's upload list, deleting
- * and serving files. Thin: the work is in shared/uploads/service.ts.
+ * and serving files. Thin: the work is in shared/uploads/service.ts, loaded (with busboy,
+ * file-type and the AWS SDK) on first use.
  */
-import { createApiHandler } from '../../shared/http/stack.js';
+import { createApiHandler, type Operations } from '../../shared/http/stack.js';
 import type { ApiRequest } from '../../shared/http/types.js';
 import { routeKey } from '../../shared/core-routes.js';
 import { MAX_FILES } from '../../shared/uploads/limits.js';
-import { complete, downloadUrl, list, presign, remove, uploadMultipart, type Caller } from '../../shared/uploads/service.js';
+import type { Caller } from '../../shared/uploads/service.js';
 
 const V1 = '/api/v1';
 
@@ -22,34 +23,40 @@ function body(req: ApiRequest): Record<string, unknown> {
   return (req.body as Record<string, unknown> | undefined) ?? {};
 }
 
-export const handler = createApiHandler({
-  [routeKey('POST', `${V1}/upload`)]: async (req) => {
-    const [file] = await uploadMultipart(caller(req), multipart(req), { field: 'file', maxFiles: 1 });
-    return { data: file };
-  },
-  [routeKey('POST', `${V1}/upload/multiple`)]: async (req) => ({
-    data: { files: await uploadMultipart(caller(req), multipart(req), { field: 'files', maxFiles: MAX_FILES }) },
-  }),
-  [routeKey('POST', `${V1}/upload/presign`)]: async (req) => {
-    const { filename, type, size } = body(req);
-    return { data: await presign(caller(req), { filename, type, size }) };
-  },
-  [routeKey('POST', `${V1}/upload/complete`)]: async (req) => ({ data: await complete(caller(req), body(req)) }),
-  [routeKey('GET', `${V1}/uploads`)]: async (req) => {
-    const { data, pagination } = await list(caller(req), req.query);
-    const headers = { 'X-Total-Count': String(pagination.total), 'X-Page': String(pagination.page), 'X-Per-Page': String(pagination.limit) };
-    return { data, pagination, headers };
-  },
-  [routeKey('DELETE', `${V1}/uploads/{id}`)]: async (req) => {
-    await remove(caller(req), req.params.id);
-    return { message: 'Upload deleted' };
-  },
-  [routeKey('GET', `${V1}/files/{id}`)]: async (req) => {
-    const url = await downloadUrl(caller(req), req.params.id);
-    return {
-      status: 302,
-      headers: { Location: url, 'Cache-Control': 'private, no-store', 'X-Content-Type-Options': 'nosniff' },
-      data: { url },
-    };
-  },
-});
+async function loadOperations() {
+  const { complete, downloadUrl, list, presign, remove, uploadMultipart } = await import('../../shared/uploads/service.js');
+  const operations: Operations = {
+    [routeKey('POST', `${V1}/upload`)]: async (req) => {
+      const [file] = await uploadMultipart(caller(req), multipart(req), { field: 'file', maxFiles: 1 });
+      return { data: file };
+    },
+    [routeKey('POST', `${V1}/upload/multiple`)]: async (req) => ({
+      data: { files: await uploadMultipart(caller(req), multipart(req), { field: 'files', maxFiles: MAX_FILES }) },
+    }),
+    [routeKey('POST', `${V1}/upload/presign`)]: async (req) => {
+      const { filename, type, size } = body(req);
+      return { data: await presign(caller(req), { filename, type, size }) };
+    },
+    [routeKey('POST', `${V1}/upload/complete`)]: async (req) => ({ data: await complete(caller(req), body(req)) }),
+    [routeKey('GET', `${V1}/uploads`)]: async (req) => {
+      const { data, pagination } = await list(caller(req), req.query);
+      const headers = { 'X-Total-Count': String(pagination.total), 'X-Page': String(pagination.page), 'X-Per-Page': String(pagination.limit) };
+      return { data, pagination, headers };
+    },
+    [routeKey('DELETE', `${V1}/uploads/{id}`)]: async (req) => {
+      await remove(caller(req), req.params.id);
+      return { message: 'Upload deleted' };
+    },
+    [routeKey('GET', `${V1}/files/{id}`)]: async (req) => {
+      const url = await downloadUrl(caller(req), req.params.id);
+      return {
+        status: 302,
+        headers: { Location: url, 'Cache-Control': 'private, no-store', 'X-Content-Type-Options': 'nosniff' },
+        data: { url },
+      };
+    },
+  };
+  return { operations };
+}
+
+export const handler = createApiHandler(loadOperations);

@@ -2,16 +2,20 @@
  * The delivery function: consumes the delivery queue, one POST per message. A failed attempt
  * sets the message's visibility to the next back-off wait and reports it as a batch item
  * failure; after the last attempt its visibility is cleared, so the queue's redrive policy moves
- * it to the dead-letter queue.
+ * it to the dead-letter queue. The delivery code and the AWS SDK load with the first batch
+ * (shared/http/on-first-use.ts), not at cold start.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { onFirstUse } from '../../shared/http/on-first-use.js';
 import { loadLogger, logger } from '../../shared/logger.js';
-import { deliverFromQueue, parseMessage } from '../../shared/webhooks/delivery.js';
-import { deliveryQueue } from '../../shared/webhooks/queue.js';
+
+const deliveryCode = onFirstUse(() => Promise.all([import('../../shared/webhooks/delivery.js'), import('../../shared/webhooks/queue.js')]));
 
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   // The logger loads on first use; loaded first, every line of the invocation is written before it returns.
   await loadLogger();
+  // A failed load fails the whole batch: every message is received again after its visibility timeout.
+  const [{ deliverFromQueue, parseMessage }, { deliveryQueue }] = await deliveryCode();
   const queue = deliveryQueue();
   const failures: SQSBatchResponse['batchItemFailures'] = [];
   await Promise.all(

@@ -1,24 +1,12 @@
 /**
  * The webhooks family's HTTP operations: registrations, delivery log, replay, test ping, and the
  * inbound provider receivers. Fan-out and delivery run in their own functions (fanout.ts,
- * deliver.ts). Thin: every decision is in shared/webhooks/.
+ * deliver.ts). Thin: every decision is in shared/webhooks/, loaded (with the AWS SDK) on first use.
  */
 import { config } from '../../shared/config.js';
 import { BadRequestError } from '../../shared/errors.js';
-import type { Operation } from '../../shared/http/types.js';
-import { createApiHandler } from '../../shared/http/stack.js';
+import { createApiHandler, type Operations } from '../../shared/http/stack.js';
 import { routeKey } from '../../shared/core-routes.js';
-import { receiveInbound } from '../../shared/webhooks/inbound.js';
-import {
-  changeWebhook,
-  createWebhook,
-  listTenantWebhooks,
-  pingWebhook,
-  readWebhook,
-  removeWebhook,
-  retryDelivery,
-  webhookDeliveries,
-} from '../../shared/webhooks/registrations.js';
 
 const V1 = '/api/v1';
 
@@ -29,29 +17,37 @@ function limitOf(value: string | undefined): number {
   return Math.min(n, 100);
 }
 
-const deliveries: Operation = async (req) => {
-  const limit = limitOf(req.query.limit);
-  const { deliveries: items, nextCursor } = await webhookDeliveries(req.auth!, req.params.id, limit, req.query.cursor);
-  return { data: items, pagination: { page: 1, limit, total: items.length, totalPages: 1, hasNext: nextCursor !== null, hasPrev: req.query.cursor !== undefined, nextCursor } };
-};
+async function loadOperations() {
+  const [
+    { receiveInbound },
+    { changeWebhook, createWebhook, listTenantWebhooks, pingWebhook, readWebhook, removeWebhook, retryDelivery, webhookDeliveries },
+  ] = await Promise.all([import('../../shared/webhooks/inbound.js'), import('../../shared/webhooks/registrations.js')]);
 
-export const handler = createApiHandler({
-  [routeKey('POST', `${V1}/webhooks`)]: async (req) => ({ status: 201, data: await createWebhook(req.auth!, req.body) }),
-  [routeKey('GET', `${V1}/webhooks`)]: async (req) => ({ data: await listTenantWebhooks(req.auth!) }),
-  [routeKey('GET', `${V1}/webhooks/{id}`)]: async (req) => ({ data: await readWebhook(req.auth!, req.params.id) }),
-  [routeKey('PATCH', `${V1}/webhooks/{id}`)]: async (req) => ({ data: await changeWebhook(req.auth!, req.params.id, req.body) }),
-  [routeKey('DELETE', `${V1}/webhooks/{id}`)]: async (req) => {
-    await removeWebhook(req.auth!, req.params.id);
-    return { status: 200, data: { id: req.params.id, deleted: true }, message: 'Webhook deleted' };
-  },
-  [routeKey('POST', `${V1}/webhooks/{id}`)]: async (req) => ({
-    status: 200,
-    raw: await receiveInbound(req.params.id, config().webhooks.inboundSecrets, req.rawBody, req.headers),
-  }),
-  [routeKey('GET', `${V1}/webhooks/{id}/deliveries`)]: deliveries,
-  [routeKey('POST', `${V1}/webhooks/{id}/deliveries/{deliveryId}/retry`)]: async (req) => ({
-    status: 200,
-    data: await retryDelivery(req.auth!, req.params.id, req.params.deliveryId),
-  }),
-  [routeKey('POST', `${V1}/webhooks/{id}/test`)]: async (req) => ({ status: 200, data: await pingWebhook(req.auth!, req.params.id) }),
-});
+  const operations: Operations = {
+    [routeKey('POST', `${V1}/webhooks`)]: async (req) => ({ status: 201, data: await createWebhook(req.auth!, req.body) }),
+    [routeKey('GET', `${V1}/webhooks`)]: async (req) => ({ data: await listTenantWebhooks(req.auth!) }),
+    [routeKey('GET', `${V1}/webhooks/{id}`)]: async (req) => ({ data: await readWebhook(req.auth!, req.params.id) }),
+    [routeKey('PATCH', `${V1}/webhooks/{id}`)]: async (req) => ({ data: await changeWebhook(req.auth!, req.params.id, req.body) }),
+    [routeKey('DELETE', `${V1}/webhooks/{id}`)]: async (req) => {
+      await removeWebhook(req.auth!, req.params.id);
+      return { status: 200, data: { id: req.params.id, deleted: true }, message: 'Webhook deleted' };
+    },
+    [routeKey('POST', `${V1}/webhooks/{id}`)]: async (req) => ({
+      status: 200,
+      raw: await receiveInbound(req.params.id, config().webhooks.inboundSecrets, req.rawBody, req.headers),
+    }),
+    [routeKey('GET', `${V1}/webhooks/{id}/deliveries`)]: async (req) => {
+      const limit = limitOf(req.query.limit);
+      const { deliveries: items, nextCursor } = await webhookDeliveries(req.auth!, req.params.id, limit, req.query.cursor);
+      return { data: items, pagination: { page: 1, limit, total: items.length, totalPages: 1, hasNext: nextCursor !== null, hasPrev: req.query.cursor !== undefined, nextCursor } };
+    },
+    [routeKey('POST', `${V1}/webhooks/{id}/deliveries/{deliveryId}/retry`)]: async (req) => ({
+      status: 200,
+      data: await retryDelivery(req.auth!, req.params.id, req.params.deliveryId),
+    }),
+    [routeKey('POST', `${V1}/webhooks/{id}/test`)]: async (req) => ({ status: 200, data: await pingWebhook(req.auth!, req.params.id) }),
+  };
+  return { operations };
+}
+
+export const handler = createApiHandler(loadOperations);
