@@ -85,14 +85,23 @@ export function functionDirsOf(inputs: readonly string[]): Set<string> {
  * aws:cdk:enable-path-metadata).
  */
 export function familyBundles(outdir: string, stackName: string, families: readonly string[]): Map<string, FamilyBundle> {
+  return functionBundles(outdir, stackName, Object.fromEntries(families.map((f) => [f, `Functions/${pascal(f)}`])));
+}
+
+/** The functions that are no family's API handler: the webhooks family's event-source consumers. */
+export const CONSUMER_FUNCTIONS: Record<string, string> = { 'webhooks fan-out': 'Webhooks/Fanout', 'webhooks delivery': 'Webhooks/Deliver' };
+
+/**
+ * The bundles of the functions whose construct path ends in <constructPath>/Resource, keyed by
+ * the names of `constructPaths` (name → construct path below the stack).
+ */
+export function functionBundles(outdir: string, stackName: string, constructPaths: Record<string, string>): Map<string, FamilyBundle> {
   const template = JSON.parse(readFileSync(path.join(outdir, `${stackName}.template.json`), 'utf8')) as { Resources: Record<string, TemplateResource> };
-  const byName = new Map(families.map((f) => [pascal(f), f]));
   const bundles = new Map<string, FamilyBundle>();
   for (const resource of Object.values(template.Resources)) {
     if (resource.Type !== 'AWS::Lambda::Function') continue;
     const cdkPath = String(resource.Metadata?.['aws:cdk:path'] ?? '');
-    const match = /\/Functions\/([^/]+)\/Resource$/.exec(cdkPath);
-    const family = match ? byName.get(match[1]) : undefined;
+    const family = Object.keys(constructPaths).find((name) => cdkPath.endsWith(`/${constructPaths[name]}/Resource`));
     const assetPath = resource.Metadata?.['aws:asset:path'];
     if (!family || typeof assetPath !== 'string') continue;
     const dir = path.resolve(outdir, assetPath);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchableFamilies } from '../../../functions/batch/families.js';
-import { familyBundles, functionDirsOf, handlerDirs, type FamilyBundle } from '../../../infra/aws/bundles.js';
+import { CONSUMER_FUNCTIONS, familyBundles, functionBundles, functionDirsOf, handlerDirs, type FamilyBundle } from '../../../infra/aws/bundles.js';
 import { bundleFilesFor } from '../../../infra/aws/docs.js';
 import { PROJECT_ROOT, REQUIRE_SHIM, RUNTIME_SDK_FAMILIES } from '../../../infra/aws/functions.js';
 import { EntityRecordApiStack } from '../../../infra/aws/stack.js';
@@ -19,6 +19,7 @@ const cdkJson = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'ut
 
 let outdir: string;
 let bundles: Map<string, FamilyBundle>;
+let consumers: Map<string, FamilyBundle>;
 
 beforeAll(() => {
   outdir = mkdtempSync(path.join(tmpdir(), 'bundles-test-'));
@@ -26,6 +27,7 @@ beforeAll(() => {
   new EntityRecordApiStack(app, 'BundleTest');
   app.synth();
   bundles = familyBundles(outdir, 'BundleTest', families);
+  consumers = functionBundles(outdir, 'BundleTest', CONSUMER_FUNCTIONS);
 }, 300_000);
 
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
@@ -80,6 +82,12 @@ function reachable(bundle: FamilyBundle, skip: RegExp): string[] {
 
 /** The families measured against a cold-start target. */
 const LEAN = ['health', 'auth', 'keys', 'entities', 'import', 'graphql'];
+
+/** Families whose operations load on first use, though no cold-start target is set for them. */
+const DEFERRED = ['upload', 'stream', 'webhooks'];
+
+/** Project files holding these families' operations and the consumers' code (the upload limits are constants). */
+const OPERATIONS = /^shared\/(uploads\/(?!limits\.ts$)|stream\/|webhooks\/)/;
 
 /** The functions/<dir>/ a family's bundle may hold: its own, and for batch the families it dispatches to. */
 function allowedDirs(family: string): Set<string> {
@@ -145,6 +153,16 @@ describe('family bundles', () => {
     const entities = bundles.get('entities')!;
     expect(entities.inputs.some((i) => i.startsWith('node_modules/@aws-sdk/'))).toBe(true);
     expect(entities.loadBytes).toBeLessThan(entities.bytes / 2);
+  });
+
+  it('load the upload, stream and webhooks operations (fan-out and delivery too) and the AWS SDK on first use, not when the bundle loads', () => {
+    expect([...consumers.keys()].sort()).toEqual(Object.keys(CONSUMER_FUNCTIONS).sort());
+    for (const [name, bundle] of [...DEFERRED.map((family) => [family, bundles.get(family)!] as const), ...consumers]) {
+      const atLoad = bundle.loadInputs.filter((i) => /^node_modules\/(@aws-sdk|@smithy|@fastify\/busboy|file-type|@aws-lambda-powertools)\//.test(i) || OPERATIONS.test(i));
+      expect(atLoad, name).toEqual([]);
+      expect(bundle.inputs.some((i) => i.startsWith('node_modules/@aws-sdk/')), name).toBe(true);
+      expect(builtinsAtLoad(bundle), name).not.toContain('node:crypto');
+    }
   });
 
   it('load neither the logger, nor node:crypto, nor the plugin declarations when the bundle loads (health, auth, keys, entities, import, graphql)', () => {
