@@ -14,7 +14,8 @@
  * request through the handler (a session cookie that DynamoDB does not know, so authentication
  * loads the session code and the AWS SDK, makes one GetItem and answers 401), with DynamoDB
  * played by a local HTTP server that answers `{}` at once. That figure is the import plus the
- * first request as far as authentication.
+ * first request as far as authentication. The webhooks family's event-source consumers (fan-out,
+ * delivery) are measured the same way, their first invocation an empty batch.
  *
  * Also: the entities bundle imported with NODE_OPTIONS=--enable-source-maps (how it was deployed
  * before), which shows what reading the source maps only when a stack is printed saves.
@@ -29,7 +30,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { familyBundles } from '../../infra/aws/bundles.js';
+import { CONSUMER_FUNCTIONS, familyBundles, functionBundles } from '../../infra/aws/bundles.js';
 import { PROJECT_ROOT, REQUIRE_SHIM } from '../../infra/aws/functions.js';
 import { families } from '../../shared/routes.js';
 import { round } from '../stats.js';
@@ -48,7 +49,9 @@ const REFERENCE_HELLO_MS = 4.7;
 
 /**
  * The first request of each family: a route of its own (every one reaches authentication). Not
- * health's: its SDK is the Lambda runtime's, which a bundle outside Lambda cannot import.
+ * health's: its SDK is the Lambda runtime's, which a bundle outside Lambda cannot import. Not
+ * the stream's: a streamed response needs Lambda's response stream, which the stand-in below
+ * leaves out.
  */
 const FIRST_REQUEST: Record<string, { method: string; path: string; resource?: string }> = {
   auth: { method: 'GET', path: '/api/v1/users/me' },
@@ -56,7 +59,12 @@ const FIRST_REQUEST: Record<string, { method: string; path: string; resource?: s
   entities: { method: 'GET', path: '/api/v1/tasks', resource: '/api/v1/{entity}' },
   import: { method: 'POST', path: '/api/v1/import/tasks' },
   graphql: { method: 'POST', path: '/api/v1/graphql' },
+  upload: { method: 'GET', path: '/api/v1/uploads' },
+  webhooks: { method: 'GET', path: '/api/v1/webhooks' },
 };
+
+/** The first invocation of an event-source consumer: an empty batch, which loads its code and creates its clients. */
+const EMPTY_BATCH = JSON.stringify({ Records: [] });
 
 /**
  * Imports one bundle and prints the time it took; with a request (argv[2], JSON), then runs it
@@ -69,7 +77,7 @@ const IMPORT_SCRIPT = [
   'const t = performance.now(); const { handler } = await import(process.argv[1]); const imported = performance.now() - t;',
   'if (!process.argv[2]) { process.stdout.write(String(imported)); } else {',
   '  const result = await handler(JSON.parse(process.argv[2]), { getRemainingTimeInMillis: () => 29000, awsRequestId: "cold-start" });',
-  '  process.stdout.write(JSON.stringify({ imported, total: performance.now() - t, status: result.statusCode }));',
+  '  process.stdout.write(JSON.stringify({ imported, total: performance.now() - t, status: result.statusCode ?? JSON.stringify(result) }));',
   '}',
 ].join('\n');
 
@@ -151,13 +159,13 @@ function runChildAsync(file: string, env: Record<string, string>, args: string[]
   });
 }
 
-/** Median of import + first request over RUNS fresh processes; the status the request got. */
-async function firstRequestTime(file: string, environment: Record<string, string>, request: { method: string; path: string; resource?: string }, dynamoEndpoint: string): Promise<{ ms: number; status: number }> {
+/** Median of import + first request (or `event`) over RUNS fresh processes; the status the request got (a consumer: its answer). */
+async function firstRequestTime(file: string, environment: Record<string, string>, event: string, dynamoEndpoint: string): Promise<{ ms: number; status: number | string }> {
   const env = childEnv({ ...environment, DYNAMODB_ENDPOINT: dynamoEndpoint });
   const samples: number[] = [];
-  let status = 0;
+  let status: number | string = 0;
   for (let i = 0; i < RUNS; i++) {
-    const out = JSON.parse(await runChildAsync(file, env, [firstEvent(request)])) as { total: number; status: number };
+    const out = JSON.parse(await runChildAsync(file, env, [event])) as { total: number; status: number | string };
     samples.push(out.total);
     status = out.status;
   }
@@ -245,7 +253,7 @@ export async function run(): Promise<BenchRow[]> {
       });
       const request = FIRST_REQUEST[family];
       if (request) {
-        const first = await firstRequestTime(bundle.file, bundle.environment, request, dynamo.endpoint);
+        const first = await firstRequestTime(bundle.file, bundle.environment, firstEvent(request), dynamo.endpoint);
         rows.push({
           scenario: `cold start: ${family}`,
           metric: 'import + first request',
@@ -254,6 +262,35 @@ export async function run(): Promise<BenchRow[]> {
           note: `${request.method} ${request.path} → ${first.status}: what loads on first use, one DynamoDB call to a local stand-in answering at once`,
         });
       }
+    }
+    // The webhooks family's event-source consumers (not in the route table): import, and an empty first batch.
+    const consumers = functionBundles(outdir, STACK, CONSUMER_FUNCTIONS);
+    for (const name of Object.keys(CONSUMER_FUNCTIONS)) {
+      const bundle = consumers.get(name);
+      if (!bundle) throw new Error(`no bundle of the ${name} function in the cdk synth output`);
+      rows.push({
+        scenario: `cold start: ${name}`,
+        metric: 'bundle',
+        value: round(bundle.bytes / 1024, 1),
+        unit: 'kB',
+        note: `${round(bundle.loadBytes / 1024, 1)} kB read at load (index.mjs and the chunks it imports)`,
+      });
+      const { ms, helloMs } = importTimeBeside(bundle.file, bundle.environment, hello, helloSamples);
+      rows.push({
+        scenario: `cold start: ${name}`,
+        metric: 'import',
+        value: round(ms, 1),
+        unit: 'ms',
+        note: `${round(ms / helloMs, 2)}× hello-world (${round(helloMs, 1)} ms in turns with it), ${round(ms - helloMs, 1)} ms above it`,
+      });
+      const first = await firstRequestTime(bundle.file, bundle.environment, EMPTY_BATCH, dynamo.endpoint);
+      rows.push({
+        scenario: `cold start: ${name}`,
+        metric: 'import + first request',
+        value: round(first.ms, 1),
+        unit: 'ms',
+        note: `an empty batch → ${first.status}: its code, the AWS SDK and its clients loaded, no call made`,
+      });
     }
     await dynamo.close();
     // Second row, after the bundle's: every hello-world import of the run.
