@@ -12,7 +12,8 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../infra/aws/functions.js';
 import { EntityRecordApiStack } from '../../../infra/aws/stack.js';
-import { DELIVERY_TIMEOUT } from '../../../infra/aws/webhooks.js';
+import { DELIVERY_TIMEOUT, FANOUT_TIMEOUT } from '../../../infra/aws/webhooks.js';
+import { entityFileNames } from '../../../shared/registry/index.js';
 
 const cdkJson = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
 
@@ -105,6 +106,13 @@ describe('WebhookDelivery construct', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ WEBHOOK_QUEUE_URL: Match.anyValue(), TABLE_WEBHOOKS: Match.anyValue(), TABLE_EVENTS: Match.anyValue() }) },
       Timeout: DELIVERY_TIMEOUT.toSeconds(),
+    });
+  });
+
+  it('tells the fan-out the entity definition files, as the families that read the registry are told', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ ENTITY_FILES: entityFileNames().join(','), TABLE_EVENTS: Match.anyValue() }) },
+      Timeout: FANOUT_TIMEOUT.toSeconds(),
     });
   });
 });
