@@ -6,7 +6,6 @@
 import { createApiHandler, type Operations } from '../../shared/http/stack.js';
 import type { ApiRequest } from '../../shared/http/types.js';
 import { routeKey } from '../../shared/core-routes.js';
-import { MAX_FILES } from '../../shared/uploads/limits.js';
 import type { Caller } from '../../shared/uploads/service.js';
 
 const V1 = '/api/v1';
@@ -24,7 +23,11 @@ function body(req: ApiRequest): Record<string, unknown> {
 }
 
 async function loadOperations() {
-  const { complete, downloadUrl, list, presign, remove, uploadMultipart } = await import('../../shared/uploads/service.js');
+  // The limits too: they import the body limits, whose 413 message formats numbers with Intl (ICU data, milliseconds at load).
+  const [{ MAX_FILES }, { complete, downloadUrl, list, presign, remove, uploadMultipart }] = await Promise.all([
+    import('../../shared/uploads/limits.js'),
+    import('../../shared/uploads/service.js'),
+  ]);
   const operations: Operations = {
     [routeKey('POST', `${V1}/upload`)]: async (req) => {
       const [file] = await uploadMultipart(caller(req), multipart(req), { field: 'file', maxFiles: 1 });

@@ -86,8 +86,11 @@ const LEAN = ['health', 'auth', 'keys', 'entities', 'import', 'graphql'];
 /** Families whose operations load on first use, though no cold-start target is set for them. */
 const DEFERRED = ['upload', 'stream', 'webhooks'];
 
-/** Project files holding these families' operations and the consumers' code (the upload limits are constants). */
-const OPERATIONS = /^shared\/(uploads\/(?!limits\.ts$)|stream\/|webhooks\/)/;
+/**
+ * Project files holding these families' operations and the consumers' code, and the body limits
+ * (the upload limits import them; their 413 message formats numbers with Intl, about 20 ms at load).
+ */
+const OPERATIONS = /^shared\/((uploads|stream|webhooks)\/|http\/body-limits\.ts$)/;
 
 /** The functions/<dir>/ a family's bundle may hold: its own, and for batch the families it dispatches to. */
 function allowedDirs(family: string): Set<string> {
