@@ -9,7 +9,7 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { BINARY_MEDIA_TYPES, BODY_TOO_LARGE_MESSAGE, MAX_BINARY_BODY_BYTES, MAX_TEXT_BODY_BYTES, UPLOAD_PRESIGN_ROUTE } from '../../shared/http/body-limits.js';
+import { BINARY_MEDIA_TYPES, BODY_TOO_LARGE_MESSAGE, grouped, MAX_BINARY_BODY_BYTES, MAX_TEXT_BODY_BYTES, UPLOAD_PRESIGN_ROUTE } from '../../shared/http/body-limits.js';
 import { STREAMING_FAMILIES, STREAMING_TIMEOUT_SECONDS, type Route } from '../../shared/routes.js';
 
 export interface ApiPath {
@@ -95,8 +95,8 @@ export function envelopeTemplate(response: GatewayErrorResponse): string {
  */
 export const INTEGRATION_FAILURE_MESSAGE =
   `The function serving this request did not answer (it failed, was throttled, or refused the request). ` +
-  `A request body over ${MAX_BINARY_BODY_BYTES.toLocaleString('en-US')} bytes of ${BINARY_MEDIA_TYPES.join(' or ')}, ` +
-  `or over ${MAX_TEXT_BODY_BYTES.toLocaleString('en-US')} bytes of any other type, is more than a function can receive: ` +
+  `A request body over ${grouped(MAX_BINARY_BODY_BYTES)} bytes of ${BINARY_MEDIA_TYPES.join(' or ')}, ` +
+  `or over ${grouped(MAX_TEXT_BODY_BYTES)} bytes of any other type, is more than a function can receive: ` +
   `upload files with ${UPLOAD_PRESIGN_ROUTE}`;
 
 /** API Gateway's own errors, answered in the error envelope of SPEC.md, each with its status and code. */

@@ -37,7 +37,8 @@ export function maxBodyBytes(contentType: string | undefined): number {
   return isBinaryMediaType(contentType) ? MAX_BINARY_BODY_BYTES : MAX_TEXT_BODY_BYTES;
 }
 
-const grouped = (n: number): string => n.toLocaleString('en-US');
+/** 6225920 → '6,225,920' without Intl, whose first use loads ICU data (about 20 ms at a cold start). */
+export const grouped = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 /** The 413 message, word for word the same from the WAF rule, the gateway responses and the local gateway. */
 export const BODY_TOO_LARGE_MESSAGE =
