@@ -66,7 +66,7 @@ function bind(route: PluginRouteDefinition, handler: Operation, checkBody: Schem
 /**
  * Every plugin route bound to its handler. Throws PluginError naming the file for any problem:
  * a bad declaration, a clash with a core route or an entity, a handler that is not exported,
- * a schema ajv cannot compile.
+ * a schema that is not a valid JSON Schema.
  */
 export async function loadPluginOperations(): Promise<Operations> {
   assertPluginDeclarations(routes);
