@@ -3,9 +3,10 @@
  * `plugins/<name>.handlers.ts` the route names), behind the same middleware stack as the core
  * families. Before the handler: the route's scopes beyond the first (the stack checks the first)
  * and the body against the route's JSON Schema (422 VALIDATION_FAILED naming each field, the
- * schema's defaults filled in), by the validator `npm run schemas` precompiled for it (ajv compiles
- * only a schema it does not know, schemas.ts). Imported only by functions/plugins/handler.ts and the local
- * start-up check, so no other bundle carries plugin handler code.
+ * schema's defaults filled in), by the validator `npm run schemas` precompiled for it (ajv
+ * compiles only a schema it does not know, schemas.ts). Imported only by
+ * functions/plugins/handler.ts and the local start-up check, so no other bundle carries plugin
+ * handler code.
  */
 import type { ErrorObject } from 'ajv';
 import { pathToFileURL } from 'node:url';
