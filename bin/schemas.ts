@@ -5,16 +5,21 @@
  *   it after changing a definition in shared/registry/entities/ (a unit test fails while the file
  *   is out of date; until then the changed entity is compiled at run time);
  * - shared/auth/validators.generated.ts: the auth family's bodies (shared/auth/body-schemas.ts;
- *   a unit test fails while the file is out of date).
+ *   a unit test fails while the file is out of date);
+ * - shared/plugins/validators.generated.ts: the body schemas of every plugin route (plugins/), and
+ *   the response schemas checked. Run it after changing a plugin's schemas (a unit test fails
+ *   while the file is out of date; until then the changed schema is compiled at start-up).
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { generatedAuthValidators } from '../shared/auth/generate.js';
+import { generatedPluginValidators } from '../shared/plugins/generate.js';
 import { generatedValidators } from '../shared/registry/generate.js';
 
 const targets: [string, () => string | Promise<string>][] = [
   ['../shared/registry/validators.generated.ts', generatedValidators],
   ['../shared/auth/validators.generated.ts', generatedAuthValidators],
+  ['../shared/plugins/validators.generated.ts', () => generatedPluginValidators()],
 ];
 for (const [relative, generate] of targets) {
   const target = fileURLToPath(new URL(relative, import.meta.url));

@@ -3,11 +3,12 @@
  * `plugins/<name>.handlers.ts` the route names), behind the same middleware stack as the core
  * families. Before the handler: the route's scopes beyond the first (the stack checks the first)
  * and the body against the route's JSON Schema (422 VALIDATION_FAILED naming each field, the
- * schema's defaults filled in). Imported only by functions/plugins/handler.ts and the local
- * start-up check, so no other bundle carries plugin handler code.
+ * schema's defaults filled in), by the validator `npm run schemas` precompiled for it (ajv
+ * compiles only a schema it does not know, schemas.ts). Imported only by
+ * functions/plugins/handler.ts and the local start-up check, so no other bundle carries plugin
+ * handler code.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { hasScope } from '../auth/scopes.js';
@@ -17,10 +18,8 @@ import type { ApiRequest, Operation } from '../http/types.js';
 import { loadRegistry } from '../registry/index.js';
 import { routeKey, routeTable, routes } from '../routes.js';
 import { HANDLERS_SUFFIX, PluginError, assertPluginDeclarations, customPluginDir, pluginDeclarations } from './declarations.js';
-import type { JsonSchema, PluginRouteDefinition } from './types.js';
-
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, useDefaults: true });
-addFormats.default(ajv, ['date-time', 'uuid', 'email', 'uri']);
+import { routeBodyValidators, type SchemaValidator } from './schemas.js';
+import type { PluginRouteDefinition } from './types.js';
 
 async function importHandlers(name: string): Promise<Record<string, unknown>> {
   const dir = customPluginDir();
@@ -52,18 +51,8 @@ export function schemaErrorDetails(errors: readonly ErrorObject[]): Record<strin
   return details;
 }
 
-function compile(schema: JsonSchema, at: string, source: string): ValidateFunction {
-  try {
-    return ajv.compile(schema);
-  } catch (error) {
-    throw new PluginError(`Plugin ${source} is invalid: ${at} is not a valid JSON Schema (${(error as Error).message})`);
-  }
-}
-
-function bind(route: PluginRouteDefinition, handler: Operation, source: string): Operation {
+function bind(route: PluginRouteDefinition, handler: Operation, checkBody: SchemaValidator | undefined): Operation {
   const extraScopes = (route.scopes ?? []).slice(1);
-  const checkBody = route.body ? compile(route.body, `${route.method} ${route.path} body`, source) : undefined;
-  if (route.response) compile(route.response, `${route.method} ${route.path} response`, source);
   return async function pluginOperation(req: ApiRequest) {
     if (req.auth) for (const scope of extraScopes) if (!hasScope(req.auth.scopes, scope)) throw new InsufficientPermissionsError(scope);
     if (checkBody) {
@@ -78,11 +67,13 @@ function bind(route: PluginRouteDefinition, handler: Operation, source: string):
 /**
  * Every plugin route bound to its handler. Throws PluginError naming the file for any problem:
  * a bad declaration, a clash with a core route or an entity, a handler that is not exported,
- * a schema ajv cannot compile.
+ * a schema that is not a valid JSON Schema.
  */
 export async function loadPluginOperations(): Promise<Operations> {
   assertPluginDeclarations(routes);
   const slugs = new Set((await loadRegistry()).keys());
+  // Precompiled validators (npm run schemas); ajv compiles only a schema they do not know.
+  const bodyValidators = await routeBodyValidators(pluginDeclarations);
   const operations: Operations = {};
   for (const { definition, source } of pluginDeclarations) {
     const handlersSource = source.replace(/\.plugin\.ts$/, HANDLERS_SUFFIX);
@@ -99,7 +90,7 @@ export async function loadPluginOperations(): Promise<Operations> {
       if (typeof handler !== 'function') {
         throw new PluginError(`Plugin ${source} is invalid: ${route.method} ${route.path} names handler '${route.handler}', which ${handlersSource} does not export as a function`);
       }
-      operations[routeKey(route.method, route.path)] = bind(route, handler as Operation, source);
+      operations[routeKey(route.method, route.path)] = bind(route, handler as Operation, bodyValidators.get(route));
     }
   }
   return operations;

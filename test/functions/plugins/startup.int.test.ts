@@ -73,4 +73,29 @@ describe('plugin start-up', () => {
     expect(lambda.status).not.toBe(0);
     expect(lambda.stderr).toContain(`names handler 'missing', which ${join(dir, 'partial.handlers.ts')} does not export as a function`);
   });
+
+  it('compiles a schema that has no precompiled validator at start-up, and refuses one that is not a valid JSON Schema', () => {
+    rmSync(join(dir, 'partial.plugin.ts'), { force: true });
+    rmSync(join(dir, 'partial.handlers.ts'), { force: true });
+    const declare = (body: unknown) =>
+      writeFileSync(
+        join(dir, 'schemas.plugin.ts'),
+        `export default ${JSON.stringify({ name: 'schemas', routes: [{ method: 'POST', path: '/api/v1/schemas', handler: 'go', auth: 'required', body }] })};\n`,
+      );
+    writeFileSync(join(dir, 'schemas.handlers.ts'), 'export async function go() { return { data: {} }; }\n');
+
+    declare({ type: 'object', properties: { n: { type: 'integer', default: 1 } } });
+    const valid = coldStart();
+    declare({ type: 'object', properties: { n: { type: 'integr' } } });
+    const local = startLocal();
+    const lambda = coldStart();
+
+    expect(valid.stderr).toBe('');
+    expect(valid.stdout).toContain('started');
+    const message = `Could not start: Plugin ${join(dir, 'schemas.plugin.ts')} is invalid: POST /api/v1/schemas body is not a valid JSON Schema (schema is invalid: data/properties/n/type must be equal to one of the allowed values`;
+    expect(local.status).toBe(1);
+    expect(local.stderr.trim().startsWith(message)).toBe(true);
+    expect(lambda.status).not.toBe(0);
+    expect(lambda.stderr).toContain(message.slice('Could not start: '.length));
+  });
 });

@@ -197,3 +197,28 @@ describe('family bundles', () => {
     expect(existsSync(entities.file)).toBe(true);
   });
 });
+
+describe('the plugins bundle', () => {
+  it('evaluates neither ajv’s compiler nor the AWS SDK at cold start: precompiled route validators, the SDK on first use', () => {
+    const bundle = bundles.get('plugins')!;
+    const meta = metafileOf(bundle);
+    // The cold start also runs the glob imports of the plugin declarations and handlers and of the entity definitions.
+    const coldStartImports = /(^|\/)(plugins\/[^/]+\.(plugin|handlers)\.ts|shared\/registry\/entities\/[^/]+\.ts)$/;
+    const entry = meta.outputs['index.mjs']!.entryPoint!;
+    const pending = [entry, ...Object.keys(meta.inputs).filter((input) => coldStartImports.test(input))];
+    const seen = new Set<string>();
+    while (pending.length) {
+      const input = pending.pop()!;
+      if (seen.has(input) || !meta.inputs[input]) continue;
+      seen.add(input);
+      for (const edge of meta.inputs[input].imports) if (!edge.external && (edge.kind === 'import-statement' || edge.kind === 'require-call')) pending.push(edge.path);
+    }
+    const atColdStart = [...seen].map((input) => (input.includes('node_modules/') ? input.slice(input.lastIndexOf('node_modules/')) : input.replace(/^(\.\.\/)+/, '')));
+
+    expect(atColdStart).toContain('shared/plugins/validators.generated.ts');
+    expect(atColdStart).toContain('plugins/ai.handlers.ts');
+    expect(atColdStart.filter((i) => /^node_modules\/(@aws-sdk|@smithy|ajv-formats)\/|^node_modules\/ajv\/(?!dist\/runtime\/)|^shared\/plugins\/schema-compiler\.ts$/.test(i))).toEqual([]);
+    // ajv stays in the bundle, for a schema changed since `npm run schemas`.
+    expect(bundle.inputs).toContain('shared/plugins/schema-compiler.ts');
+  });
+});
