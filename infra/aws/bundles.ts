@@ -30,7 +30,8 @@ export interface FamilyBundle {
   loadInputs: string[];
 }
 
-interface Metafile {
+/** What esbuild's metafile says of a bundle's inputs and outputs (the parts read here and in the bundle test). */
+export interface Metafile {
   inputs: Record<string, { imports: { path: string; kind: string; external?: boolean }[] }>;
   outputs: Record<string, { entryPoint?: string; imports: { path: string; kind: string; external?: boolean }[]; inputs: Record<string, unknown> }>;
 }
@@ -51,7 +52,7 @@ function staticallyReached(meta: Metafile, roots: readonly string[]): Set<string
 }
 
 /** Output files (relative to the bundle) index.mjs loads: itself and the chunks it imports statically. */
-function loadedOutputs(meta: Metafile): Set<string> {
+export function loadedOutputs(meta: Metafile): Set<string> {
   const loaded = new Set<string>();
   const pending = ['index.mjs'];
   while (pending.length) {

@@ -386,18 +386,19 @@ function canonical(value: unknown): string {
 }
 
 /**
- * Whether an update may leave a listing copy as it stands: the copy `before` had there and the one
- * `after` would get are both partial and hold the same values but for updatedAt and version (the
- * update changed only values the copy leaves out, a long description say), and the copies standing
- * are known to be copyItem's (before.copiesVersion is before.version). Readers replace a partial
- * copy by its record, so its updatedAt and version are never shown, and never used to rule a
- * record out (shared/entities/list.ts): saving the Put (2 WRU per copy) loses nothing.
+ * Whether an update may leave a listing copy as it stands instead of writing `next` (the copy the
+ * record gets there now): the copy `before` had there and `next` are both partial and hold the
+ * same values but for updatedAt and version (the update changed only values the copy leaves out,
+ * a long description say), and the copies standing are known to be copyItem's
+ * (before.copiesVersion is before.version). Readers replace a partial copy by its record, so its
+ * updatedAt and version are never shown, and never used to rule a record out
+ * (shared/entities/list.ts): saving the Put (2 WRU per copy) loses nothing.
  */
-export function unchangedCopy(entity: Pick<LoadedEntity, 'fields'>, partition: string, before: StoredRecord, after: StoredRecord): boolean {
-  if (before.copiesVersion !== before.version) return false;
+export function unchangedCopy(entity: Pick<LoadedEntity, 'fields'>, partition: string, before: StoredRecord, next: Record<string, unknown>): boolean {
+  if (!isPartialCopy(next) || before.copiesVersion !== before.version) return false;
   const old = copyItem(entity, partition, before);
-  const now = copyItem(entity, partition, after);
-  if (!isPartialCopy(old) || !isPartialCopy(now)) return false;
+  if (!isPartialCopy(old)) return false;
+  const now = { ...next };
   for (const name of LAGGING_ATTRIBUTES) {
     delete old[name];
     delete now[name];
@@ -546,10 +547,13 @@ export function updateTransaction(
   const left = old.filter((l) => !nowSet.has(l.partition));
   const entered = now.filter((l) => !oldSet.has(l.partition));
   const oldSk = listingSortKey(before);
-  const rewritten = now.filter((l) => !oldSet.has(l.partition) || !unchangedCopy(entity, l.partition, before, after));
+  // Each copy built once; a partial one the update leaves as it stands is not written.
+  const rewritten = now
+    .map((l) => ({ l, copy: copyItem(entity, l.partition, after) }))
+    .filter(({ l, copy }) => !oldSet.has(l.partition) || !unchangedCopy(entity, l.partition, before, copy));
   return [
     { Put: { TableName: tables.records, Item: recordItem(entity, after), ...versionGuard(before) } },
-    ...rewritten.map((l): TransactItem => ({ Put: { TableName: tables.records, Item: copyItem(entity, l.partition, after) } })),
+    ...rewritten.map(({ copy }): TransactItem => ({ Put: { TableName: tables.records, Item: copy } })),
     ...left.map((l): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: l.partition, sk: oldSk } } })),
     ...counterUpdates(entity, tables, [...entered.map((l): [Listing, number] => [l, 1]), ...left.map((l): [Listing, number] => [l, -1])], shard),
     eventPut(tables, event),

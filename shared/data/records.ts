@@ -438,8 +438,7 @@ export async function queryAll(entity: LoadedEntity, partition: string, options:
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
     );
-    const items = (out.Items ?? []).filter((item) => !isPartialCopy(item) || !options.mayKeep || options.mayKeep(fromItem(item)));
-    for (const { record } of await resolveCopies(entity, partition, items)) {
+    for (const { record } of await resolveCopies(entity, partition, out.Items ?? [], options.mayKeep)) {
       if (!options.keep || options.keep(record)) records.push(record);
     }
     start = out.LastEvaluatedKey;

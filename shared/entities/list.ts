@@ -17,12 +17,7 @@
  *   copy does not already rule them out;
  * - ids: ONE BatchGetItem.
  */
-
-/** Where the total of the plan's partition is kept (shared/data/records-keys.ts). */
-function sourceOf(entity: LoadedEntity, plan: Pick<ListPlan, 'base'>, candidate?: ListPlan['candidates'][number]): TotalSource {
-  return totalSource(entity, plan.base, candidate);
-}
-import { recordKey, fromItem, LAGGING_ATTRIBUTES, totalSource, type StoredRecord, type TotalSource, type Viewer } from '../data/records-keys.js';
+import { recordKey, fromItem, LAGGING_ATTRIBUTES, totalSource, type StoredRecord, type Viewer } from '../data/records-keys.js';
 import { batchGet, batchKey, firstPage, MAX_ID_LENGTH, pageAfter, queryAll, readCounter, readCounters, skipEntries, type PartitionPage } from '../data/records.js';
 import { deploymentKey } from '../auth/deployment-secret.js';
 import { BadRequestError } from '../errors.js';
@@ -105,7 +100,7 @@ function nextOf(paging: Paging, position: Omit<QueryCursor, 'h' | 'p'> | undefin
 
 async function readPartition(entity: LoadedEntity, paging: Paging): Promise<ListResult> {
   const { partition } = paging.plan;
-  const source = sourceOf(entity, paging.plan, paging.plan.candidates[0]);
+  const source = totalSource(entity, paging.plan.base, paging.plan.candidates[0]);
   const { limit } = paging.plan.spec;
   const { page, cursor } = paging;
   let result: PartitionPage;
@@ -128,7 +123,7 @@ async function readPartition(entity: LoadedEntity, paging: Paging): Promise<List
 async function narrowest(entity: LoadedEntity, plan: ListPlan): Promise<{ partition: string; answered?: ListPlan['candidates'][number] }> {
   if (plan.candidates.length === 0) return { partition: plan.base };
   if (plan.candidates.length === 1) return { partition: plan.candidates[0].partition, answered: plan.candidates[0] };
-  const counts = await readCounters(plan.candidates.map((c) => sourceOf(entity, plan, c)));
+  const counts = await readCounters(plan.candidates.map((c) => totalSource(entity, plan.base, c)));
   const best = [...plan.candidates].sort((a, b) => (counts.get(a.partition) ?? 0) - (counts.get(b.partition) ?? 0))[0];
   return { partition: best.partition, answered: best };
 }

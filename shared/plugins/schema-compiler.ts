@@ -4,19 +4,17 @@
  * from PLUGIN_DIR) and when the precompiled module is written. Loaded only when one of those is
  * needed, so a cold start whose schemas are all precompiled never evaluates ajv.
  */
-import { Ajv } from 'ajv';
-import addFormats from 'ajv-formats';
+import { createAjv, type FormatName } from '../registry/schema-compiler.js';
 import { PluginError } from './validate.js';
 import type { JsonSchema } from './types.js';
 
 /** The formats a plugin schema may use. */
-export const PLUGIN_FORMATS = ['date-time', 'uuid', 'email', 'uri'] as const;
+export const PLUGIN_FORMATS: readonly FormatName[] = ['date-time', 'uuid', 'email', 'uri'];
 
-/** Every error at once, the schema's defaults filled in. */
-export const PLUGIN_AJV_OPTIONS = { allErrors: true, strict: true, allowUnionTypes: true, useDefaults: true } as const;
+/** Plugin bodies get their schema's defaults filled in (entity bodies do not). */
+export const PLUGIN_USE_DEFAULTS = true;
 
-const ajv = new Ajv(PLUGIN_AJV_OPTIONS);
-addFormats.default(ajv, [...PLUGIN_FORMATS]);
+const ajv = createAjv(false, PLUGIN_FORMATS, PLUGIN_USE_DEFAULTS);
 
 /** A validator compiled by ajv; `errors` are set after a failed call. */
 export type SchemaValidator = ((data: unknown) => boolean) & { errors?: import('ajv').ErrorObject[] | null };

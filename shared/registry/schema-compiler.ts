@@ -12,9 +12,13 @@ import type { Schema, Validator } from './schemas.js';
 /** The formats entity bodies use (shared/registry/schemas.ts). */
 const ENTITY_FORMATS = ['date-time', 'uuid'] as const;
 
-type FormatName = Parameters<typeof addFormats.default>[1] extends infer L ? (L extends readonly (infer F)[] ? F : never) : never;
+export type FormatName = Parameters<typeof addFormats.default>[1] extends infer L ? (L extends readonly (infer F)[] ? F : never) : never;
 
-function createAjv(source: boolean, formats: readonly FormatName[] = ENTITY_FORMATS, useDefaults = false): Ajv {
+/**
+ * The one ajv configuration of the project's schemas (every error at once, strict): `source` for
+ * standalone code, `formats` and `useDefaults` as the schemas need (the plugins' bodies use both).
+ */
+export function createAjv(source: boolean, formats: readonly FormatName[] = ENTITY_FORMATS, useDefaults = false): Ajv {
   const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, ...(useDefaults ? { useDefaults } : {}), ...(source ? { code: { source: true, esm: true } } : {}) });
   addFormats.default(ajv, [...formats]);
   return ajv;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchableFamilies } from '../../../functions/batch/families.js';
-import { CONSUMER_FUNCTIONS, familyBundles, functionBundles, functionDirsOf, handlerDirs, type FamilyBundle } from '../../../infra/aws/bundles.js';
+import { CONSUMER_FUNCTIONS, familyBundles, functionBundles, functionDirsOf, handlerDirs, loadedOutputs, type FamilyBundle, type Metafile } from '../../../infra/aws/bundles.js';
 import { bundleFilesFor } from '../../../infra/aws/docs.js';
 import { PROJECT_ROOT, REQUIRE_SHIM, RUNTIME_SDK_FAMILIES } from '../../../infra/aws/functions.js';
 import { EntityRecordApiStack } from '../../../infra/aws/stack.js';
@@ -32,11 +32,6 @@ beforeAll(() => {
 
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-interface Metafile {
-  inputs: Record<string, { imports: { path: string; kind: string; external?: boolean }[] }>;
-  outputs: Record<string, { entryPoint?: string; imports: { path: string; kind: string; external?: boolean }[] }>;
-}
-
 function metafileOf(bundle: FamilyBundle): Metafile {
   return JSON.parse(readFileSync(path.join(bundle.dir, 'index.meta.json'), 'utf8')) as Metafile;
 }
@@ -45,17 +40,8 @@ function metafileOf(bundle: FamilyBundle): Metafile {
 function builtinsAtLoad(bundle: FamilyBundle): string[] {
   const meta = metafileOf(bundle);
   const builtins = new Set<string>();
-  const seen = new Set<string>();
-  const pending = ['index.mjs'];
-  while (pending.length) {
-    const file = pending.pop()!;
-    if (seen.has(file) || !meta.outputs[file]) continue;
-    seen.add(file);
-    for (const edge of meta.outputs[file].imports) {
-      if (edge.kind !== 'import-statement') continue;
-      if (edge.external) builtins.add(edge.path);
-      else pending.push(edge.path);
-    }
+  for (const file of loadedOutputs(meta)) {
+    for (const edge of meta.outputs[file].imports) if (edge.kind === 'import-statement' && edge.external) builtins.add(edge.path);
   }
   return [...builtins].sort();
 }
