@@ -19,20 +19,36 @@ export type HandlerLoader = (family: string) => Promise<LambdaHandler>;
 export const INTEGRATION_TIMEOUT_MS = 29_000;
 const TEXT_TYPES = /^(application\/([\w.+-]+\+)?json|application\/x-www-form-urlencoded|text\/)/i;
 
-class TooLarge extends Error {}
+
+/**
+ * Past API Gateway's own ceiling (10 MB) a refused body is not waited for: the answer closes the
+ * connection. Below it the connection stays open, and Node drops the rest of an unread body once
+ * the answer is sent, so a client still writing its body gets the 413 instead of a broken pipe.
+ */
+const DRAIN_LIMIT = 10 * 1024 * 1024;
+
+class TooLarge extends Error {
+  constructor(readonly closeConnection: boolean) {
+    super('body too large');
+  }
+}
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
   // The limit of the body's media type, whether declared (as the WAF rule sees it on AWS) or not.
   const limit = maxBodyBytes(req.headers['content-type']);
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit) throw new TooLarge();
+  // Refused on its declared length before any of it is read, as WAF does.
+  if (declared > limit) throw new TooLarge(declared > DRAIN_LIMIT);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > limit) throw new TooLarge();
-    chunks.push(chunk as Buffer);
+    // Leaving the loop ends the request stream: only past DRAIN_LIMIT.
+    if (size > DRAIN_LIMIT) throw new TooLarge(true);
+    // Past the limit the rest is only counted, and refused at its end.
+    if (size <= limit) chunks.push(chunk as Buffer);
   }
+  if (size > limit) throw new TooLarge(false);
   return Buffer.concat(chunks);
 }
 
@@ -128,7 +144,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, load: HandlerLo
     body = await readBody(req);
   } catch (error) {
     if (error instanceof TooLarge) {
-      res.setHeader('Connection', 'close');
+      if (error.closeConnection) res.setHeader('Connection', 'close');
       return sendError(res, new PayloadTooLargeError(BODY_TOO_LARGE_MESSAGE), requestId);
     }
     throw error;
