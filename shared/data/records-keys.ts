@@ -3,10 +3,17 @@
  * (shared/data/records.ts sends what these build).
  *
  * Records table (pk / sk):
- * - the record:        `<table>#<id>` / `#record` — {kind: 'record', entity, id, tenantId, ownerId,
- *                      createdAt, updatedAt, deletedAt?, version, data: {fields…}, metadata?, metas?}
+ * - the record:        {kind: 'record', entity, id, tenantId, ownerId, createdAt, updatedAt,
+ *                      deletedAt?, version, data: {fields…}, metadata?, metas?}, at
+ *                      `<tenant>#<table>` / `<inverted createdAt>#<id>` when its id carries its
+ *                      creation time (shared/data/record-ids.ts) and its entity is not public: the
+ *                      record is then its own copy in the tenant's listing (one item less per
+ *                      write), and a read by id derives that key from the id and the caller's
+ *                      tenant. Otherwise (public entities, ids of earlier versions or derived for
+ *                      an import's Idempotency-Key, and soft-deleted records, which leave the
+ *                      listing) at `<table>#<id>` / `#record`.
  * - listing copies:    `<partition>` / `<inverted createdAt>#<id>` — kind 'index', one per listing
- *                      partition of the record: the same attributes (a full copy) when they fit in
+ *                      partition of the record but the one the record stands in: the same attributes (a full copy) when they fit in
  *                      1 KB, so a page is one Query; otherwise a partial copy (`partial: true`, at
  *                      most 1 KB: keys, bookkeeping, indexed fields, the smaller values) whose
  *                      record readers fetch (copyItem)
@@ -35,6 +42,7 @@
  */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { LoadedEntity } from '../registry/types.js';
+import { idTime } from './record-ids.js';
 
 export const RECORD_SK = '#record';
 /** The counters' key prefix; alone, the single counter of earlier versions (read, never written). */
@@ -86,14 +94,48 @@ export interface Key {
   sk: string;
 }
 
-export function recordKey(entity: Pick<LoadedEntity, 'tableName'>, id: string): Key {
+/** Where a record that is not in a listing of its own lives (see the module comment). */
+export function detachedKey(entity: Pick<LoadedEntity, 'tableName'>, id: string): Key {
   return { pk: `${entity.tableName}#${id}`, sk: RECORD_SK };
+}
+
+/**
+ * The key of the live record `id` of `tenantId` (the caller's, or the record's): in the tenant's
+ * listing when the id carries its creation time and the entity is not public, else detachedKey. A
+ * tenant other than the record's gives a key where it is not: not found, as for any record of
+ * another tenant.
+ */
+export function recordKey(entity: Pick<LoadedEntity, 'tableName' | 'access' | 'idFormat'>, id: string, tenantId: string | undefined): Key {
+  const ms = entity.access.public ? undefined : idTime(entity.idFormat, id);
+  if (ms === undefined || tenantId === undefined) return detachedKey(entity, id);
+  return { pk: tenantPartition(entity, tenantId), sk: `${invertedMs(ms)}#${id}` };
+}
+
+/**
+ * Where `record` is stored: recordKey for a live one; detachedKey once soft-deleted (it leaves the
+ * listing it stood in, and reads by id no longer find it: 404 like any soft-deleted record).
+ */
+export function homeKey(entity: LoadedEntity, record: StoredRecord): Key {
+  return record.deletedAt ? detachedKey(entity, record.id) : recordKey(entity, record.id, record.tenantId);
+}
+
+/** The listing partition the record item itself stands in (its own copy there); none for a detached record. */
+export function ownListing(entity: LoadedEntity, record: StoredRecord): string | undefined {
+  const key = homeKey(entity, record);
+  if (key.sk === RECORD_SK) return undefined;
+  // The key comes from the id; the listing orders by createdAt: they are one time, by construction (newRecordId).
+  if (key.sk !== listingSortKey(record)) throw new Error(`record ${record.id}: createdAt ${record.createdAt} is not the time its id carries`);
+  return key.pk;
+}
+
+function invertedMs(ms: number): string {
+  return String(MAX_EPOCH_MS - ms).padStart(13, '0');
 }
 
 export function invertedTime(iso: string): string {
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) throw new Error(`not a date-time: ${iso}`);
-  return String(MAX_EPOCH_MS - ms).padStart(13, '0');
+  return invertedMs(ms);
 }
 
 export function listingSortKey(record: Pick<StoredRecord, 'createdAt' | 'id'>): string {
@@ -104,7 +146,7 @@ export function globalPartition(entity: LoadedEntity): string {
   return entity.tableName;
 }
 
-export function tenantPartition(entity: LoadedEntity, tenantId: string): string {
+export function tenantPartition(entity: Pick<LoadedEntity, 'tableName'>, tenantId: string): string {
   return `${tenantId}#${entity.tableName}`;
 }
 
@@ -264,7 +306,7 @@ export function consolidatedFields(entity: Pick<LoadedEntity, 'fields'>): Set<st
 }
 
 export function recordItem(entity: LoadedEntity, record: StoredRecord): Record<string, unknown> {
-  return { ...recordKey(entity, record.id), kind: 'record', ...record, copiesVersion: record.version };
+  return { ...homeKey(entity, record), kind: 'record', ...record, copiesVersion: record.version };
 }
 
 /**
@@ -507,15 +549,19 @@ function eventPut(tables: TableNames, event: Record<string, unknown>): TransactI
   return { Put: { TableName: tables.events, Item: event } };
 }
 
-/** Create: the record (only if new), a copy per listing partition, +1 to each (one Update per counter item), the event. */
-export function createTransaction(entity: LoadedEntity, record: StoredRecord, event: Record<string, unknown>, tables: TableNames, shard = randomShard()): TransactItem[] {
-  const entered = listings(entity, record);
+/** A new record's Puts: the record (only if new; first), then a copy per listing partition of `entered` but the one it stands in. */
+export function newRecordPuts(entity: LoadedEntity, record: StoredRecord, entered: readonly Listing[], tables: TableNames): TransactItem[] {
+  const own = ownListing(entity, record);
   return [
     { Put: { TableName: tables.records, Item: recordItem(entity, record), ConditionExpression: 'attribute_not_exists(pk)' } },
-    ...entered.map((l): TransactItem => ({ Put: { TableName: tables.records, Item: copyItem(entity, l.partition, record) } })),
-    ...counterUpdates(entity, tables, entered.map((l) => [l, 1]), shard),
-    eventPut(tables, event),
+    ...entered.filter((l) => l.partition !== own).map((l): TransactItem => ({ Put: { TableName: tables.records, Item: copyItem(entity, l.partition, record) } })),
   ];
+}
+
+/** Create: the record (only if new), a copy per other listing partition, +1 to each (one Update per counter item), the event. */
+export function createTransaction(entity: LoadedEntity, record: StoredRecord, event: Record<string, unknown>, tables: TableNames, shard = randomShard()): TransactItem[] {
+  const entered = listings(entity, record);
+  return [...newRecordPuts(entity, record, entered, tables), ...counterUpdates(entity, tables, entered.map((l) => [l, 1]), shard), eventPut(tables, event)];
 }
 
 function versionGuard(before: StoredRecord): { ConditionExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> } {
@@ -528,8 +574,9 @@ function versionGuard(before: StoredRecord): { ConditionExpression: string; Expr
 
 /**
  * Update (also a soft delete, whose `after` has deletedAt): the record if still at `before`'s
- * version; fresh copies in every partition of `after` (but partial copies the update leaves as
- * they are: unchangedCopy); copies removed from partitions it left;
+ * version (a soft-deleted record moves out of the listing it stood in: Delete there, Put at its
+ * detached key); fresh copies in every other partition of `after` (but partial copies the update
+ * leaves as they are: unchangedCopy); copies removed from partitions it left;
  * counters +1 / -1 for partitions entered / left; the event.
  */
 export function updateTransaction(
@@ -547,26 +594,36 @@ export function updateTransaction(
   const left = old.filter((l) => !nowSet.has(l.partition));
   const entered = now.filter((l) => !oldSet.has(l.partition));
   const oldSk = listingSortKey(before);
+  const ownBefore = ownListing(entity, before);
+  const ownAfter = ownListing(entity, after);
   // Each copy built once; a partial one the update leaves as it stands is not written.
   const rewritten = now
+    .filter((l) => l.partition !== ownAfter)
     .map((l) => ({ l, copy: copyItem(entity, l.partition, after) }))
     .filter(({ l, copy }) => !oldSet.has(l.partition) || !unchangedCopy(entity, l.partition, before, copy));
+  const from = homeKey(entity, before);
+  const to = homeKey(entity, after);
+  const record: TransactItem[] =
+    from.pk === to.pk && from.sk === to.sk
+      ? [{ Put: { TableName: tables.records, Item: recordItem(entity, after), ...versionGuard(before) } }]
+      : [{ Delete: { TableName: tables.records, Key: from, ...versionGuard(before) } }, { Put: { TableName: tables.records, Item: recordItem(entity, after) } }];
   return [
-    { Put: { TableName: tables.records, Item: recordItem(entity, after), ...versionGuard(before) } },
+    ...record,
     ...rewritten.map(({ copy }): TransactItem => ({ Put: { TableName: tables.records, Item: copy } })),
-    ...left.map((l): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: l.partition, sk: oldSk } } })),
+    ...left.filter((l) => l.partition !== ownBefore).map((l): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: l.partition, sk: oldSk } } })),
     ...counterUpdates(entity, tables, [...entered.map((l): [Listing, number] => [l, 1]), ...left.map((l): [Listing, number] => [l, -1])], shard),
     eventPut(tables, event),
   ];
 }
 
-/** Hard delete: the record if still at `before`'s version, its copies, -1 per partition, the event. */
+/** Hard delete: the record if still at `before`'s version, its other copies, -1 per partition, the event. */
 export function deleteTransaction(entity: LoadedEntity, before: StoredRecord, event: Record<string, unknown>, tables: TableNames, shard = randomShard()): TransactItem[] {
   const left = listings(entity, before);
   const sk = listingSortKey(before);
+  const own = ownListing(entity, before);
   return [
-    { Delete: { TableName: tables.records, Key: recordKey(entity, before.id), ...versionGuard(before) } },
-    ...left.map((l): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: l.partition, sk } } })),
+    { Delete: { TableName: tables.records, Key: homeKey(entity, before), ...versionGuard(before) } },
+    ...left.filter((l) => l.partition !== own).map((l): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: l.partition, sk } } })),
     ...counterUpdates(entity, tables, left.map((l) => [l, -1]), shard),
     eventPut(tables, event),
   ];

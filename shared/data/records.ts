@@ -35,7 +35,7 @@ export function recordTables(): TableNames {
   return { records: tableName('records'), events: tableName('events') };
 }
 
-/** Longest id looked up (generated ids are 24 or 36 characters). */
+/** Longest id looked up (generated ids are 36 characters, or 23 plus the prefix). */
 export const MAX_ID_LENGTH = 200;
 
 /** The record's version changed (or it vanished) between our read and our write. */
@@ -46,11 +46,15 @@ export class WriteConflict extends Error {
   }
 }
 
-/** One record by id: ONE GetItem (strongly consistent). Soft-deleted records are returned; callers decide. */
-export async function getRecord(entity: LoadedEntity, id: string): Promise<StoredRecord | undefined> {
+/**
+ * One record by id, as `tenantId` (the caller's tenant; none for an anonymous caller) may find it:
+ * ONE GetItem (strongly consistent). A soft-deleted record of an earlier version's id is
+ * returned (callers decide); one whose id carries its time is no longer where reads look.
+ */
+export async function getRecord(entity: LoadedEntity, id: string, tenantId: string | undefined): Promise<StoredRecord | undefined> {
   // No id is that long (keys are at most 2048 bytes): not found, without asking.
   if (id.length === 0 || id.length > MAX_ID_LENGTH) return undefined;
-  const { Item } = await db().send(new GetCommand({ TableName: tableName('records'), Key: recordKey(entity, id), ConsistentRead: true }));
+  const { Item } = await db().send(new GetCommand({ TableName: tableName('records'), Key: recordKey(entity, id, tenantId), ConsistentRead: true }));
   return Item ? fromItem(Item) : undefined;
 }
 
@@ -100,10 +104,10 @@ interface Copy {
   record: StoredRecord;
 }
 
-/** Records by id: ONE strongly consistent BatchGetItem per 100 ids (unprocessed keys retried). */
-async function recordsById(entity: LoadedEntity, ids: string[]): Promise<Map<string, StoredRecord>> {
-  if (ids.length === 0) return new Map();
-  const found = await batchGet([{ table: 'records', keys: ids.map((id) => recordKey(entity, id)) }]);
+/** The records behind copies: ONE strongly consistent BatchGetItem per 100 (unprocessed keys retried). */
+async function recordsOf(entity: LoadedEntity, copies: StoredRecord[]): Promise<Map<string, StoredRecord>> {
+  if (copies.length === 0) return new Map();
+  const found = await batchGet([{ table: 'records', keys: copies.map((copy) => recordKey(entity, copy.id, copy.tenantId)) }]);
   const out = new Map<string, StoredRecord>();
   for (const item of found.values()) {
     const record = fromItem(item);
@@ -125,8 +129,8 @@ export async function resolveCopies(
   items: readonly Record<string, unknown>[],
   mayKeep: (copy: StoredRecord) => boolean = () => true,
 ): Promise<Copy[]> {
-  const wanted = items.filter((item) => isPartialCopy(item) && mayKeep(fromItem(item)));
-  const fetched = await recordsById(entity, wanted.map((item) => String(item.id)));
+  const wanted = items.filter((item) => isPartialCopy(item)).map(fromItem).filter(mayKeep);
+  const fetched = await recordsOf(entity, wanted);
   const out: Copy[] = [];
   for (const item of items) {
     const sk = String(item.sk);

@@ -216,9 +216,10 @@ export async function executeList(entity: LoadedEntity, plan: ListPlan, visible:
   if (plan.kind === 'ids') {
     // No record has an id longer than MAX_ID_LENGTH (and DynamoDB refuses such keys).
     const ids = (plan.spec.ids ?? []).filter((id) => id.length <= MAX_ID_LENGTH);
-    const found = ids.length ? await batchGet([{ table: 'records', keys: ids.map((id) => recordKey(entity, id)) }]) : new Map();
+    const keyOf = (id: string) => recordKey(entity, id, plan.tenantId);
+    const found = ids.length ? await batchGet([{ table: 'records', keys: ids.map(keyOf) }]) : new Map();
     const records = ids
-      .map((id) => found.get(batchKey('records', recordKey(entity, id))))
+      .map((id) => found.get(batchKey('records', keyOf(id))))
       .filter((item): item is Record<string, unknown> => item !== undefined)
       .map(fromItem)
       .filter(visible)

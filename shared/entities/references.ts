@@ -35,18 +35,18 @@ export function referenceChecks(entity: LoadedEntity, data: Record<string, unkno
   return checks;
 }
 
-function keyOf(target: string, id: string): { table: 'records' | 'identity'; key: Key } | undefined {
+function keyOf(target: string, id: string, tenantId: string): { table: 'records' | 'identity'; key: Key } | undefined {
   if (target === 'users') return { table: 'identity', key: userKey(id) };
   const entity = findEntity(target);
-  return entity ? { table: 'records', key: recordKey(entity, id) } : undefined;
+  return entity ? { table: 'records', key: recordKey(entity, id, tenantId) } : undefined;
 }
 
-/** The reads every check needs, for one BatchGetItem. */
-export function referenceReads(checks: readonly Check[]): BatchRequest[] {
+/** The reads every check needs (records of the caller's tenant), for one BatchGetItem. */
+export function referenceReads(checks: readonly Check[], auth: AuthContext): BatchRequest[] {
   const requests: BatchRequest[] = [];
   for (const check of checks) {
     for (const id of check.ids) {
-      const k = keyOf(check.target, id);
+      const k = keyOf(check.target, id, auth.tenantId);
       if (k) requests.push({ table: k.table, keys: [k.key] });
     }
   }
@@ -56,7 +56,7 @@ export function referenceReads(checks: readonly Check[]): BatchRequest[] {
 /** What is wrong with one check, given what the batch read found; undefined when it holds. */
 export function referenceProblem(check: Check, data: Record<string, unknown>, found: Map<string, Record<string, unknown>>, auth: AuthContext): string | undefined {
   const missing = check.ids.filter((id) => {
-    const k = keyOf(check.target, id);
+    const k = keyOf(check.target, id, auth.tenantId);
     const item = k && found.get(batchKey(k.table, k.key));
     if (!item) return true;
     if (check.target === 'users') return item.tenantId !== auth.tenantId;
@@ -72,7 +72,7 @@ export function referenceProblem(check: Check, data: Record<string, unknown>, fo
 export async function checkReferences(entity: LoadedEntity, data: Record<string, unknown>, auth: AuthContext, skip: readonly string[] = []): Promise<void> {
   const checks = referenceChecks(entity, data, skip);
   if (checks.length === 0) return;
-  const found = await batchGet(referenceReads(checks));
+  const found = await batchGet(referenceReads(checks, auth));
   const details: Record<string, string> = {};
   for (const check of checks) {
     const problem = referenceProblem(check, data, found, auth);

@@ -73,9 +73,10 @@ export function parseIncludes(entity: LoadedEntity, query: Record<string, string
   return buildIncludes(entity.slug, entity.relations, names, query, '');
 }
 
-function targetKey(target: string, id: string): { table: 'records' | 'identity'; key: Key } {
+/** Where an included record is read: as the caller may find it (their tenant; none when anonymous). */
+function targetKey(target: string, id: string, auth: AuthContext | undefined): { table: 'records' | 'identity'; key: Key } {
   if (target === 'users') return { table: 'identity', key: userKey(id) };
-  return { table: 'records', key: recordKey(findEntity(target)!, id) };
+  return { table: 'records', key: recordKey(findEntity(target)!, id, auth?.tenantId) };
 }
 
 function idsOf(record: StoredRecord, relation: RelationDefinition): string[] {
@@ -101,7 +102,7 @@ export async function attachRelations(
   for (const inc of lookups) {
     for (const record of records) {
       for (const id of idsOf(record, inc.relation)) {
-        const { table, key } = targetKey(inc.relation.entity, id);
+        const { table, key } = targetKey(inc.relation.entity, id, auth);
         requests.push({ table, keys: [key] });
       }
     }
@@ -113,7 +114,7 @@ export async function attachRelations(
   ]);
 
   const resolve = (target: string, id: string): { stored?: StoredRecord; out: Record<string, unknown> } | undefined => {
-    const { table, key } = targetKey(target, id);
+    const { table, key } = targetKey(target, id, auth);
     const item = found.get(batchKey(table, key));
     if (!item) return undefined;
     if (target === 'users') {

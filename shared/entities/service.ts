@@ -18,7 +18,7 @@ import {
 import { getRecord, recordTables, transact, WriteConflict } from '../data/records.js';
 import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { ApiRequest, AuthContext, Reply } from '../http/types.js';
-import { newId, newUuid } from '../ids.js';
+import { newId, newRecordId } from '../ids.js';
 import { describeEntity } from '../registry/describe.js';
 import { findEntity } from '../registry/index.js';
 import { checkCreate, checkUpdate, unvalidatedReferences, type WriteInput } from '../registry/schemas.js';
@@ -36,10 +36,6 @@ import type { Pagination } from '../http/types.js';
 import { apiPath } from '../http/urls.js';
 
 const WRITE_ATTEMPTS = 3;
-
-function newRecordId(entity: LoadedEntity): string {
-  return entity.idFormat.type === 'uuid' ? newUuid() : newId(entity.idFormat.prefix);
-}
 
 function changeEvent(entity: LoadedEntity, change: ChangeType, record: StoredRecord, now: string): Record<string, unknown> {
   return eventItem(entity, change, record, present(entity, record), {
@@ -80,14 +76,15 @@ function mergeMetas(current: Record<string, string> | undefined, patch: Record<s
 }
 
 function newRecord(entity: LoadedEntity, auth: AuthContext, input: WriteInput, forced: Record<string, unknown> = {}): StoredRecord {
-  const now = new Date().toISOString();
+  const created = Date.now();
+  const now = new Date(created).toISOString();
   const data: Record<string, unknown> = { ...input.data, ...forced };
   for (const [name, field] of Object.entries(entity.fields)) {
     if (field.generated === 'caller') data[name] = auth.user.id;
   }
   const record: StoredRecord = {
     entity: entity.slug,
-    id: newRecordId(entity),
+    id: newRecordId(entity.idFormat, created),
     tenantId: auth.tenantId,
     ownerId: auth.user.id,
     createdAt: now,
@@ -217,7 +214,7 @@ export async function readRecord(entity: LoadedEntity, id: string, req: ApiReque
   requireOperation(entity, 'read');
   requirePermission(entity, 'read', req.auth);
   const view = parseView(entity, req.query);
-  const record = visibleOr404(entity, await getRecord(entity, id), id, req.auth);
+  const record = visibleOr404(entity, await getRecord(entity, id, req.auth?.tenantId), id, req.auth);
   const [data] = await render(entity, [record], view, req.auth);
   // The version's ETag (the one writes return and If-Match takes), whatever the view.
   return { data, headers: { ETag: recordEtag(record) } };
@@ -295,7 +292,7 @@ async function rewrite(
 ): Promise<{ before: StoredRecord; after?: StoredRecord }> {
   const visible = (record: StoredRecord | undefined) => (record && canSee(entity, record, auth) ? record : undefined);
   for (let attempt = 1; ; attempt++) {
-    const current = await getRecord(entity, id);
+    const current = await getRecord(entity, id, auth.tenantId);
     if (preconditions) {
       if (!visible(current)) throw preconditionFailed(entity.name, id, undefined);
       changeableOr404(entity, current, id, auth);
@@ -308,7 +305,7 @@ async function rewrite(
       return { before, after: next };
     } catch (error) {
       if (!(error instanceof WriteConflict)) throw error;
-      if (preconditions) throw preconditionFailed(entity.name, id, visible(await getRecord(entity, id)));
+      if (preconditions) throw preconditionFailed(entity.name, id, visible(await getRecord(entity, id, auth.tenantId)));
       if (attempt >= WRITE_ATTEMPTS) throw new ConflictError(`The ${entity.name} changed while it was being written; retry`);
     }
   }
@@ -376,7 +373,7 @@ function childRelation(entity: LoadedEntity, child: string): { name: string; rel
 async function visibleParent(entity: LoadedEntity, id: string, auth: AuthContext | undefined): Promise<StoredRecord> {
   requireOperation(entity, 'read');
   requirePermission(entity, 'read', auth);
-  return visibleOr404(entity, await getRecord(entity, id), id, auth);
+  return visibleOr404(entity, await getRecord(entity, id, auth?.tenantId), id, auth);
 }
 
 export async function listChildren(entity: LoadedEntity, id: string, child: string, req: ApiRequest): Promise<Reply> {
@@ -411,7 +408,7 @@ export async function createChild(entity: LoadedEntity, id: string, child: strin
   const links = (parent.data[relation.foreignKey] as string[] | undefined) ?? [];
   if (links.length >= 100) throw new BadRequestError(`A ${entity.name} links at most 100 ${target.slug}`, { [relation.foreignKey]: 'at most 100 ids' });
   for (let attempt = 1; ; attempt++) {
-    const current = attempt === 1 ? parent : changeableOr404(entity, await getRecord(entity, id), id, caller);
+    const current = attempt === 1 ? parent : changeableOr404(entity, await getRecord(entity, id, caller.tenantId), id, caller);
     try {
       const data = await createRecord(target, caller, payload, {
         alongside: (created) => {

@@ -43,7 +43,7 @@ export class RelatedLoader {
   private keyOf(target: string, id: string): { table: 'identity' | 'records'; key: Key } | undefined {
     if (target === 'users') return { table: 'identity', key: userKey(id) };
     const entity = findEntity(target);
-    return entity ? { table: 'records', key: recordKey(entity, id) } : undefined;
+    return entity ? { table: 'records', key: recordKey(entity, id, this.auth?.tenantId) } : undefined;
   }
 
   private async flush(): Promise<void> {

@@ -3,19 +3,20 @@
  * caller's idempotency scope, the key, the entity, the item's index and its JSON: a re-run of the
  * same request (a retry after a timeout or a fault part-way) plans the very same ids, and the
  * conditional Puts of shared/import/write.ts turn records already written into "already imported"
- * instead of duplicates. Without the header, ids are random (a retry is a new import).
+ * instead of duplicates; those ids carry no time, so their records keep a listing copy of their
+ * own (shared/data/records-keys.ts recordKey). Without the header, ids are new ones created at the
+ * import's time (a retry is a new import).
  */
 import { createHash } from 'node:crypto';
-import { newId, newUuid } from '../ids.js';
+import { BASE62 } from '../data/record-ids.js';
+import { newRecordId } from '../ids.js';
 import type { LoadedEntity } from '../registry/types.js';
-
-const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 function base62(digest: Buffer, length: number): string {
   let n = BigInt(`0x${digest.toString('hex')}`);
   let out = '';
   for (let i = 0; i < length; i++) {
-    out += ALPHABET[Number(n % 62n)];
+    out += BASE62[Number(n % 62n)];
     n /= 62n;
   }
   return out;
@@ -35,9 +36,9 @@ export interface IdSeed {
   idempotencyKey: string;
 }
 
-/** The id of the item at `index` (derived when `seed` is given, else random). */
-export function importRecordId(entity: LoadedEntity, index: number, item: unknown, seed: IdSeed | undefined): string {
-  if (!seed) return entity.idFormat.type === 'uuid' ? newUuid() : newId(entity.idFormat.prefix);
+/** The id of the item at `index`, created at `ms` (derived when `seed` is given, else new). */
+export function importRecordId(entity: LoadedEntity, index: number, item: unknown, seed: IdSeed | undefined, ms: number): string {
+  if (!seed) return newRecordId(entity.idFormat, ms);
   const digest = createHash('sha256')
     .update(JSON.stringify([seed.scope, seed.idempotencyKey, entity.slug, index, item]))
     .digest();

@@ -72,7 +72,7 @@ async function checkAllReferences(entity: LoadedEntity, results: ItemResult[], a
     const data = r.input ? r.input.data : unvalidatedReferences(entity, r.item, r.details ?? {});
     return { result: r, data, checks: isPlainObject(r.item) ? referenceChecks(entity, data) : [] };
   });
-  const requests = referenceReads(pending.flatMap((p) => p.checks));
+  const requests = referenceReads(pending.flatMap((p) => p.checks), auth);
   if (requests.length === 0) return;
   const found = await batchGet(requests);
   for (const { result, checks, data } of pending) {
@@ -132,7 +132,7 @@ async function writeValid(entity: LoadedEntity, valid: ItemResult[], req: ApiReq
   const seed = seedOf(req);
   const now = new Date().toISOString();
   const planned: PlannedRecord[] = valid.map((r) => {
-    const record = newRecord(entity, auth, r.input!, importRecordId(entity, r.index, r.item, seed), now);
+    const record = newRecord(entity, auth, r.input!, importRecordId(entity, r.index, r.item, seed, Date.parse(now)), now);
     const event = withEvents
       ? eventItem(entity, 'created', record, present(entity, record), {
           eventId: seed ? `evt_${importSuffix(record.id)}` : newId('evt'),

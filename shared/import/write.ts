@@ -16,7 +16,7 @@
  *   retried with jittered back-off, its counters moved to another shard; any other failure fails
  *   only that transaction's records, which are reported per item, and the next transaction still
  *   runs.
- * Tasks (record + 6 to 8 copies, an event; 2 counter items per owner, plus the assignees'):
+ * Tasks (record + 5 to 7 copies, an event; 2 counter items per owner, plus the assignees'):
  * 8 to 12 records per transaction (bench/scenarios/import.ts counts the write requests).
  */
 import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -24,11 +24,9 @@ import { db } from '../data/client.js';
 import {
   counterUpdates,
   fromItem,
-  copyItem,
-  listingPartitions,
   listings,
+  newRecordPuts,
   randomShard,
-  recordItem,
   recordKey,
   reshard,
   type Listing,
@@ -54,14 +52,15 @@ export interface PlannedRecord {
 
 export interface Chunk {
   records: PlannedRecord[];
+  /** Where each record's conditional Put is in `items` (same order as `records`). */
+  starts: number[];
   items: TransactItem[];
 }
 
 function putsOf(entity: LoadedEntity, planned: PlannedRecord, tables: TableNames): { puts: TransactItem[]; entered: Listing[]; bytes: number } {
   const entered = listings(entity, planned.record);
   const puts: TransactItem[] = [
-    { Put: { TableName: tables.records, Item: recordItem(entity, planned.record), ConditionExpression: 'attribute_not_exists(pk)' } },
-    ...entered.map((l): TransactItem => ({ Put: { TableName: tables.records, Item: copyItem(entity, l.partition, planned.record) } })),
+    ...newRecordPuts(entity, planned.record, entered, tables),
     ...(planned.event ? [{ Put: { TableName: tables.events, Item: planned.event } }] : []),
   ];
   return { puts, entered, bytes: JSON.stringify(puts).length };
@@ -81,14 +80,16 @@ export function packTransactions(
 ): Chunk[] {
   const chunks: Chunk[] = [];
   let records: PlannedRecord[] = [];
+  let starts: number[] = [];
   let puts: TransactItem[] = [];
   let counters = new Map<string, [Listing, number]>();
   let bytes = 0;
   const counterItems = (entries: Iterable<[Listing, number]>) => counterUpdates(entity, tables, entries, shard);
   const close = () => {
     if (records.length === 0) return;
-    chunks.push({ records, items: [...puts, ...counterItems(counters.values())] });
+    chunks.push({ records, starts, items: [...puts, ...counterItems(counters.values())] });
     records = [];
+    starts = [];
     puts = [];
     counters = new Map();
     bytes = 0;
@@ -103,6 +104,7 @@ export function packTransactions(
     const counterCount = counterItems(merged.values()).length;
     if (records.length && (puts.length + own.puts.length + counterCount > limits.items || bytes + own.bytes > limits.bytes)) close();
     records.push(p);
+    starts.push(puts.length);
     puts.push(...own.puts);
     bytes += own.bytes;
     add(counters, own.entered);
@@ -128,10 +130,10 @@ interface Cancelled {
 }
 
 /** Reads the records that made their conditional Put fail (ONE BatchGetItem per 100). */
-async function readExisting(entity: LoadedEntity, ids: string[], tables: TableNames): Promise<Map<string, StoredRecord>> {
+async function readExisting(entity: LoadedEntity, planned: StoredRecord[], tables: TableNames): Promise<Map<string, StoredRecord>> {
   const found = new Map<string, StoredRecord>();
-  for (let i = 0; i < ids.length; i += 100) {
-    let keys = ids.slice(i, i + 100).map((id) => recordKey(entity, id));
+  for (let i = 0; i < planned.length; i += 100) {
+    let keys = planned.slice(i, i + 100).map((r) => recordKey(entity, r.id, r.tenantId));
     for (let attempt = 0; keys.length && attempt < 5; attempt++) {
       const out = await db().send(new BatchGetCommand({ RequestItems: { [tables.records]: { Keys: keys, ConsistentRead: true } } }));
       for (const item of out.Responses?.[tables.records] ?? []) {
@@ -170,14 +172,9 @@ export async function writeRecords(
         const e = error as Cancelled;
         const reasons = e.name === 'TransactionCanceledException' ? (e.CancellationReasons ?? []) : [];
         // Which records' conditional Put failed: they exist already.
-        const clashing: PlannedRecord[] = [];
-        let position = 0;
-        for (const p of chunk.records) {
-          if (reasons[position]?.Code === 'ConditionalCheckFailed') clashing.push(p);
-          position += 1 + listingPartitions(entity, p.record).length + (p.event ? 1 : 0);
-        }
+        const clashing = chunk.records.filter((_, i) => reasons[chunk.starts[i]]?.Code === 'ConditionalCheckFailed');
         if (clashing.length) {
-          const found = await readExisting(entity, clashing.map((p) => p.record.id), tables);
+          const found = await readExisting(entity, clashing.map((p) => p.record), tables);
           for (const p of clashing) {
             const existing = found.get(p.record.id);
             if (existing && isOurs(existing, p.record)) outcome.existing.set(p.index, existing);

@@ -50,6 +50,8 @@ export interface ListPlan {
   spec: QuerySpec;
   /** Shape hash that cursors of this query carry. */
   hash: string;
+  /** The caller's tenant: where `ids` reads records by id (shared/data/records-keys.ts recordKey). */
+  tenantId?: string;
 }
 
 const MAX_MS = 9_999_999_999_999;
@@ -108,5 +110,5 @@ export function planQuery(entity: LoadedEntity, viewer: Viewer, spec: QuerySpec,
   const keyRange = kind === 'read-all' && range && range.field.name === 'createdAt' ? createdAtKeyRange(range.start, range.end) : undefined;
   // Bounds clamped to the key's span can still cross (both far outside it): nothing there either.
   if (keyRange && keyRange.lo > keyRange.hi) kind = 'empty';
-  return { kind, base, candidates, partition: candidates[0]?.partition ?? base, keyRange, conditions, spec, hash };
+  return { kind, base, candidates, partition: candidates[0]?.partition ?? base, keyRange, conditions, spec, hash, tenantId: viewer.tenantId };
 }

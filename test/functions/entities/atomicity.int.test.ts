@@ -9,6 +9,8 @@ import { GetCommand, DynamoDBDocumentClient, QueryCommand, TransactWriteCommand 
 import { afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { resetConfig } from '../../../shared/config.js';
 import { createDynamoClient, db, tableName } from '../../../shared/data/client.js';
+import { recordKey } from '../../../shared/data/records-keys.js';
+import { loadDefinitions, type LoadedEntity } from '../../../shared/registry/index.js';
 import { lambdaContext, parsed, proxyEvent } from '../../support/events.js';
 import { newTenant, type TestTenant } from '../../support/identity.js';
 
@@ -17,10 +19,12 @@ resetConfig();
 const { handler } = await import('../../../functions/entities/handler.js');
 
 let tenant: TestTenant;
+let entities: Record<string, LoadedEntity>;
 const engine = DynamoDBDocumentClient.from(createDynamoClient());
 
 beforeAll(async () => {
   tenant = await newTenant();
+  entities = Object.fromEntries((await loadDefinitions()).map((e) => [e.slug, e]));
 });
 
 afterEach(() => vi.restoreAllMocks());
@@ -63,6 +67,12 @@ async function item(pk: string, sk: string): Promise<Record<string, any> | undef
   return (await engine.send(new GetCommand({ TableName: tableName('records'), Key: { pk, sk }, ConsistentRead: true }))).Item;
 }
 
+/** The record item of `id`, where the data layer keeps it. */
+async function stored(slug: string, id: string): Promise<Record<string, any> | undefined> {
+  const { pk, sk } = recordKey(entities[slug], id, tenant.tenantId);
+  return item(pk, sk);
+}
+
 async function partition(pk: string): Promise<Record<string, any>[]> {
   return (await engine.send(new QueryCommand({ TableName: tableName('records'), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true }))).Items ?? [];
 }
@@ -80,7 +90,7 @@ async function snapshot(slug: string, partitions: string[]) {
 }
 
 describe('a write and its consequences are one transaction', () => {
-  it('CREATE sends one TransactWriteItems: the record, a copy and a counter per partition, the event', async () => {
+  it('CREATE sends one TransactWriteItems: the record (its own copy in the tenant partition), a counter per partition, the event', async () => {
     const sent = watch();
 
     const response = await call('POST', '/api/v1/tags', { name: 'atomic' });
@@ -88,8 +98,10 @@ describe('a write and its consequences are one transaction', () => {
     expect(response.status).toBe(201);
     expect(sent.commands.filter((c) => c === 'TransactWriteCommand')).toHaveLength(1);
     const id = response.body.data.id;
-    expect(await item(`tags#${id}`, '#record')).toMatchObject({ id, tenantId: tenant.tenantId, ownerId: tenant.admin.id, version: 1, data: { name: 'atomic' } });
-    expect((await partition(`${tenant.tenantId}#tags`)).find((i) => i.id === id)).toMatchObject({ kind: 'index', data: { name: 'atomic' } });
+    const record = await stored('tags', id);
+    expect(record).toMatchObject({ kind: 'record', id, tenantId: tenant.tenantId, ownerId: tenant.admin.id, version: 1, data: { name: 'atomic' } });
+    expect((await partition(`${tenant.tenantId}#tags`)).filter((i) => i.id === id)).toEqual([record]);
+    expect(await partition(`${tenant.tenantId}#tags`)).toContainEqual(expect.objectContaining({ kind: 'counter' }));
     const created = (await events('tags')).find((e) => e.recordId === id);
     expect(created).toMatchObject({ type: 'tag.created', entity: 'tags', tenantId: tenant.tenantId, ownerId: tenant.admin.id, data: response.body.data });
     expect(created!.expiresAt).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000) + 24 * 3600 - 60);
@@ -113,7 +125,8 @@ describe('a write and its consequences are one transaction', () => {
       ['task.updated', update.body.data],
       ['task.deleted', { id: task.id }],
     ]);
-    expect(await item(`tasks#${task.id}`, '#record')).toBeUndefined();
+    expect(await stored('tasks', task.id)).toBeUndefined();
+    expect((await partition(`${tenant.tenantId}#tasks`)).filter((i) => i.id === task.id)).toEqual([]);
     // No copy is left; the partition's count is kept in the tenant partition's counter items.
     expect((await partition(`${tenant.tenantId}#tasks#status=completed`)).filter((i) => i.kind === 'index')).toEqual([]);
   });
@@ -141,9 +154,9 @@ describe('a failed transaction leaves nothing behind', () => {
 
     expect(response.status).toBe(500);
     expect(response.body).toEqual({ success: false, error: 'An unexpected error occurred', code: 'INTERNAL_ERROR' });
-    const recordPk = sent.items[0].Put.Item.pk as string;
-    expect(recordPk).toMatch(/^tasks#tsk_/);
-    expect(await item(recordPk, '#record')).toBeUndefined();
+    const { pk, sk, kind } = sent.items[0].Put.Item;
+    expect(kind).toBe('record');
+    expect(await item(pk, sk)).toBeUndefined();
     expect(await snapshot('tasks', partitions)).toEqual(before);
   });
 
@@ -151,13 +164,13 @@ describe('a failed transaction leaves nothing behind', () => {
     const task = (await call('POST', '/api/v1/tasks', { title: 'Stable' })).body.data;
     const partitions = [`${tenant.tenantId}#tasks#status=todo`, `${tenant.tenantId}#tasks#status=completed`, `${tenant.tenantId}#tasks`];
     const before = await snapshot('tasks', partitions);
-    const record = await item(`tasks#${task.id}`, '#record');
+    const record = await stored('tasks', task.id);
     watch({ fail: true });
 
     const response = await call('PATCH', `/api/v1/tasks/${task.id}`, { status: 'completed', title: 'Changed' });
 
     expect(response.status).toBe(500);
-    expect(await item(`tasks#${task.id}`, '#record')).toEqual(record);
+    expect(await stored('tasks', task.id)).toEqual(record);
     expect(await snapshot('tasks', partitions)).toEqual(before);
     vi.restoreAllMocks();
     expect((await call('GET', `/api/v1/tasks/${task.id}`)).body.data).toEqual(task);
@@ -174,8 +187,9 @@ describe('a failed transaction leaves nothing behind', () => {
 
     expect(hard.status).toBe(500);
     expect(soft.status).toBe(500);
-    expect(await item(`tags#${tag.id}`, '#record')).toBeDefined();
-    expect((await item(`customers#${customer.id}`, '#record'))?.deletedAt).toBeUndefined();
+    expect(await stored('tags', tag.id)).toBeDefined();
+    expect(await stored('customers', customer.id)).toMatchObject({ kind: 'record', version: 1 });
+    expect((await stored('customers', customer.id))?.deletedAt).toBeUndefined();
     expect({ tags: await snapshot('tags', [`${tenant.tenantId}#tags`]), customers: await snapshot('customers', [`${tenant.tenantId}#customers`]) }).toEqual(before);
   });
 
@@ -219,7 +233,7 @@ describe('concurrent writes', () => {
     expect(response.body.data).toMatchObject({ status: 'completed', priority: 'high' });
     expect(transactions).toBe(3);
     vi.restoreAllMocks();
-    expect(await item(`tasks#${task.id}`, '#record')).toMatchObject({ version: 3, data: { status: 'completed', priority: 'high' } });
+    expect(await stored('tasks', task.id)).toMatchObject({ version: 3, data: { status: 'completed', priority: 'high' } });
     const highs = (await partition(`${tenant.tenantId}#tasks#priority=high`)).filter((i) => i.id === task.id);
     expect(highs).toHaveLength(1);
     expect(highs[0].data.status).toBe('completed');

@@ -36,7 +36,7 @@ interface Case {
 const cases: Case[] = [
   {
     slug: 'tasks',
-    id: /^tsk_[A-Za-z0-9]{20}$/,
+    id: /^tsk_[A-Za-z0-9]{22}$/,
     body: async () => ({ title: 'Write the report', description: 'Quarterly numbers' }),
     extra: () => ({ status: 'todo', priority: 'medium', tagIds: [] }),
     change: { status: 'in_progress', priority: 'high' },
@@ -61,7 +61,7 @@ const cases: Case[] = [
   },
   {
     slug: 'comments',
-    id: /^cmt_[A-Za-z0-9]{20}$/,
+    id: /^cmt_[A-Za-z0-9]{22}$/,
     body: async () => ({ taskId: (await created(me, 'tasks', { title: 'Commented' })).id, body: 'Looks good' }),
     extra: () => ({ authorId: user.id }),
     change: { body: 'Looks great' },
@@ -71,7 +71,7 @@ const cases: Case[] = [
   },
   {
     slug: 'tags',
-    id: /^tag_[A-Za-z0-9]{20}$/,
+    id: /^tag_[A-Za-z0-9]{22}$/,
     body: async () => ({ name: 'urgent', color: '#ff0000' }),
     extra: () => ({}),
     change: { color: '#00FF00' },
@@ -81,7 +81,7 @@ const cases: Case[] = [
   },
   {
     slug: 'orders',
-    id: /^ord_[A-Za-z0-9]{20}$/,
+    id: /^ord_[A-Za-z0-9]{22}$/,
     body: async () => ({ customerId: 'cus_external', total: 120 }),
     extra: () => ({ status: 'pending' }),
     change: { status: 'paid' },
@@ -91,7 +91,7 @@ const cases: Case[] = [
   },
   {
     slug: 'customers',
-    id: /^cus_[A-Za-z0-9]{20}$/,
+    id: /^cus_[A-Za-z0-9]{22}$/,
     body: async () => ({ name: 'Ada Lovelace', email: 'ada@example.com', phone: '+44 20 7946 0000' }),
     extra: () => ({}),
     change: { phone: '+44 20 7946 0001' },

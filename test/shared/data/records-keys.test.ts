@@ -21,6 +21,7 @@ import {
   type StoredRecord,
   type TransactItem,
 } from '../../../shared/data/records-keys.js';
+import { newRecordId } from '../../../shared/ids.js';
 import { loadDefinitions, type LoadedEntity } from '../../../shared/registry/index.js';
 
 let entities: Record<string, LoadedEntity>;
@@ -69,8 +70,8 @@ describe('keys', () => {
     expect(encodeKeyValue('\ud800')).not.toBe(encodeKeyValue('\ufffd'));
   });
 
-  it('stores the record under <table>#<id>', () => {
-    expect(recordKey(entities.tasks, 'tsk_A')).toEqual({ pk: 'tasks#tsk_A', sk: '#record' });
+  it('stores a record whose id carries no time under <table>#<id>', () => {
+    expect(recordKey(entities.tasks, 'tsk_A', 'ten_1')).toEqual({ pk: 'tasks#tsk_A', sk: '#record' });
   });
 
   it('inverts createdAt so that an ascending Query gives newest first, then id ascending', () => {
@@ -215,6 +216,88 @@ describe('transactions', () => {
 
     expect(kinds(items)).toEqual(['Delete tags#tsk_A #record', `Delete ten_1#tags ${listingSortKey(task())}`, 'Update ten_1#tags #count#5 count -1', 'Put Events ten_1#tasks e']);
     expect(items[0].Delete!.ConditionExpression).toContain('#version = :version');
+  });
+});
+
+describe('a record that stands as its own copy in the tenant listing (an id that carries its time)', () => {
+  const createdAt = '2026-11-23T04:00:00.123Z';
+  const timed = (entity: LoadedEntity, overrides: Partial<StoredRecord> = {}): StoredRecord =>
+    task({ entity: entity.slug, id: newRecordId(entity.idFormat, Date.parse(createdAt)), createdAt, updatedAt: createdAt, ...overrides });
+
+  it('is stored at its place in the tenant partition, found from the id and the tenant alone', () => {
+    const record = timed(entities.tasks);
+
+    expect(recordKey(entities.tasks, record.id, 'ten_1')).toEqual({ pk: 'ten_1#tasks', sk: listingSortKey(record) });
+    expect(recordKey(entities.tasks, record.id, 'ten_2').pk).toBe('ten_2#tasks');
+    expect(recordKey(entities.tasks, record.id, undefined)).toEqual({ pk: `tasks#${record.id}`, sk: '#record' });
+  });
+
+  it('is not, for a public entity: every tenant\'s records would share one partition', () => {
+    const id = newRecordId(entities.products.idFormat, Date.parse(createdAt));
+
+    expect(recordKey(entities.products, id, 'ten_1')).toEqual({ pk: `products#${id}`, sk: '#record' });
+  });
+
+  it('create: the record in the tenant partition and no copy there; the other copies, counters and event as before', () => {
+    const record = timed(entities.tasks);
+    const items = createTransaction(entities.tasks, record, event, tables, 0);
+    const sk = listingSortKey(record);
+
+    expect(kinds(items)).toEqual([
+      `Put Records ten_1#tasks ${sk}`,
+      `Put Records ten_1#tasks#owner=usr_1 ${sk}`,
+      `Put Records ten_1#tasks#status=todo ${sk}`,
+      `Put Records ten_1#tasks#owner=usr_1#status=todo ${sk}`,
+      `Put Records ten_1#tasks#priority=medium ${sk}`,
+      `Put Records ten_1#tasks#owner=usr_1#priority=medium ${sk}`,
+      'Update ten_1#tasks #count#0 count 1, #status=todo 1, #priority=medium 1',
+      'Update ten_1#tasks#owner=usr_1 #count#0 count 1, #status=todo 1, #priority=medium 1',
+      'Put Events ten_1#tasks e',
+    ]);
+    expect(items[0].Put!).toMatchObject({ ConditionExpression: 'attribute_not_exists(pk)', Item: { kind: 'record', id: record.id, copiesVersion: 1 } });
+  });
+
+  it('update: the record rewritten in place under the version guard, the other copies rewritten', () => {
+    const before = timed(entities.tasks);
+    const after = { ...before, version: 2, updatedAt: '2026-11-23T05:00:00.000Z', data: { ...before.data, title: 'U' } };
+    const items = updateTransaction(entities.tasks, before, after, event, tables);
+
+    expect(kinds(items)).toHaveLength(1 + 5 + 1);
+    expect(kinds(items)[0]).toBe(`Put Records ten_1#tasks ${listingSortKey(before)}`);
+    expect(items[0].Put!.ConditionExpression).toContain('#version = :version');
+  });
+
+  it('soft delete: the record leaves the listing (guarded Delete) for its detached key; the other copies go', () => {
+    const before = { ...timed(entities.customers), data: { name: 'c' } };
+    const after = { ...before, version: 2, deletedAt: '2026-11-24T00:00:00.000Z' };
+    const items = updateTransaction(entities.customers, before, after, event, tables, 3);
+
+    expect(kinds(items)).toEqual([
+      `Delete ten_1#customers ${listingSortKey(before)}`,
+      `Put Records customers#${before.id} #record`,
+      `Delete ten_1#customers#owner=usr_1 ${listingSortKey(before)}`,
+      'Update ten_1#customers #count#3 count -1',
+      'Update ten_1#customers#owner=usr_1 #count#3 count -1',
+      'Put Events ten_1#tasks e',
+    ]);
+    expect(items[0].Delete!.ConditionExpression).toContain('#version = :version');
+    expect(items[1].Put!.Item).toMatchObject({ kind: 'record', deletedAt: after.deletedAt });
+  });
+
+  it('hard delete: the record (guarded) and the other copies', () => {
+    const before = { ...timed(entities.tags), data: { name: 'x' } };
+
+    expect(kinds(deleteTransaction(entities.tags, before, event, tables, 5))).toEqual([
+      `Delete ten_1#tags ${listingSortKey(before)}`,
+      'Update ten_1#tags #count#5 count -1',
+      'Put Events ten_1#tasks e',
+    ]);
+  });
+
+  it('refuses a record whose createdAt is not the time its id carries (it would be listed twice)', () => {
+    const record = timed(entities.tasks, { createdAt: '2026-11-23T04:00:00.124Z' });
+
+    expect(() => createTransaction(entities.tasks, record, event, tables)).toThrow(/not the time its id carries/);
   });
 });
 

@@ -59,13 +59,13 @@ describe('packTransactions', () => {
 describe('importRecordId', () => {
   it('derives the same id for the same key, index and item, and differs otherwise', () => {
     const seed = { scope: 't:1#u:1', idempotencyKey: 'k' };
-    const a = importRecordId(tasks, 0, { title: 'x' }, seed);
+    const a = importRecordId(tasks, 0, { title: 'x' }, seed, 0);
     expect(a).toMatch(/^tsk_[0-9A-Za-z]{20}$/);
-    expect(importRecordId(tasks, 0, { title: 'x' }, seed)).toBe(a);
-    expect(importRecordId(tasks, 1, { title: 'x' }, seed)).not.toBe(a);
-    expect(importRecordId(tasks, 0, { title: 'y' }, seed)).not.toBe(a);
-    expect(importRecordId(tasks, 0, { title: 'x' }, { ...seed, idempotencyKey: 'other' })).not.toBe(a);
-    expect(importRecordId(products, 0, { name: 'x' }, seed)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(importRecordId(tasks, 0, { title: 'x' }, undefined)).not.toBe(importRecordId(tasks, 0, { title: 'x' }, undefined));
+    expect(importRecordId(tasks, 0, { title: 'x' }, seed, 0)).toBe(a);
+    expect(importRecordId(tasks, 1, { title: 'x' }, seed, 0)).not.toBe(a);
+    expect(importRecordId(tasks, 0, { title: 'y' }, seed, 0)).not.toBe(a);
+    expect(importRecordId(tasks, 0, { title: 'x' }, { ...seed, idempotencyKey: 'other' }, 0)).not.toBe(a);
+    expect(importRecordId(products, 0, { name: 'x' }, seed, 0)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(importRecordId(tasks, 0, { title: 'x' }, undefined, 0)).not.toBe(importRecordId(tasks, 0, { title: 'x' }, undefined, 0));
   });
 });
