@@ -13,10 +13,10 @@
  *                      an import's Idempotency-Key, and soft-deleted records, which leave the
  *                      listing) at `<table>#<id>` / `#record`.
  * - listing copies:    `<partition>` / `<inverted createdAt>#<id>` — kind 'index', one per listing
- *                      partition of the record but the one the record stands in: the same attributes (a full copy) when they fit in
- *                      1 KB, so a page is one Query; otherwise a partial copy (`partial: true`, at
- *                      most 1 KB: keys, bookkeeping, indexed fields, the smaller values) whose
- *                      record readers fetch (copyItem)
+ *                      partition of the record but the one the record stands in: the same
+ *                      attributes (a full copy) when they fit in 1 KB, so a page is one Query;
+ *                      otherwise a partial copy (`partial: true`, at most 1 KB: keys, bookkeeping,
+ *                      indexed fields, the smaller values) whose record readers fetch (copyItem)
  * - counters:          `<partition>` / `#count#<shard>` — {kind: 'counter', count, `#<field>=<value>`…}:
  *                      COUNTER_SHARDS items per partition, a write adds to ONE of them (picked at
  *                      random, another on a retry), a total is the sum, so no single item takes every
