@@ -17,7 +17,7 @@
  *   only that transaction's records, which are reported per item, and the next transaction still
  *   runs.
  * Tasks (record + 5 to 7 copies, an event; 2 counter items per owner, plus the assignees'):
- * 8 to 12 records per transaction (bench/scenarios/import.ts counts the write requests).
+ * 10 to 16 records per transaction (bench/scenarios/import.ts counts the write requests).
  */
 import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../data/client.js';
