@@ -27,7 +27,7 @@ export interface TableDefinition {
 
 export const tables: readonly TableDefinition[] = [
   {
-    // Records, their listing index items (full copies, one per listing partition) and counters.
+    // Records, their listing copies and counters (layout: shared/data/records-keys.ts).
     id: 'records',
     partitionKey: 'pk',
     sortKey: 'sk',
