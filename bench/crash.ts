@@ -7,7 +7,8 @@
  *   a DELETE or a bulk DELETE of a few;
  * - one importer: POST /api/v1/import/tasks of 100 tasks with an Idempotency-Key, then a bulk
  *   DELETE of 20 of them; once an import and a few creates were acknowledged, the kill comes at a
- *   random point inside the next import (the bench reports the rounds where it landed after it);
+ *   random point inside the next import (the import may still answer first: the bench reports
+ *   the rounds whose kill cut an import off, i.e. the imports retried);
  * - after the restart: the killed run's engine is gone; every acknowledged create is there with its
  *   last acknowledged title (or one whose answer the crash cut off), every acknowledged delete is
  *   gone (LIST with ids=, 100 per request); an import and the creates cut off by the crash, retried
@@ -22,6 +23,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { apiKeyOf, send } from './http.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -95,21 +97,6 @@ function isAlive(pid: number): boolean {
   }
 }
 
-interface Reply {
-  status: number;
-  body: any;
-}
-
-async function call(url: string, headers: Record<string, string>, method: string, path: string, body?: unknown): Promise<Reply> {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: { ...headers, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
-
 /** What the client knows of one record: acknowledged state, and writes whose answer it never got. */
 interface Known {
   title: string;
@@ -136,11 +123,10 @@ export interface Tally {
 
 export interface CrashResult {
   rounds: number;
-  /** Rounds whose kill came while an import was in flight. */
-  importsInFlight: number;
   tally: Tally;
   /** Acknowledged writes lost: creates missing, deletes undone, updates reverted. */
   lost: number;
+  /** Imports the kill cut off (no answer came), retried with their key: one at most per round. */
   importRetries: number;
   importRetryFailures: number;
   createRetries: number;
@@ -159,7 +145,6 @@ export async function crashRounds(rounds: number, log: (line: string) => void = 
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-crash-'));
   const records = new Map<string, Known>();
   const tally: Tally = { creates: 0, updates: 0, deletes: 0, checks: 0, lostCreates: 0, undoneDeletes: 0, revertedUpdates: 0, imports: 0, examples: [] };
-  let importsInFlight = 0;
   let importRetries = 0;
   let importRetryFailures = 0;
   let createRetries = 0;
@@ -169,14 +154,10 @@ export async function crashRounds(rounds: number, log: (line: string) => void = 
   const started = performance.now();
   let server = await startServer(dataDir, admin);
   try {
-    const login = await fetch(`${server.url}/api/v1/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(admin) });
-    const cookie = login.headers.getSetCookie().find((c) => c.startsWith('session='))!.split(';')[0];
-    const keyReply = await call(server.url, { Cookie: cookie }, 'POST', '/api/v1/api-keys', { name: 'bench crash', scopes: ['*'] });
-    if (keyReply.status !== 201) throw new Error(`api key: ${keyReply.status} ${JSON.stringify(keyReply.body)}`);
-    const auth = { Authorization: `Bearer ${keyReply.body.data.key}` };
+    const auth = (await apiKeyOf(server, admin, 'bench crash')).key;
 
     for (let r = 0; r < rounds; r++) {
-      const url = server.url;
+      const api = { url: server.url };
       let stopped = false;
       let importing = false;
       let importsDone = 0;
@@ -189,7 +170,7 @@ export async function crashRounds(rounds: number, log: (line: string) => void = 
       const deleteOne = async (id: string) => {
         const known = records.get(id)!;
         known.maybeDeleted = true;
-        const reply = await call(url, auth, 'DELETE', `/api/v1/tasks/${id}`);
+        const reply = await send(api, 'DELETE', `/api/v1/tasks/${id}`, auth);
         if (reply.status === 200) {
           known.deleted = true;
           known.maybeDeleted = false;
@@ -198,7 +179,7 @@ export async function crashRounds(rounds: number, log: (line: string) => void = 
       };
       const deleteMany = async (ids: string[]) => {
         for (const id of ids) records.get(id)!.maybeDeleted = true;
-        const reply = await call(url, auth, 'DELETE', '/api/v1/tasks', { ids });
+        const reply = await send(api, 'DELETE', '/api/v1/tasks', auth, { ids });
         if (reply.status !== 200) return;
         for (const id of reply.body.data.ids as string[]) {
           const known = records.get(id)!;
@@ -217,7 +198,7 @@ export async function crashRounds(rounds: number, log: (line: string) => void = 
             const key = i % 2 === 0 ? randomUUID() : undefined;
             const body = { title: `crash ${r}.${n}.${i}`, priority: ['low', 'medium', 'high'][i % 3] };
             if (key) cutCreates.set(key, body);
-            const made = await call(url, key ? { ...auth, 'Idempotency-Key': key } : auth, 'POST', '/api/v1/tasks', body);
+            const made = await send(api, 'POST', '/api/v1/tasks', key ? { ...auth, 'Idempotency-Key': key } : auth, body);
             if (key) cutCreates.delete(key);
             if (made.status === 201) {
               records.set(made.body.data.id, { title: made.body.data.title, maybeTitles: new Set(), deleted: false, maybeDeleted: false, owner: n });
@@ -228,7 +209,7 @@ export async function crashRounds(rounds: number, log: (line: string) => void = 
               const known = records.get(target)!;
               const title = `upd ${r}.${n}.${i}`;
               known.maybeTitles.add(title);
-              const reply = await call(url, auth, 'PATCH', `/api/v1/tasks/${target}`, { title });
+              const reply = await send(api, 'PATCH', `/api/v1/tasks/${target}`, auth, { title });
               if (reply.status === 200) {
                 known.title = title;
                 known.maybeTitles.clear();
@@ -258,7 +239,7 @@ export async function crashRounds(rounds: number, log: (line: string) => void = 
           importing = true;
           const importStarted = performance.now();
           try {
-            const reply = await call(url, { ...auth, 'Idempotency-Key': key }, 'POST', '/api/v1/import/tasks', { tasks });
+            const reply = await send(api, 'POST', '/api/v1/import/tasks', { ...auth, 'Idempotency-Key': key }, { tasks });
             importing = false;
             cutImports.delete(key);
             if (reply.status !== 201) continue;
@@ -286,10 +267,11 @@ export async function crashRounds(rounds: number, log: (line: string) => void = 
       for (let waited = 0; importing && waited < 30_000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
       for (let waited = 0; !importing && waited < 30_000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
       await new Promise((resolve) => setTimeout(resolve, Math.random() * importMs * 0.9));
-      if (importing) importsInFlight++;
       const enginePid = Number(readFileSync(join(dataDir, 'dynamodb-local.pid'), 'utf8'));
-      await killHard(server);
+      // Before the kill: no writer starts a request afterwards (one that was never sent would be
+      // counted as cut off and retried).
       stopped = true;
+      await killHard(server);
       await Promise.all(writers);
 
       const restartAt = performance.now();
@@ -301,7 +283,7 @@ export async function crashRounds(rounds: number, log: (line: string) => void = 
       const ids = [...records.keys()];
       for (let i = 0; i < ids.length; i += 100) {
         const chunk = ids.slice(i, i + 100);
-        const reply = await call(server.url, auth, 'GET', `/api/v1/tasks?ids=${chunk.join(',')}&limit=100&fields=title`);
+        const reply = await send(server, 'GET', `/api/v1/tasks?ids=${chunk.join(',')}&limit=100&fields=title`, auth);
         if (reply.status !== 200) throw new Error(`check: ${reply.status} ${JSON.stringify(reply.body)}`);
         const found = new Map((reply.body.data as { id: string; title: string }[]).map((t) => [t.id, t.title]));
         for (const id of chunk) {
@@ -339,8 +321,8 @@ export async function crashRounds(rounds: number, log: (line: string) => void = 
       // Requests the crash cut off, retried with their key: done (or replayed), never refused as in progress.
       for (const [key, { tasks, word }] of cutImports) {
         importRetries++;
-        const reply = await call(server.url, { ...auth, 'Idempotency-Key': key }, 'POST', '/api/v1/import/tasks', { tasks });
-        const count = reply.status === 201 ? await call(server.url, auth, 'GET', `/api/v1/tasks?search=${word}&limit=1`) : undefined;
+        const reply = await send(server, 'POST', '/api/v1/import/tasks', { ...auth, 'Idempotency-Key': key }, { tasks });
+        const count = reply.status === 201 ? await send(server, 'GET', `/api/v1/tasks?search=${word}&limit=1`, auth) : undefined;
         if (reply.status !== 201 || reply.body.data.imported !== 100 || count?.body.pagination.total !== 100) {
           importRetryFailures++;
           if (tally.examples.length < 10) tally.examples.push(`round ${r + 1}: import retry ${reply.status}, imported ${reply.body?.data?.imported}, ${count?.body?.pagination?.total} with its word`);
@@ -353,7 +335,7 @@ export async function crashRounds(rounds: number, log: (line: string) => void = 
       }
       for (const [key, body] of cutCreates) {
         createRetries++;
-        const reply = await call(server.url, { ...auth, 'Idempotency-Key': key }, 'POST', '/api/v1/tasks', body);
+        const reply = await send(server, 'POST', '/api/v1/tasks', { ...auth, 'Idempotency-Key': key }, body);
         if (reply.status !== 201) {
           createRetryFailures++;
           if (tally.examples.length < 10) tally.examples.push(`round ${r + 1}: create retry ${reply.status}`);
@@ -362,7 +344,7 @@ export async function crashRounds(rounds: number, log: (line: string) => void = 
         records.set(reply.body.data.id, { title: reply.body.data.title, maybeTitles: new Set(), deleted: false, maybeDeleted: false, owner: -1 - r });
       }
       const lost = tally.lostCreates + tally.undoneDeletes + tally.revertedUpdates;
-      log(`round ${r + 1}/${rounds}: ${records.size} records known, ${tally.checks} checks so far, ${lost} lost${importing ? '' : ' (no import in flight at the kill)'}`);
+      log(`round ${r + 1}/${rounds}: ${records.size} records known, ${tally.checks} checks so far, ${lost} lost${cutImports.size ? '' : ' (no import cut off by the kill)'}`);
     }
   } finally {
     await stopGently(server);
@@ -371,7 +353,6 @@ export async function crashRounds(rounds: number, log: (line: string) => void = 
 
   return {
     rounds,
-    importsInFlight,
     tally,
     lost: tally.lostCreates + tally.undoneDeletes + tally.revertedUpdates,
     importRetries,

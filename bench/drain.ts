@@ -6,6 +6,8 @@
  * (lost), records returned twice (duplicates), records returned that do not match, pages and time.
  * Used by bench/scenarios/drain.ts (1,000 per order) and by the suite (a smaller count).
  */
+import { send, type BenchReply } from './http.js';
+import { pool } from './stats.js';
 
 export interface DrainOrder {
   name: string;
@@ -28,9 +30,7 @@ export type DeleteMode = 'single' | 'bulk';
 export interface DrainResult {
   order: string;
   mode: DeleteMode;
-  seeded: number;
   expected: number;
-  returned: number;
   lost: number;
   duplicates: number;
   /** Returned records that do not match the query (seeded or inserted during the walk). */
@@ -67,22 +67,12 @@ export const DRAIN_ORDERS: DrainOrder[] = [
   { name: 'search=alpha, sort=title desc', query: '&search=alpha&sort=title&order=desc', matches: (t) => t.description.includes('alpha') },
 ];
 
-interface Reply {
-  status: number;
-  body: any;
+/** The key's Authorization header. */
+function bearer(apiKey: string): Record<string, string> {
+  return { Authorization: `Bearer ${apiKey}` };
 }
 
-async function call(baseUrl: string, apiKey: string, method: string, path: string, body?: unknown): Promise<Reply> {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
-
-function expectStatus(reply: Reply, status: number, what: string): void {
+function expectStatus(reply: BenchReply, status: number, what: string): void {
   if (reply.status !== status) throw new Error(`${what}: ${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`);
 }
 
@@ -90,7 +80,7 @@ const STATUSES = ['todo', 'in_progress', 'completed'];
 const PRIORITIES = ['low', 'medium', 'high'];
 
 /** A description of about 2,000 characters (over 1 KB: the task's listing copies are partial) ending with `words`. */
-export function longDescription(words: string): string {
+function longDescription(words: string): string {
   return `${'A long description of a drain task, written out to pass one kilobyte. '.repeat(28).slice(0, 2000 - words.length - 1)} ${words}`;
 }
 
@@ -98,7 +88,7 @@ export function longDescription(words: string): string {
  * `count` tasks with scattered titles (pairs share a title: ties broken by id), 100 per import;
  * with `long`, every other one has a 2,000-character description.
  */
-export async function seedDrainTasks(baseUrl: string, apiKey: string, count: number, long = false): Promise<SeededTask[]> {
+async function seedDrainTasks(baseUrl: string, apiKey: string, count: number, long = false): Promise<SeededTask[]> {
   const width = String(count).length;
   const rows = Array.from({ length: count }, (_, i) => {
     // A permutation of 0..count-1 (7919 is prime, so coprime with any count it does not divide).
@@ -112,19 +102,12 @@ export async function seedDrainTasks(baseUrl: string, apiKey: string, count: num
   });
   const seeded: SeededTask[] = [];
   for (let i = 0; i < rows.length; i += 100) {
-    const reply = await call(baseUrl, apiKey, 'POST', '/api/v1/import/tasks', { tasks: rows.slice(i, i + 100) });
+    const reply = await send({ url: baseUrl }, 'POST', '/api/v1/import/tasks', bearer(apiKey), { tasks: rows.slice(i, i + 100) });
     expectStatus(reply, 201, 'import');
     if (reply.body.data.failed !== 0) throw new Error(`import: ${JSON.stringify(reply.body.data.errors).slice(0, 300)}`);
     seeded.push(...(reply.body.data.tasks as SeededTask[]));
   }
   return seeded;
-}
-
-async function inParallel<T>(items: T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(width, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]);
-  }));
 }
 
 /**
@@ -142,6 +125,8 @@ export async function drain(options: {
   long?: boolean;
 }): Promise<DrainResult> {
   const { baseUrl, apiKey, order, count, mode } = options;
+  const target = { url: baseUrl };
+  const auth = bearer(apiKey);
   const limit = options.limit ?? 50;
   const seedStarted = performance.now();
   const seeded = await seedDrainTasks(baseUrl, apiKey, count, options.long);
@@ -150,13 +135,12 @@ export async function drain(options: {
   const known = new Map<string, SeededTask>(seeded.map((t) => [t.id, t]));
 
   const seen = new Map<string, number>();
-  let returned = 0;
   let unexpected = 0;
   let pages = 0;
   let inserted = 0;
   const started = performance.now();
   const path = `/api/v1/tasks?limit=${limit}${order.query}&fields=title,description,status,priority`;
-  let reply = await call(baseUrl, apiKey, 'GET', path);
+  let reply = await send(target, 'GET', path, auth);
   for (;;) {
     expectStatus(reply, 200, `GET ${path}`);
     pages++;
@@ -164,18 +148,17 @@ export async function drain(options: {
     const { nextCursor, hasNext } = reply.body.pagination as { nextCursor: string | null; hasNext: boolean };
     if (hasNext !== (nextCursor !== null)) throw new Error(`hasNext ${hasNext} with nextCursor ${nextCursor}`);
     for (const task of page) {
-      returned++;
       seen.set(task.id, (seen.get(task.id) ?? 0) + 1);
       if (!order.matches(known.get(task.id) ?? task)) unexpected++;
     }
     if (page.length) {
       const ids = page.map((t) => t.id);
       if (mode === 'bulk') {
-        const removed = await call(baseUrl, apiKey, 'DELETE', '/api/v1/tasks', { ids });
+        const removed = await send(target, 'DELETE', '/api/v1/tasks', auth, { ids });
         expectStatus(removed, 200, 'bulk DELETE');
         if (removed.body.data.deleted !== ids.length) throw new Error(`bulk DELETE: ${JSON.stringify(removed.body.data.failures).slice(0, 300)}`);
       } else {
-        await inParallel(ids, 8, async (id) => expectStatus(await call(baseUrl, apiKey, 'DELETE', `/api/v1/tasks/${id}`), 200, `DELETE ${id}`));
+        await pool(ids, 8, async (id) => expectStatus(await send(target, 'DELETE', `/api/v1/tasks/${id}`, auth), 200, `DELETE ${id}`));
       }
     }
     // A producer keeps writing meanwhile: one record sorting first and one sorting last by title.
@@ -183,7 +166,7 @@ export async function drain(options: {
       for (const title of ['aaa drain new', 'zzz drain new']) {
         const words = inserted % 2 ? 'alpha new' : 'beta new';
         const body = { title: `${title} ${inserted}`, description: options.long && inserted % 4 < 2 ? longDescription(words) : words, status: STATUSES[inserted % 3], priority: PRIORITIES[inserted % 3] };
-        const made = await call(baseUrl, apiKey, 'POST', '/api/v1/tasks', body);
+        const made = await send(target, 'POST', '/api/v1/tasks', auth, body);
         expectStatus(made, 201, 'POST');
         known.set(made.body.data.id, made.body.data as SeededTask);
         inserted++;
@@ -191,16 +174,14 @@ export async function drain(options: {
     }
     if (!nextCursor) break;
     if (pages > count + 10) throw new Error('the walk does not end');
-    reply = await call(baseUrl, apiKey, 'GET', `${path}&cursor=${encodeURIComponent(nextCursor)}`);
+    reply = await send(target, 'GET', `${path}&cursor=${encodeURIComponent(nextCursor)}`, auth);
   }
   const drainMs = performance.now() - started;
   const lostIds = [...expected].filter((id) => !seen.has(id));
   return {
     order: order.name,
     mode,
-    seeded: count,
     expected: expected.size,
-    returned,
     lost: lostIds.length,
     duplicates: [...seen.values()].reduce((sum, n) => sum + n - 1, 0),
     unexpected,

@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { resetConfig } from '../../shared/config.js';
 import { db, onConsumedCapacity } from '../../shared/data/client.js';
 import { itemSize } from '../../shared/data/records-keys.js';
-import { send, type BenchReply } from '../http.js';
+import { ok, sessionOf, tenantKey } from '../http.js';
 import { round } from '../stats.js';
 import type { BenchContext, BenchRow, LocalRuntime } from '../types.js';
 
@@ -90,18 +90,6 @@ async function recorded(work: () => Promise<void>): Promise<Tally> {
   return tally;
 }
 
-// ---------- HTTP ----------
-
-async function call(runtime: LocalRuntime, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<BenchReply> {
-  const reply = await send(runtime, method, path, headers, body);
-  if (reply.status >= 400) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`);
-  return reply;
-}
-
-function cookieOf(headers: Headers): string {
-  return headers.getSetCookie().find((c) => c.startsWith('session='))!.split(';')[0];
-}
-
 interface Fixture {
   key: Record<string, string>;
   session: Record<string, string>;
@@ -113,25 +101,21 @@ interface Fixture {
 }
 
 /**
- * A fresh tenant, its admin's session and API key, 2 tags, 40 tasks (0–19 read, 20–29 updated,
- * 30–39 deleted), and before them 20 tasks with a 2,000-character description and priority low.
+ * A fresh tenant, its admin's session and API key, 2 tags, 40 tasks (0–19 read, and 0–9 of them
+ * also get a status update; 20–29 retitled; 30–39 deleted), and before them 20 tasks with a
+ * 2,000-character description and priority low.
  */
 async function fixture(runtime: LocalRuntime, label: string): Promise<Fixture> {
-  const login = await call(runtime, 'POST', `${V1}/auth/login`, {}, runtime.admin);
-  const operator = { Cookie: cookieOf(login.headers) };
-  const admin = { email: `capacity-${label}-${randomBytes(4).toString('hex')}@bench.local`, name: 'Capacity', password: `pw-${randomBytes(8).toString('hex')}` };
-  const tenant = await call(runtime, 'POST', `${V1}/tenants`, operator, { name: `Capacity ${label}`, admin });
-  const session = { Cookie: cookieOf((await call(runtime, 'POST', `${V1}/auth/login`, {}, { email: admin.email, password: admin.password })).headers) };
-  const created = await call(runtime, 'POST', `${V1}/api-keys`, session, { name: `capacity-${label}`, scopes: ['*'] });
-  const key = { Authorization: `Bearer ${created.body.data.key}` };
+  const operator = await sessionOf(runtime, runtime.admin);
+  const { key, session, adminId } = await tenantKey(runtime, operator, 'Capacity', label);
   const tagIds: string[] = [];
-  for (const name of ['red', 'blue']) tagIds.push((await call(runtime, 'POST', `${V1}/tags`, key, { name })).body.data.id);
+  for (const name of ['red', 'blue']) tagIds.push((await ok(runtime, 'POST', `${V1}/tags`, key, { name })).body.data.id);
   // Created first: the page 1 of every task is short tasks only.
   const longIds: string[] = [];
-  for (let i = 0; i < 20; i++) longIds.push((await call(runtime, 'POST', `${V1}/tasks`, key, { title: `Long task ${i}`, description: LONG_DESCRIPTION, priority: 'low' })).body.data.id);
+  for (let i = 0; i < 20; i++) longIds.push((await ok(runtime, 'POST', `${V1}/tasks`, key, { title: `Long task ${i}`, description: LONG_DESCRIPTION, priority: 'low' })).body.data.id);
   const taskIds: string[] = [];
-  for (let i = 0; i < 40; i++) taskIds.push((await call(runtime, 'POST', `${V1}/tasks`, key, { title: `Capacity task ${i}`, description: 'A task of the capacity benchmark' })).body.data.id);
-  return { key, session, userId: tenant.body.data.admin.id, tagIds, taskIds, longIds };
+  for (let i = 0; i < 40; i++) taskIds.push((await ok(runtime, 'POST', `${V1}/tasks`, key, { title: `Capacity task ${i}`, description: 'A task of the capacity benchmark' })).body.data.id);
+  return { key, session, userId: adminId, tagIds, taskIds, longIds };
 }
 
 interface Operation {
@@ -142,7 +126,7 @@ interface Operation {
 }
 
 function operations(runtime: LocalRuntime): Operation[] {
-  const go = (method: string, path: string, headers: Record<string, string>, body?: unknown) => call(runtime, method, path, headers, body);
+  const go = (method: string, path: string, headers: Record<string, string>, body?: unknown) => ok(runtime, method, path, headers, body);
   return [
     { name: 'GET a task', repeat: 20, run: (f, i) => go('GET', `${V1}/tasks/${f.taskIds[i % 20]}`, f.key) },
     { name: 'LIST tasks page 1', repeat: 20, run: (f) => go('GET', `${V1}/tasks?limit=20`, f.key) },
@@ -196,9 +180,9 @@ async function measureAll(runtime: LocalRuntime, label: string, env: Record<stri
   try {
     const f = await fixture(runtime, label);
     // Warm: the key's cache, the session's cache, every family's module.
-    await call(runtime, 'GET', `${V1}/tasks/${f.taskIds[0]}`, f.key);
-    await call(runtime, 'GET', `${V1}/tasks/${f.taskIds[0]}`, f.session);
-    await call(runtime, 'POST', `${V1}/batch`, f.key, { requests: [{ id: 'warm', method: 'GET', path: `/tasks/${f.taskIds[0]}` }] });
+    await ok(runtime, 'GET', `${V1}/tasks/${f.taskIds[0]}`, f.key);
+    await ok(runtime, 'GET', `${V1}/tasks/${f.taskIds[0]}`, f.session);
+    await ok(runtime, 'POST', `${V1}/batch`, f.key, { requests: [{ id: 'warm', method: 'GET', path: `/tasks/${f.taskIds[0]}` }] });
     const out: Measured[] = [];
     for (const op of operations(runtime)) {
       const tally = await recorded(async () => {

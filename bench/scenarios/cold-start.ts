@@ -23,14 +23,14 @@
  * The temporary directory is outside the project, so a bundle that imports a module it left out
  * (the health function leaves the AWS SDK to the Lambda runtime) at load fails here loudly.
  */
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { CONSUMER_FUNCTIONS, familyBundles, functionBundles } from '../../infra/aws/bundles.js';
+import { CONSUMER_FUNCTIONS, familyBundles, functionBundles, type FamilyBundle } from '../../infra/aws/bundles.js';
 import { PROJECT_ROOT, REQUIRE_SHIM } from '../../infra/aws/functions.js';
 import { families } from '../../shared/routes.js';
 import { round } from '../stats.js';
@@ -98,18 +98,25 @@ function childEnv(environment: Record<string, string>, nodeOptions = ''): Record
   };
 }
 
-function runChild(file: string, env: Record<string, string>, args: string[] = []): string {
-  const result = spawnSync(process.execPath, ['--input-type=module', '-e', IMPORT_SCRIPT, file, ...args], { env, encoding: 'utf8', cwd: path.dirname(file) });
-  // The minified source line Node prints first says nothing: keep the message and the stack.
-  if (result.status !== 0) throw new Error(`importing ${file} failed: ${result.stderr.split('\n').filter((line) => line.length < 400).join('\n').slice(0, 2000)}`);
-  return result.stdout;
+/**
+ * Runs IMPORT_SCRIPT on `file` in a fresh process: its output. Without blocking this process,
+ * whose DynamoDB stand-in must answer the first requests.
+ */
+function runChild(file: string, env: Record<string, string>, args: string[] = []): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--input-type=module', '-e', IMPORT_SCRIPT, file, ...args], { env, encoding: 'utf8', cwd: path.dirname(file), timeout: 60_000 }, (error, stdout, stderr) => {
+      // The minified source line Node prints first says nothing: keep the message and the stack.
+      if (error) reject(new Error(`running ${file} failed: ${stderr.split('\n').filter((line) => line.length < 400).join('\n').slice(0, 2000)}`));
+      else resolve(stdout);
+    });
+  });
 }
 
 /** Median import time of `file` over RUNS fresh processes. */
-function importTime(file: string, environment: Record<string, string>, nodeOptions = ''): number {
+async function importTime(file: string, environment: Record<string, string>, nodeOptions = ''): Promise<number> {
   const env = childEnv(environment, nodeOptions);
   const samples: number[] = [];
-  for (let i = 0; i < RUNS; i++) samples.push(Number(runChild(file, env)));
+  for (let i = 0; i < RUNS; i++) samples.push(Number(await runChild(file, env)));
   return median(samples);
 }
 
@@ -118,14 +125,14 @@ function importTime(file: string, environment: Record<string, string>, nodeOptio
  * turns: on a shared machine whose load changes during the run, the ratio compares the two
  * under the same load.
  */
-function importTimeBeside(file: string, environment: Record<string, string>, hello: string, helloSamples: number[]): { ms: number; helloMs: number } {
+async function importTimeBeside(file: string, environment: Record<string, string>, hello: string, helloSamples: number[]): Promise<{ ms: number; helloMs: number }> {
   const env = childEnv(environment);
   const helloEnv = childEnv({});
   const samples: number[] = [];
   const besideHello: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    besideHello.push(Number(runChild(hello, helloEnv)));
-    samples.push(Number(runChild(file, env)));
+    besideHello.push(Number(await runChild(hello, helloEnv)));
+    samples.push(Number(await runChild(file, env)));
   }
   helloSamples.push(...besideHello);
   return { ms: median(samples), helloMs: median(besideHello) };
@@ -149,23 +156,13 @@ function firstEvent(request: { method: string; path: string; resource?: string }
   });
 }
 
-/** Like runChild, without blocking this process: the DynamoDB stand-in it serves must answer. */
-function runChildAsync(file: string, env: Record<string, string>, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--input-type=module', '-e', IMPORT_SCRIPT, file, ...args], { env, encoding: 'utf8', cwd: path.dirname(file), timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`running ${file} failed: ${stderr.split('\n').filter((line) => line.length < 400).join('\n').slice(0, 2000)}`));
-      else resolve(stdout);
-    });
-  });
-}
-
 /** Median of import + first request (or `event`) over RUNS fresh processes; the status the request got (a consumer: its answer). */
 async function firstRequestTime(file: string, environment: Record<string, string>, event: string, dynamoEndpoint: string): Promise<{ ms: number; status: number | string }> {
   const env = childEnv({ ...environment, DYNAMODB_ENDPOINT: dynamoEndpoint });
   const samples: number[] = [];
   let status: number | string = 0;
   for (let i = 0; i < RUNS; i++) {
-    const out = JSON.parse(await runChildAsync(file, env, [event])) as { total: number; status: number | string };
+    const out = JSON.parse(await runChild(file, env, [event])) as { total: number; status: number | string };
     samples.push(out.total);
     status = out.status;
   }
@@ -184,6 +181,43 @@ async function emptyDynamo(): Promise<{ endpoint: string; close: () => Promise<v
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return { endpoint: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/**
+ * The rows of one bundle: its size, its import time beside hello-world's, and (when measured)
+ * the import and first request; with targets of the size and of the import time if it has them.
+ */
+function bundleRows(
+  name: string,
+  bundle: FamilyBundle,
+  beside: { ms: number; helloMs: number },
+  first: { ms: number; note: string } | undefined,
+  targets: { kb?: number; ms?: number } = {},
+): BenchRow[] {
+  const scenario = `cold start: ${name}`;
+  const kb = bundle.bytes / 1024;
+  const { ms, helloMs } = beside;
+  const ratio = ms / helloMs;
+  const targetRatio = targets.ms !== undefined ? targets.ms / REFERENCE_HELLO_MS : undefined;
+  return [
+    {
+      scenario,
+      metric: 'bundle',
+      value: round(kb, 1),
+      unit: 'kB',
+      ...(targets.kb !== undefined ? { target: `≤ ${targets.kb} kB`, pass: kb <= targets.kb } : {}),
+      note: `${round(bundle.loadBytes / 1024, 1)} kB read at load (index.mjs and the chunks it imports)`,
+    },
+    {
+      scenario,
+      metric: 'import',
+      value: round(ms, 1),
+      unit: 'ms',
+      ...(targetRatio !== undefined ? { target: `≤ ${targets.ms} ms at hello-world ${REFERENCE_HELLO_MS} ms: ≤ ${round(targetRatio, 1)}× hello-world`, pass: ratio <= targetRatio } : {}),
+      note: `${round(ratio, 2)}× hello-world (${round(helloMs, 1)} ms in turns with it), ${round(ms - helloMs, 1)} ms above it`,
+    },
+    ...(first ? [{ scenario, metric: 'import + first request', value: round(first.ms, 1), unit: 'ms', note: first.note }] : []),
+  ];
 }
 
 /** A three-line middy handler, bundled the way infra/aws/functions.ts bundles a family. */
@@ -227,70 +261,27 @@ export async function run(): Promise<BenchRow[]> {
     for (const family of families) {
       const bundle = bundles.get(family);
       if (!bundle) throw new Error(`no bundle of family '${family}' in the cdk synth output`);
-      const kb = bundle.bytes / 1024;
-      const sizeTarget = SIZE_TARGET_KB[family];
-      rows.push({
-        scenario: `cold start: ${family}`,
-        metric: 'bundle',
-        value: round(kb, 1),
-        unit: 'kB',
-        ...(sizeTarget !== undefined ? { target: `≤ ${sizeTarget} kB`, pass: kb <= sizeTarget } : {}),
-        note: `${round(bundle.loadBytes / 1024, 1)} kB read at load (index.mjs and the chunks it imports)`,
-      });
-      const { ms, helloMs } = importTimeBeside(bundle.file, bundle.environment, hello, helloSamples);
-      const target = IMPORT_TARGET_MS[family];
-      const ratio = ms / helloMs;
-      const targetRatio = target !== undefined ? target / REFERENCE_HELLO_MS : undefined;
-      rows.push({
-        scenario: `cold start: ${family}`,
-        metric: 'import',
-        value: round(ms, 1),
-        unit: 'ms',
-        ...(target !== undefined && targetRatio !== undefined
-          ? { target: `≤ ${target} ms at hello-world ${REFERENCE_HELLO_MS} ms: ≤ ${round(targetRatio, 1)}× hello-world`, pass: ratio <= targetRatio }
-          : {}),
-        note: `${round(ratio, 2)}× hello-world (${round(helloMs, 1)} ms in turns with it), ${round(ms - helloMs, 1)} ms above it`,
-      });
+      const beside = await importTimeBeside(bundle.file, bundle.environment, hello, helloSamples);
       const request = FIRST_REQUEST[family];
-      if (request) {
-        const first = await firstRequestTime(bundle.file, bundle.environment, firstEvent(request), dynamo.endpoint);
-        rows.push({
-          scenario: `cold start: ${family}`,
-          metric: 'import + first request',
-          value: round(first.ms, 1),
-          unit: 'ms',
-          note: `${request.method} ${request.path} → ${first.status}: what loads on first use, one DynamoDB call to a local stand-in answering at once`,
-        });
-      }
+      const first = request ? await firstRequestTime(bundle.file, bundle.environment, firstEvent(request), dynamo.endpoint) : undefined;
+      rows.push(
+        ...bundleRows(
+          family,
+          bundle,
+          beside,
+          first && request && { ms: first.ms, note: `${request.method} ${request.path} → ${first.status}: what loads on first use, one DynamoDB call to a local stand-in answering at once` },
+          { kb: SIZE_TARGET_KB[family], ms: IMPORT_TARGET_MS[family] },
+        ),
+      );
     }
     // The webhooks family's event-source consumers (not in the route table): import, and an empty first batch.
     const consumers = functionBundles(outdir, STACK, CONSUMER_FUNCTIONS);
     for (const name of Object.keys(CONSUMER_FUNCTIONS)) {
       const bundle = consumers.get(name);
       if (!bundle) throw new Error(`no bundle of the ${name} function in the cdk synth output`);
-      rows.push({
-        scenario: `cold start: ${name}`,
-        metric: 'bundle',
-        value: round(bundle.bytes / 1024, 1),
-        unit: 'kB',
-        note: `${round(bundle.loadBytes / 1024, 1)} kB read at load (index.mjs and the chunks it imports)`,
-      });
-      const { ms, helloMs } = importTimeBeside(bundle.file, bundle.environment, hello, helloSamples);
-      rows.push({
-        scenario: `cold start: ${name}`,
-        metric: 'import',
-        value: round(ms, 1),
-        unit: 'ms',
-        note: `${round(ms / helloMs, 2)}× hello-world (${round(helloMs, 1)} ms in turns with it), ${round(ms - helloMs, 1)} ms above it`,
-      });
+      const beside = await importTimeBeside(bundle.file, bundle.environment, hello, helloSamples);
       const first = await firstRequestTime(bundle.file, bundle.environment, EMPTY_BATCH, dynamo.endpoint);
-      rows.push({
-        scenario: `cold start: ${name}`,
-        metric: 'import + first request',
-        value: round(first.ms, 1),
-        unit: 'ms',
-        note: `an empty batch → ${first.status}: its code, the AWS SDK and its clients loaded, no call made`,
-      });
+      rows.push(...bundleRows(name, bundle, beside, { ms: first.ms, note: `an empty batch → ${first.status}: its code, the AWS SDK and its clients loaded, no call made` }));
     }
     await dynamo.close();
     // Second row, after the bundle's: every hello-world import of the run.
@@ -300,7 +291,7 @@ export async function run(): Promise<BenchRow[]> {
       rows.push({
         scenario: 'cold start: entities with NODE_OPTIONS=--enable-source-maps',
         metric: 'import',
-        value: round(importTime(entities.file, entities.environment, '--enable-source-maps'), 1),
+        value: round(await importTime(entities.file, entities.environment, '--enable-source-maps'), 1),
         unit: 'ms',
         note: 'for comparison: the source map parsed at load instead of on the first printed stack',
       });

@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { round, summarize } from '../stats.js';
+import { pool, round, summarize } from '../stats.js';
 import type { BenchContext, BenchRow } from '../types.js';
 
 export const order = 200;
@@ -101,13 +101,6 @@ async function waitFor(predicate: () => boolean, timeoutMs: number): Promise<boo
     await new Promise((r) => setTimeout(r, 50));
   }
   return true;
-}
-
-async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < items.length) await fn(items[next++]);
-  }));
 }
 
 export async function run(context: BenchContext): Promise<BenchRow[]> {
