@@ -51,7 +51,12 @@ export interface Route {
 
 const V1 = '/api/v1';
 
-const beforePlugins: readonly Route[] = [
+/**
+ * The routes before the plugins' in THE route table (shared/routes.ts), then those after them:
+ * plugin routes go after GraphQL, before the uploads. The order is the API description's (and the
+ * typed client's).
+ */
+export const beforePlugins: readonly Route[] = [
   { method: 'GET', path: '/api/health', family: 'health', auth: 'public' },
 
   { method: 'POST', path: `${V1}/auth/login`, family: 'auth', auth: 'public' },
@@ -93,7 +98,7 @@ const beforePlugins: readonly Route[] = [
   { method: 'GET', path: `${V1}/graphql`, family: 'graphql', auth: 'required' },
 ];
 
-const afterPlugins: readonly Route[] = [
+export const afterPlugins: readonly Route[] = [
   // Uploads: multipart within the Lambda limit, presigned POST up to 10 MiB, files private to their uploader.
   { method: 'POST', path: `${V1}/upload`, family: 'upload', auth: 'required', scope: 'uploads:write', rawBody: true },
   { method: 'POST', path: `${V1}/upload/multiple`, family: 'upload', auth: 'required', scope: 'uploads:write', rawBody: true },
@@ -140,12 +145,6 @@ const afterPlugins: readonly Route[] = [
 
 /** Every route but the plugins', in route-table order. */
 export const coreRoutes: readonly Route[] = [...beforePlugins, ...afterPlugins];
-
-/**
- * Where the plugin routes go in THE route table (shared/routes.ts): after GraphQL, before the
- * uploads. The order is the API description's (and the typed client's).
- */
-export const PLUGIN_ROUTES_AT = beforePlugins.length;
 
 export function routeKey(method: string, path: string): string {
   return `${method} ${path}`;

@@ -10,13 +10,13 @@
  * with a line still unwritten.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { onFirstUse } from './http/on-first-use.js';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
 type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';
 type LogArguments = Parameters<Logger['info']>;
 
 let instance: Logger | undefined;
-let loading: Promise<Logger> | undefined;
 let pending: Promise<void> = Promise.resolve();
 /** Lines waiting for the logger: later calls queue behind them, so lines keep their order. */
 let queued = 0;
@@ -27,23 +27,19 @@ function configuredLevel(): LogLevel {
   return (process.env.LOG_LEVEL as LogLevel | undefined) ?? 'INFO';
 }
 
-/** The Powertools logger, created by the first call (a failed import is retried by the next). */
-export function loadLogger(): Promise<Logger> {
-  if (instance) return Promise.resolve(instance);
-  loading ??= import('@aws-lambda-powertools/logger').then(
-    ({ Logger: PowertoolsLogger }) => {
-      instance = new PowertoolsLogger({
+const createLogger = onFirstUse(() =>
+  import('@aws-lambda-powertools/logger').then(
+    ({ Logger: PowertoolsLogger }) =>
+      (instance = new PowertoolsLogger({
         serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'entity-record-api',
         logLevel: levelOverride ?? configuredLevel(),
-      });
-      return instance;
-    },
-    (error: unknown) => {
-      loading = undefined;
-      throw error;
-    },
-  );
-  return loading;
+      })),
+  ),
+);
+
+/** The Powertools logger, created by the first call (a failed import is retried by the next). */
+export function loadLogger(): Promise<Logger> {
+  return instance ? Promise.resolve(instance) : createLogger();
 }
 
 function print(logger: Logger, level: Level, args: LogArguments): void {

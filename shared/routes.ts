@@ -6,12 +6,12 @@
  * The API's own routes are in core-routes.ts (with the types); the plugins' (their declaration
  * files, shared/plugins/declarations.ts) go in after GraphQL.
  */
-import { PLUGIN_ROUTES_AT, coreRoutes, preflightRoute, routeLookup, type Family, type Route, type RouteLookup } from './core-routes.js';
+import { afterPlugins, beforePlugins, preflightRoute, routeLookup, type Family, type Route, type RouteLookup } from './core-routes.js';
 import { pluginRoutes } from './plugins/declarations.js';
 
 export * from './core-routes.js';
 
-export const routes: readonly Route[] = [...coreRoutes.slice(0, PLUGIN_ROUTES_AT), ...pluginRoutes, ...coreRoutes.slice(PLUGIN_ROUTES_AT)];
+export const routes: readonly Route[] = [...beforePlugins, ...pluginRoutes, ...afterPlugins];
 
 export const families: readonly Family[] = [...new Set(routes.map((r) => r.family))];
 

@@ -23,7 +23,7 @@ function body(req: ApiRequest): Record<string, unknown> {
 }
 
 async function loadOperations() {
-  // The limits too: they import the body limits, whose 413 message formats numbers with Intl (ICU data, milliseconds at load).
+  // The limits too: nothing of shared/uploads/ is evaluated when the bundle loads.
   const [{ MAX_FILES }, { complete, downloadUrl, list, presign, remove, uploadMultipart }] = await Promise.all([
     import('../../shared/uploads/limits.js'),
     import('../../shared/uploads/service.js'),

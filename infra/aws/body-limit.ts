@@ -87,7 +87,8 @@ export function payloadTooLargeBody(): wafv2.CfnWebACL.CustomResponseBodyPropert
   return { contentType: 'APPLICATION_JSON', content: JSON.stringify({ success: false, error: BODY_TOO_LARGE_MESSAGE, code: 'PAYLOAD_TOO_LARGE' }) };
 }
 
-function visibility(metricName: string): wafv2.CfnWebACL.VisibilityConfigProperty {
+/** Metrics and sampled requests for a web ACL or one of its rules. */
+export function visibility(metricName: string): wafv2.CfnWebACL.VisibilityConfigProperty {
   return { cloudWatchMetricsEnabled: true, metricName, sampledRequestsEnabled: true };
 }
 

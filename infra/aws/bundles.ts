@@ -8,6 +8,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pascal } from './tables.js';
+import type { Metafile } from 'esbuild';
 
 export interface FamilyBundle {
   family: string;
@@ -30,40 +31,32 @@ export interface FamilyBundle {
   loadInputs: string[];
 }
 
-/** What esbuild's metafile says of a bundle's inputs and outputs (the parts read here and in the bundle test). */
-export interface Metafile {
-  inputs: Record<string, { imports: { path: string; kind: string; external?: boolean }[] }>;
-  outputs: Record<string, { entryPoint?: string; imports: { path: string; kind: string; external?: boolean }[]; inputs: Record<string, unknown> }>;
-}
+export type { Metafile };
 
-/** Inputs reached from `roots` through static imports and requires. */
-function staticallyReached(meta: Metafile, roots: readonly string[]): Set<string> {
+type Edge = { path: string; kind: string; external?: boolean };
+
+/** The nodes reached from `roots` through the edges of `kinds` (`edgesOf` is undefined for a node the metafile does not have). */
+function reach(roots: readonly string[], edgesOf: (node: string) => readonly Edge[] | undefined, kinds: readonly string[]): Set<string> {
   const reached = new Set<string>();
   const pending = [...roots];
   while (pending.length) {
-    const input = pending.pop()!;
-    if (reached.has(input) || !meta.inputs[input]) continue;
-    reached.add(input);
-    for (const edge of meta.inputs[input].imports) {
-      if (!edge.external && (edge.kind === 'import-statement' || edge.kind === 'require-call')) pending.push(edge.path);
-    }
+    const node = pending.pop()!;
+    const edges = reached.has(node) ? undefined : edgesOf(node);
+    if (!edges) continue;
+    reached.add(node);
+    for (const edge of edges) if (!edge.external && kinds.includes(edge.kind)) pending.push(edge.path);
   }
   return reached;
 }
 
+/** Inputs reached from `roots` through static imports and requires. */
+function staticallyReached(meta: Metafile, roots: readonly string[]): Set<string> {
+  return reach(roots, (input) => meta.inputs[input]?.imports, ['import-statement', 'require-call']);
+}
+
 /** Output files (relative to the bundle) index.mjs loads: itself and the chunks it imports statically. */
 export function loadedOutputs(meta: Metafile): Set<string> {
-  const loaded = new Set<string>();
-  const pending = ['index.mjs'];
-  while (pending.length) {
-    const file = pending.pop()!;
-    if (loaded.has(file) || !meta.outputs[file]) continue;
-    loaded.add(file);
-    for (const edge of meta.outputs[file].imports) {
-      if (!edge.external && edge.kind === 'import-statement') pending.push(edge.path);
-    }
-  }
-  return loaded;
+  return reach(['index.mjs'], (file) => meta.outputs[file]?.imports, ['import-statement']);
 }
 
 type TemplateResource = { Type: string; Properties?: Record<string, any>; Metadata?: Record<string, unknown> };

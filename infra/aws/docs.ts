@@ -9,11 +9,3 @@ import { VENDOR_FILES, VENDOR_PACKAGE } from '../../shared/openapi/page.js';
 export function bundleFilesFor(family: string): string[] {
   return family === 'docs' ? VENDOR_FILES.map((f) => `node_modules/${VENDOR_PACKAGE}/${f}`) : [];
 }
-
-/** Shell commands that copy `files` from the project root (inputDir) into the bundle (outputDir). */
-export function copyCommands(inputDir: string, outputDir: string, files: readonly string[]): string[] {
-  return files.flatMap((file) => {
-    const dir = file.split('/').slice(0, -1).join('/');
-    return [`mkdir -p "${outputDir}/${dir}"`, `cp "${inputDir}/${file}" "${outputDir}/${file}"`];
-  });
-}

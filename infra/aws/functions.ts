@@ -51,6 +51,11 @@ export const BASE_ENVIRONMENT: Readonly<Record<string, string>> = {
   POWERTOOLS_METRICS_NAMESPACE: 'EntityRecordApi',
 };
 
+/** For a function that reads the entity registry: a bundle has no entities/ directory, so the registry takes its file list from here. */
+export function registryEnvironment(): Record<string, string> {
+  return { [ENTITY_FILES_ENV]: entityFileNames().join(',') };
+}
+
 export interface BundledFunctionProps {
   description: string;
   /** The TypeScript file exporting `handler`. */
@@ -200,8 +205,7 @@ export class FamilyFunctions extends Construct {
       ...BASE_ENVIRONMENT,
       // API Gateway serves HTTPS only, so session cookies are always Secure.
       SECURE_COOKIES: '1',
-      // A bundle has no entities/ directory to read: the registry takes its file list from here.
-      [ENTITY_FILES_ENV]: entityFileNames().join(','),
+      ...registryEnvironment(),
       ...props.environment,
     };
     for (const [tableId, table] of Object.entries(props.tables) as [TableId, Tables[TableId]][]) {

@@ -16,7 +16,7 @@
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { bodyLimitRules, PAYLOAD_TOO_LARGE_BODY_KEY, payloadTooLargeBody } from './body-limit.js';
+import { bodyLimitRules, PAYLOAD_TOO_LARGE_BODY_KEY, payloadTooLargeBody, visibility } from './body-limit.js';
 import { booleanContext, numberContext } from './observability.js';
 
 /** Requests per IP address per 5 minutes (WAF's evaluation window) before the rate rule blocks. */
@@ -49,10 +49,6 @@ export interface ApiFirewallProps {
   rateLimit?: number;
   /** The body-limit rules, answering CORS for these origins (ALLOWED_ORIGINS); absent: no such rules. */
   bodyLimit?: { allowedOrigins: readonly string[] };
-}
-
-function visibility(metricName: string): wafv2.CfnWebACL.VisibilityConfigProperty {
-  return { cloudWatchMetricsEnabled: true, metricName, sampledRequestsEnabled: true };
 }
 
 function managedRuleGroup(name: string, priority: number, countedRules: readonly string[] = []): wafv2.CfnWebACL.RuleProperty {

@@ -16,8 +16,7 @@ import { Construct } from 'constructs';
 import path from 'node:path';
 import { DEPLOYMENT_SECRET_ARN_ENV } from '../../shared/auth/deployment-secret.js';
 import { config } from '../../shared/config.js';
-import { ENTITY_FILES_ENV, entityFileNames } from '../../shared/registry/index.js';
-import { BASE_ENVIRONMENT, createBundledFunction, PROJECT_ROOT } from './functions.js';
+import { BASE_ENVIRONMENT, createBundledFunction, PROJECT_ROOT, registryEnvironment } from './functions.js';
 import { tableEnvName, type Tables } from './tables.js';
 
 export const DELIVERY_TIMEOUT = Duration.seconds(30);
@@ -70,8 +69,8 @@ export class WebhookDelivery extends Construct {
       [DEPLOYMENT_SECRET_ARN_ENV]: props.deploymentSecret.secretArn,
       WEBHOOK_QUEUE_URL: this.queue.queueUrl,
       WEBHOOK_RETRY_SCHEDULE: schedule.join(','),
-      // The fan-out reads the registry (which events a webhook may subscribe to); a bundle has no entities/ directory.
-      [ENTITY_FILES_ENV]: entityFileNames().join(','),
+      // The fan-out reads the registry (which events a webhook may subscribe to).
+      ...registryEnvironment(),
       ...props.environment,
     };
     const entry = (file: string) => path.join(PROJECT_ROOT, 'functions', 'webhooks', file);

@@ -5,17 +5,14 @@
  * ValidationError (422 VALIDATION_FAILED) with details keyed by field ("admin.email" for
  * nested fields), one message per field.
  */
-import type { ErrorObject } from 'ajv';
 import { ValidationError } from '../errors.js';
+import type { SchemaError, Validator as CompiledValidator } from '../registry/schemas.js';
 import type { AuthBodyName } from './body-schemas.js';
 import { precompiled } from './validators.generated.js';
 
-/** An ajv standalone validator: `errors` are set after a failed call. */
-type StandaloneValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
-
 export type Validator<T> = (body: unknown) => T;
 
-function fieldOf(error: ErrorObject): string {
+function fieldOf(error: SchemaError): string {
   const path = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'required' || error.keyword === 'dependencies') path.push(String(params.missingProperty));
@@ -23,7 +20,7 @@ function fieldOf(error: ErrorObject): string {
   return path.join('.') || 'body';
 }
 
-function messageOf(error: ErrorObject): string {
+function messageOf(error: SchemaError): string {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
@@ -54,7 +51,7 @@ function messageOf(error: ErrorObject): string {
 }
 
 /** Details keyed by field, the first message for each field. */
-export function detailsOf(errors: readonly ErrorObject[]): Record<string, string> {
+export function detailsOf(errors: readonly SchemaError[]): Record<string, string> {
   const details: Record<string, string> = {};
   for (const error of errors) {
     const field = fieldOf(error);
@@ -65,7 +62,7 @@ export function detailsOf(errors: readonly ErrorObject[]): Record<string, string
 
 /** The validator of body-schemas.ts's `name` (a missing body is validated as `{}`). */
 export function bodyValidator<T>(name: AuthBodyName): Validator<T> {
-  const validate = (precompiled as Record<AuthBodyName, { validate: unknown }>)[name].validate as StandaloneValidator;
+  const validate = (precompiled as Record<AuthBodyName, { validate: unknown }>)[name].validate as CompiledValidator;
   return (body: unknown): T => {
     const value = body ?? {};
     if (!validate(value)) throw new ValidationError(detailsOf(validate.errors ?? []));

@@ -104,10 +104,14 @@ interface Copy {
   record: StoredRecord;
 }
 
-/** The records behind copies: ONE strongly consistent BatchGetItem per 100 (unprocessed keys retried). */
-async function recordsOf(entity: LoadedEntity, copies: StoredRecord[]): Promise<Map<string, StoredRecord>> {
-  if (copies.length === 0) return new Map();
-  const found = await batchGet([{ table: 'records', keys: copies.map((copy) => recordKey(entity, copy.id, copy.tenantId)) }]);
+/**
+ * The stored records of these ids, each looked up in its tenant (the records behind copies, an
+ * import's records that exist already), by id: ONE strongly consistent BatchGetItem per 100
+ * (unprocessed keys retried).
+ */
+export async function readRecords(entity: LoadedEntity, wanted: readonly { id: string; tenantId: string | undefined }[]): Promise<Map<string, StoredRecord>> {
+  if (wanted.length === 0) return new Map();
+  const found = await batchGet([{ table: 'records', keys: wanted.map((r) => recordKey(entity, r.id, r.tenantId)) }]);
   const out = new Map<string, StoredRecord>();
   for (const item of found.values()) {
     const record = fromItem(item);
@@ -130,7 +134,7 @@ export async function resolveCopies(
   mayKeep: (copy: StoredRecord) => boolean = () => true,
 ): Promise<Copy[]> {
   const wanted = items.filter((item) => isPartialCopy(item)).map(fromItem).filter(mayKeep);
-  const fetched = await recordsOf(entity, wanted);
+  const fetched = await readRecords(entity, wanted);
   const out: Copy[] = [];
   for (const item of items) {
     const sk = String(item.sk);

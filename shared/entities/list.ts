@@ -17,8 +17,8 @@
  *   copy does not already rule them out;
  * - ids: ONE BatchGetItem.
  */
-import { recordKey, fromItem, LAGGING_ATTRIBUTES, totalSource, type StoredRecord, type Viewer } from '../data/records-keys.js';
-import { batchGet, batchKey, firstPage, MAX_ID_LENGTH, pageAfter, queryAll, readCounter, readCounters, skipEntries, type PartitionPage } from '../data/records.js';
+import { LAGGING_ATTRIBUTES, totalSource, type StoredRecord, type Viewer } from '../data/records-keys.js';
+import { firstPage, MAX_ID_LENGTH, pageAfter, queryAll, readCounter, readCounters, readRecords, skipEntries, type PartitionPage } from '../data/records.js';
 import { deploymentKey } from '../auth/deployment-secret.js';
 import { BadRequestError } from '../errors.js';
 import type { Pagination } from '../http/types.js';
@@ -216,12 +216,10 @@ export async function executeList(entity: LoadedEntity, plan: ListPlan, visible:
   if (plan.kind === 'ids') {
     // No record has an id longer than MAX_ID_LENGTH (and DynamoDB refuses such keys).
     const ids = (plan.spec.ids ?? []).filter((id) => id.length <= MAX_ID_LENGTH);
-    const keyOf = (id: string) => recordKey(entity, id, plan.tenantId);
-    const found = ids.length ? await batchGet([{ table: 'records', keys: ids.map(keyOf) }]) : new Map();
+    const found = await readRecords(entity, ids.map((id) => ({ id, tenantId: plan.tenantId })));
     const records = ids
-      .map((id) => found.get(batchKey('records', keyOf(id))))
-      .filter((item): item is Record<string, unknown> => item !== undefined)
-      .map(fromItem)
+      .map((id) => found.get(id))
+      .filter((record): record is StoredRecord => record !== undefined)
       .filter(visible)
       .filter((r) => (plan.candidates.length ? plan.candidates.every((c) => c.condition || r.data[c.field] === c.value) : true));
     const unique = [...new Map(records.map((r) => [r.id, r])).values()];

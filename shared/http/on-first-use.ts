@@ -1,6 +1,7 @@
 /**
- * A module loaded on its first use instead of at module load. Lambda bundles are single files:
- * esbuild evaluates a module reached only through `import()` when that `import()` runs, so the
+ * A module loaded on its first use instead of at module load. In a Lambda bundle, a module reached
+ * only through `import()` is in a chunk of its own (infra/aws/functions.ts), read and evaluated
+ * when that `import()` runs, so the
  * AWS SDK and the code that calls DynamoDB cost nothing at cold start until a request needs them
  * (a preflight or a refused request never does). A failed load is retried by the next caller.
  */

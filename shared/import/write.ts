@@ -19,22 +19,20 @@
  * Tasks (record + 5 to 7 copies, an event; 2 counter items per owner, plus the assignees'):
  * 10 to 16 records per transaction (bench/scenarios/import.ts counts the write requests).
  */
-import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../data/client.js';
 import {
   counterUpdates,
-  fromItem,
   listings,
   newRecordPuts,
   randomShard,
-  recordKey,
   reshard,
   type Listing,
   type StoredRecord,
   type TableNames,
   type TransactItem,
 } from '../data/records-keys.js';
-import { conflictBackoff, CONFLICT_ATTEMPTS } from '../data/records.js';
+import { conflictBackoff, CONFLICT_ATTEMPTS, readRecords } from '../data/records.js';
 import { toApiError } from '../errors.js';
 import type { LoadedEntity } from '../registry/types.js';
 
@@ -129,23 +127,6 @@ interface Cancelled {
   CancellationReasons?: { Code?: string }[];
 }
 
-/** Reads the records that made their conditional Put fail (ONE BatchGetItem per 100). */
-async function readExisting(entity: LoadedEntity, planned: StoredRecord[], tables: TableNames): Promise<Map<string, StoredRecord>> {
-  const found = new Map<string, StoredRecord>();
-  for (let i = 0; i < planned.length; i += 100) {
-    let keys = planned.slice(i, i + 100).map((r) => recordKey(entity, r.id, r.tenantId));
-    for (let attempt = 0; keys.length && attempt < 5; attempt++) {
-      const out = await db().send(new BatchGetCommand({ RequestItems: { [tables.records]: { Keys: keys, ConsistentRead: true } } }));
-      for (const item of out.Responses?.[tables.records] ?? []) {
-        const record = fromItem(item);
-        found.set(record.id, record);
-      }
-      keys = (out.UnprocessedKeys?.[tables.records]?.Keys ?? []) as typeof keys;
-    }
-  }
-  return found;
-}
-
 /**
  * Writes the planned records transaction by transaction (see the module comment). `isOurs` says
  * whether a record found under a planned id is the one this import meant to write (same tenant,
@@ -174,7 +155,7 @@ export async function writeRecords(
         // Which records' conditional Put failed: they exist already.
         const clashing = chunk.records.filter((_, i) => reasons[chunk.starts[i]]?.Code === 'ConditionalCheckFailed');
         if (clashing.length) {
-          const found = await readExisting(entity, clashing.map((p) => p.record), tables);
+          const found = await readRecords(entity, clashing.map((p) => p.record));
           for (const p of clashing) {
             const existing = found.get(p.record.id);
             if (existing && isOurs(existing, p.record)) outcome.existing.set(p.index, existing);

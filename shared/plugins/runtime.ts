@@ -8,7 +8,6 @@
  * functions/plugins/handler.ts and the local start-up check, so no other bundle carries plugin
  * handler code.
  */
-import type { ErrorObject } from 'ajv';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { hasScope } from '../auth/scopes.js';
@@ -16,6 +15,7 @@ import { InsufficientPermissionsError, ValidationError } from '../errors.js';
 import type { Operations, StackOptions } from '../http/stack.js';
 import type { ApiRequest, Operation } from '../http/types.js';
 import { loadRegistry } from '../registry/index.js';
+import type { SchemaError } from '../registry/schemas.js';
 import { routeKey, routeTable, routes } from '../routes.js';
 import { HANDLERS_SUFFIX, PluginError, assertPluginDeclarations, customPluginDir, pluginDeclarations } from './declarations.js';
 import { routeBodyValidators, type SchemaValidator } from './schemas.js';
@@ -29,7 +29,7 @@ async function importHandlers(name: string): Promise<Record<string, unknown>> {
 }
 
 /** A field name for each ajv error, as the core validation names them. */
-export function schemaErrorDetails(errors: readonly ErrorObject[]): Record<string, string> {
+export function schemaErrorDetails(errors: readonly SchemaError[]): Record<string, string> {
   const details: Record<string, string> = {};
   for (const error of errors) {
     const path = error.instancePath.split('/').slice(1).join('.');

@@ -5,6 +5,7 @@
  * needed, so a cold start whose schemas are all precompiled never evaluates ajv.
  */
 import { createAjv, type FormatName } from '../registry/schema-compiler.js';
+import type { Validator } from '../registry/schemas.js';
 import { PluginError } from './validate.js';
 import type { JsonSchema } from './types.js';
 
@@ -16,8 +17,8 @@ export const PLUGIN_USE_DEFAULTS = true;
 
 const ajv = createAjv(false, PLUGIN_FORMATS, PLUGIN_USE_DEFAULTS);
 
-/** A validator compiled by ajv; `errors` are set after a failed call. */
-export type SchemaValidator = ((data: unknown) => boolean) & { errors?: import('ajv').ErrorObject[] | null };
+/** A compiled plugin body validator: the registry's Validator, `errors` set after a failed call. */
+export type SchemaValidator = Validator;
 
 /** Compiles a plugin route's schema, or throws the PluginError naming the file and the route. */
 export function compilePluginSchema(schema: JsonSchema, at: string, source: string): SchemaValidator {

@@ -5,14 +5,14 @@
  * cold start with precompiled validators never evaluates ajv.
  */
 import { Ajv } from 'ajv';
-import addFormats from 'ajv-formats';
+import addFormats, { type FormatName } from 'ajv-formats';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import type { Schema, Validator } from './schemas.js';
 
 /** The formats entity bodies use (shared/registry/schemas.ts). */
 const ENTITY_FORMATS = ['date-time', 'uuid'] as const;
 
-export type FormatName = Parameters<typeof addFormats.default>[1] extends infer L ? (L extends readonly (infer F)[] ? F : never) : never;
+export type { FormatName };
 
 /**
  * The one ajv configuration of the project's schemas (every error at once, strict): `source` for

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleFilesFor, copyCommands } from '../../../infra/aws/docs.js';
+import { bundleFilesFor } from '../../../infra/aws/docs.js';
 import { FamilyFunctions } from '../../../infra/aws/functions.js';
 import { ENTITY_FILES_ENV, entityFileNames } from '../../../shared/registry/index.js';
 import cdkJson from '../../../cdk.json' with { type: 'json' };
@@ -18,7 +18,6 @@ describe('the docs bundle', () => {
       'node_modules/swagger-ui-dist/swagger-ui.css',
     ]);
     expect(bundleFilesFor('entities')).toEqual([]);
-    expect(copyCommands('/in', '/out', ['node_modules/p/a.js'])).toEqual(['mkdir -p "/out/node_modules/p"', 'cp "/in/node_modules/p/a.js" "/out/node_modules/p/a.js"']);
   });
 
   describe('bundled by esbuild as on AWS', () => {
