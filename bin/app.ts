@@ -43,11 +43,18 @@
  *                            aws secretsmanager get-secret-value --secret-id <arn> --query SecretString --output text
  *   adminPasswordVersion   – any text; change it to rerun the bootstrap after changing the
  *                            secret's value in place (put-secret-value, rotation)
+ *
+ * Retained data (docs/deploying-on-aws.md, "What survives"): deploy onto the tables and the
+ * deployment secret an earlier stack of this app left behind, instead of new empty ones:
+ *   existingTables      – table id → name, or {"name": ..., "streamArn": ...} for the events table,
+ *                         an object in cdk.json or a JSON string with -c
+ *   deploymentSecretArn – the complete ARN of the retained deployment secret
  */
 import { App, Validations } from 'aws-cdk-lib';
 import type { ExecutionLogLevel } from '../infra/aws/api.js';
 import { observabilityOptionsFromContext } from '../infra/aws/observability.js';
 import { EntityRecordApiStack } from '../infra/aws/stack.js';
+import { existingTablesFromContext } from '../infra/aws/tables.js';
 import { wafOptionsFromContext } from '../infra/aws/waf.js';
 import { families } from '../shared/routes.js';
 
@@ -126,6 +133,8 @@ new EntityRecordApiStack(app, context('stackName') ?? 'EntityRecordApi', {
   adminPasswordSecretArn: context('adminPasswordSecretArn'),
   adminPasswordVersion: context('adminPasswordVersion'),
   aiModelIds: { fast: context('aiFastModelId'), quality: context('aiQualityModelId') },
+  existingTables: existingTablesFromContext(app.node.tryGetContext('existingTables')),
+  deploymentSecretArn: context('deploymentSecretArn'),
 });
 
 // cdk-nag is a development dependency: loaded only when asked for.

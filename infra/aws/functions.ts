@@ -13,6 +13,7 @@ import { buildSync, type Metafile } from 'esbuild';
 import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { API_FUNCTION_TIMEOUT_SECONDS } from '../../shared/http/deadline.js';
 import { ENTITY_FILES_ENV, entityFileNames } from '../../shared/registry/index.js';
 import { bundleFilesFor } from './docs.js';
 import { STREAMING_FAMILIES, STREAMING_TIMEOUT_SECONDS } from '../../shared/routes.js';
@@ -38,7 +39,14 @@ export function handlerEntry(family: string): string {
 export const STACK_TRACES = path.join(PROJECT_ROOT, 'infra', 'aws', 'runtime', 'stack-traces.ts');
 
 /**
- * Families whose bundle leaves the AWS SDK out and uses the one of the Lambda runtime (nodejs22.x
+ * The Lambda runtime of every function, and the Node.js version esbuild builds for: changed
+ * together (the bundle smoke test runs the bundles on that Node version).
+ */
+export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_24_X;
+export const ESBUILD_TARGET = 'node24';
+
+/**
+ * Families whose bundle leaves the AWS SDK out and uses the one of the Lambda runtime (nodejs24.x
  * carries AWS SDK v3): the health check makes one DescribeTable, imported on first use
  * (shared/health.ts), so its bundle stays a few dozen kB and its cold start loads nothing heavy.
  */
@@ -75,7 +83,7 @@ export interface BundledFunctionProps {
 
 /**
  * esbuild, run locally by the asset's bundling (as NodejsFunction does, with code splitting,
- * which NodejsFunction's single output file cannot do): minified ESM, target node22.
+ * which NodejsFunction's single output file cannot do): minified ESM, target ESBUILD_TARGET.
  *
  * - `index.mjs` holds what the handler module evaluates at load; every module reached only
  *   through `import()` (the AWS SDK, the operations: see shared/http/on-first-use.ts) goes to
@@ -108,7 +116,7 @@ export class EsbuildBundling implements ILocalBundling {
       bundle: true,
       platform: 'node',
       format: 'esm',
-      target: 'node22',
+      target: ESBUILD_TARGET,
       mainFields: ['module', 'main'],
       splitting: true,
       chunkNames: 'chunks/[name]-[hash]',
@@ -157,7 +165,7 @@ export function bundledCode(entry: string, options: { external?: readonly string
 
 /**
  * A function bundled the way all of this app's functions are (EsbuildBundling, the AWS SDK inside
- * unless `externalModules` says otherwise), nodejs22.x on arm64, X-Ray tracing, and its own log
+ * unless `externalModules` says otherwise), LAMBDA_RUNTIME on arm64, X-Ray tracing, and its own log
  * group (`<id>Logs`, one month) next to it in `scope`.
  */
 export function createBundledFunction(scope: Construct, id: string, props: BundledFunctionProps): NodejsFunction {
@@ -169,7 +177,7 @@ export function createBundledFunction(scope: Construct, id: string, props: Bundl
     description: props.description,
     code: props.code ?? bundledCode(props.entry, { external: props.externalModules, bundleFiles: props.bundleFiles }),
     handler: 'index.handler',
-    runtime: lambda.Runtime.NODEJS_22_X,
+    runtime: LAMBDA_RUNTIME,
     architecture: lambda.Architecture.ARM_64,
     memorySize: props.memorySize ?? 512,
     timeout: props.timeout,
@@ -180,6 +188,14 @@ export function createBundledFunction(scope: Construct, id: string, props: Bundl
     ...(props.reservedConcurrency !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
     environment: props.environment,
   });
+}
+
+/**
+ * A family's function timeout: a streaming family runs up to API Gateway's streaming limit; any
+ * other stays below the 29 s integration timeout by Lambda's longest init phase (shared/http/deadline.ts).
+ */
+export function functionTimeoutSeconds(family: string): number {
+  return (STREAMING_FAMILIES as readonly string[]).includes(family) ? STREAMING_TIMEOUT_SECONDS : API_FUNCTION_TIMEOUT_SECONDS;
 }
 
 export interface FamilyFunctionsProps {
@@ -224,7 +240,7 @@ export class FamilyFunctions extends Construct {
         description: `Entity Record API: ${family} operations`,
         entry,
         code: props.code,
-        timeout: Duration.seconds((STREAMING_FAMILIES as readonly string[]).includes(family) ? STREAMING_TIMEOUT_SECONDS : 29),
+        timeout: Duration.seconds(functionTimeoutSeconds(family)),
         environment,
         bundleFiles: bundleFilesFor(family),
         externalModules: RUNTIME_SDK_FAMILIES.has(family) ? RUNTIME_SDK_MODULES : undefined,

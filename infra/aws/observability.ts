@@ -173,7 +173,7 @@ export class Observability extends Construct {
         ]
       : [];
     const allFunctions = [...functions, ...webhookFunctions];
-    const tables = Object.entries(props.tables).filter((entry): entry is [TableId, dynamodb.Table] => entry[1] !== undefined);
+    const tables = Object.entries(props.tables).filter((entry): entry is [TableId, dynamodb.ITable] => entry[1] !== undefined);
 
     const requests = stage.metricCount({ period: PERIOD, statistic: 'Sum', label: 'Requests' });
     const serverErrors = stage.metricServerError({ period: PERIOD, statistic: 'Sum', label: '5xx' });
@@ -184,7 +184,7 @@ export class Observability extends Construct {
       period: PERIOD,
       label: '5xx rate (%)',
     });
-    const tableThrottles = (tableId: TableId, table: dynamodb.Table): cloudwatch.MathExpression => {
+    const tableThrottles = (tableId: TableId, table: dynamodb.ITable): cloudwatch.MathExpression => {
       const indexes = tableDefinitions.find((t) => t.id === tableId)?.globalIndexes ?? [];
       const metrics: Record<string, cloudwatch.IMetric> = {};
       for (const [i, index] of [undefined, ...indexes.map((x) => x.name)].entries()) {
@@ -287,7 +287,10 @@ export class Observability extends Construct {
           }),
         );
       }
-      if (props.webhooks) add(props.webhooks.deadLetterAlarm);
+      if (props.webhooks) {
+        add(props.webhooks.deadLetterAlarm);
+        add(props.webhooks.fanoutFailureAlarm);
+      }
     }
 
     if (props.dashboard ?? true) {
@@ -296,7 +299,9 @@ export class Observability extends Construct {
       const byFunction = (list: [string, lambda.IFunction][], metric: (fn: lambda.IFunction) => cloudwatch.Metric) =>
         list.map(([name, fn]) => metric(fn).with({ label: name }));
       const dashboard = (this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
-        dashboardName: stackName,
+        // Dashboards are global to the account (alarms are per region): the region in the name
+        // lets the same stack run in two regions of one account.
+        dashboardName: `${stackName}-${Stack.of(this).region}`,
         defaultInterval: Duration.hours(3),
       }));
       dashboard.addWidgets(
@@ -335,7 +340,10 @@ export class Observability extends Construct {
             queue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum', label: 'waiting' }),
             queue.metricApproximateNumberOfMessagesNotVisible({ period: PERIOD, statistic: 'Maximum', label: 'in flight or backing off' }),
           ], { right: [queue.metricApproximateAgeOfOldestMessage({ period: PERIOD, statistic: 'Maximum', label: 'oldest (s)' })] }),
-          graph('Webhook dead-letter queue', [deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum', label: 'dead letters' })]),
+          graph('Webhook dead-letter queue and fan-out failures', [
+            deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum', label: 'dead letters' }),
+            props.webhooks.fanoutFailureQueue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum', label: 'fan-out failures' }),
+          ]),
         );
       }
       if (this.alarms.length) {

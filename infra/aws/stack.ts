@@ -5,7 +5,7 @@
  * findings the stack accepts (infra/aws/nag.ts). Environment-agnostic, so `cdk synth` needs no
  * credentials and no network.
  */
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -18,7 +18,7 @@ import { FamilyFunctions } from './functions.js';
 import { acknowledgeNagFindings } from './nag.js';
 import { Observability, type ObservabilityOptions } from './observability.js';
 import { PluginResources } from './plugins.js';
-import { createTables, pascal, type TableId, type Tables } from './tables.js';
+import { createTables, pascal, type ExistingTables, type TableId, type Tables } from './tables.js';
 import { Uploads } from './uploads.js';
 import { ApiFirewall, type WafOptions } from './waf.js';
 import { WebhookDelivery } from './webhooks.js';
@@ -50,9 +50,18 @@ export interface EntityRecordApiStackProps extends StackProps {
   adminPasswordVersion?: string;
   /** Bedrock model ids of text generation (context aiFastModelId, aiQualityModelId); default Amazon Nova Micro and Pro. */
   aiModelIds?: { fast?: string; quality?: string };
+  /**
+   * Retained tables to deploy onto instead of creating new ones (context existingTables, parsed by
+   * existingTablesFromContext in infra/aws/tables.ts): after `cdk destroy` or a failed first deploy.
+   */
+  existingTables?: ExistingTables;
+  /** The retained deployment secret to use instead of generating one (context deploymentSecretArn). */
+  deploymentSecretArn?: string;
   /** For tests only: code for every function instead of bundling functions/<family>/handler.ts. */
   code?: lambda.Code;
 }
+
+const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/+=.@-]+-[a-zA-Z0-9]{6}$/;
 
 export class EntityRecordApiStack extends Stack {
   readonly tables: Tables;
@@ -60,7 +69,7 @@ export class EntityRecordApiStack extends Stack {
   readonly api: RestApi;
   readonly bootstrapAdmin: BootstrapAdmin;
   /** Root of the keys that sign cursors and encrypt webhook secrets (shared/auth/deployment-secret.ts). */
-  readonly deploymentSecret: secretsmanager.Secret;
+  readonly deploymentSecret: secretsmanager.ISecret;
   /** The bucket of uploaded files (infra/aws/uploads.ts). */
   readonly uploads: Uploads;
   /** Fan-out, delivery queue and its dead-letter alarm (with the webhooks family). */
@@ -76,11 +85,8 @@ export class EntityRecordApiStack extends Stack {
     const deployed = new Set(families);
     const routes: Route[] = routeTable.filter((r) => deployed.has(r.family));
 
-    const tables = (this.tables = createTables(this));
-    const deploymentSecret = (this.deploymentSecret = new secretsmanager.Secret(this, 'DeploymentSecret', {
-      description: 'Entity Record API: root of the keys that sign cursors and encrypt webhook secrets',
-      generateSecretString: { passwordLength: 64, excludePunctuation: true },
-    }));
+    const tables = (this.tables = createTables(this, undefined, props.existingTables));
+    const deploymentSecret = (this.deploymentSecret = this.createDeploymentSecret(props.deploymentSecretArn));
     this.functions = new FamilyFunctions(this, 'Functions', {
       families,
       tables,
@@ -131,10 +137,39 @@ export class EntityRecordApiStack extends Stack {
       if (!table) continue;
       new CfnOutput(this, `${pascal(tableId)}TableName`, { value: table.tableName, description: `DynamoDB table '${tableId}'` });
     }
+    new CfnOutput(this, 'DeploymentSecretArn', {
+      value: deploymentSecret.secretArn,
+      description: 'Root of the signing and encryption keys (kept on delete): give it as -c deploymentSecretArn=<arn> to deploy onto retained tables',
+    });
+    const eventsStreamArn = tables.events?.tableStreamArn;
+    if (eventsStreamArn) new CfnOutput(this, 'EventsTableStreamArn', { value: eventsStreamArn, description: "The events table's stream (existingTables needs it)" });
+    if (this.webhooks) {
+      new CfnOutput(this, 'WebhookQueueUrl', { value: this.webhooks.queue.queueUrl, description: 'Webhook delivery queue (events:redrive: WEBHOOK_QUEUE_URL)' });
+      new CfnOutput(this, 'WebhookDeadLetterQueueUrl', { value: this.webhooks.deadLetterQueue.queueUrl, description: 'Webhook dead-letter queue (events:redrive: WEBHOOK_DEAD_LETTER_QUEUE_URL)' });
+      new CfnOutput(this, 'FanoutFailureQueueUrl', { value: this.webhooks.fanoutFailureQueue.queueUrl, description: 'Stream batches the fan-out gave up on (events:redrive: FANOUT_FAILURE_QUEUE_URL)' });
+    }
     new CfnOutput(this, 'AdminEmail', { value: this.bootstrapAdmin.adminEmail, description: 'E-mail of the bootstrap admin (the platform operator)' });
     new CfnOutput(this, 'AdminPasswordSecretArn', {
       value: this.bootstrapAdmin.secret.secretArn,
       description: 'Secret with the admin password: aws secretsmanager get-secret-value --secret-id <arn> --query SecretString --output text',
     });
+  }
+
+  /**
+   * The deployment secret: an existing one by its complete ARN, or one generated here and kept when
+   * the stack is deleted — without it, cursors and the webhook secrets in the retained tables
+   * cannot be read.
+   */
+  private createDeploymentSecret(arn: string | undefined): secretsmanager.ISecret {
+    if (arn !== undefined) {
+      if (!SECRET_ARN.test(arn)) throw new Error(`context deploymentSecretArn: '${arn}' is not the complete ARN of a Secrets Manager secret (the stack output DeploymentSecretArn)`);
+      return secretsmanager.Secret.fromSecretCompleteArn(this, 'DeploymentSecret', arn);
+    }
+    const secret = new secretsmanager.Secret(this, 'DeploymentSecret', {
+      description: 'Entity Record API: root of the keys that sign cursors and encrypt webhook secrets',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    });
+    secret.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    return secret;
   }
 }

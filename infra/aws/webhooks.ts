@@ -5,6 +5,14 @@
  * after the last one the queue's redrive policy moves the message to the dead-letter queue,
  * whose depth raises `deadLetterAlarm`. Both queues are encrypted; each function gets only the
  * grants it needs.
+ *
+ * No change is dropped silently: a stream record whose fan-out still fails after
+ * FANOUT_RETRY_ATTEMPTS retries, or that is older than FANOUT_MAX_RECORD_AGE, is passed over (so
+ * the shard moves on) and its batch's description (shard, sequence numbers) goes to the encrypted
+ * `fanoutFailureQueue`, whose depth raises `fanoutFailureAlarm`. `npm run events:redrive`
+ * (shared/webhooks/redrive.ts) reads those records again from the stream and fans them out, skipping
+ * the deliveries already made. The stream keeps records 24 hours: a record reaches the failure
+ * queue at most FANOUT_MAX_RECORD_AGE after its change, which leaves 18 hours to redrive it.
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -21,6 +29,19 @@ import { tableEnvName, type Tables } from './tables.js';
 
 export const DELIVERY_TIMEOUT = Duration.seconds(30);
 export const FANOUT_TIMEOUT = Duration.seconds(60);
+/**
+ * Retries of a failing stream batch (halved on each error, so one bad record is isolated). A
+ * failing record holds up its shard while it is retried: ten retries wait out a throttle or a
+ * short outage without stalling every later change for long.
+ */
+export const FANOUT_RETRY_ATTEMPTS = 10;
+/**
+ * A record older than this goes to the failure queue instead of being retried (the fan-out was
+ * down or far behind): well inside the stream's 24-hour retention, so the redrive can still read it.
+ */
+export const FANOUT_MAX_RECORD_AGE = Duration.hours(6);
+/** How long the stream keeps a record (DynamoDB Streams, fixed). */
+export const STREAM_RETENTION = Duration.hours(24);
 
 export interface WebhookDeliveryProps {
   tables: Tables;
@@ -40,6 +61,10 @@ export class WebhookDelivery extends Construct {
   readonly deliveryFunction: lambda.Function;
   /** Raised when any delivery ends in the dead-letter queue; infra/aws/observability.ts sends it to the alarm topic. */
   readonly deadLetterAlarm: cloudwatch.Alarm;
+  /** Where the stream's event source mapping sends the batches it gave up on (redriven by `npm run events:redrive`). */
+  readonly fanoutFailureQueue: sqs.Queue;
+  /** Raised when any stream batch is in the failure queue. */
+  readonly fanoutFailureAlarm: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: WebhookDeliveryProps) {
     super(scope, id);
@@ -75,6 +100,13 @@ export class WebhookDelivery extends Construct {
     };
     const entry = (file: string) => path.join(PROJECT_ROOT, 'functions', 'webhooks', file);
 
+    this.fanoutFailureQueue = new sqs.Queue(this, 'FanoutFailureQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // The longest SQS keeps a message; the records it points at stay in the stream 24 hours.
+      retentionPeriod: Duration.days(14),
+    });
+
     this.fanoutFunction = createBundledFunction(this, 'Fanout', {
       description: 'Entity Record API: webhook fan-out (Events stream → delivery queue)',
       entry: entry('fanout.ts'),
@@ -89,8 +121,10 @@ export class WebhookDelivery extends Construct {
         startingPosition: lambda.StartingPosition.TRIM_HORIZON,
         batchSize: 100,
         reportBatchItemFailures: true,
-        retryAttempts: 10,
+        retryAttempts: FANOUT_RETRY_ATTEMPTS,
+        maxRecordAge: FANOUT_MAX_RECORD_AGE,
         bisectBatchOnError: true,
+        onFailure: new sources.SqsDlq(this.fanoutFailureQueue),
         filters: [lambda.FilterCriteria.filter({ eventName: lambda.FilterRule.isEqual('INSERT') })],
       }),
     );
@@ -110,6 +144,14 @@ export class WebhookDelivery extends Construct {
     this.deadLetterAlarm = new cloudwatch.Alarm(this, 'DeadLetterAlarm', {
       alarmDescription: 'Webhook deliveries ended in the dead-letter queue (every retry failed)',
       metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    this.fanoutFailureAlarm = new cloudwatch.Alarm(this, 'FanoutFailureAlarm', {
+      alarmDescription: 'Change events whose webhook fan-out failed past its retries: run `npm run events:redrive` within 18 hours (docs/deploying-on-aws.md)',
+      metric: this.fanoutFailureQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
       threshold: 1,
       evaluationPeriods: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,

@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ApiError, NotFoundError, PayloadTooLargeError } from '../../shared/errors.js';
 import { BODY_TOO_LARGE_MESSAGE, maxBodyBytes } from '../../shared/http/body-limits.js';
+import { API_FUNCTION_TIMEOUT_SECONDS } from '../../shared/http/deadline.js';
 import { nameMap, proxyQueryFields, validRequestId } from '../../shared/http/request-context.js';
 import { familyOfPath, matchPath, STREAMING_TIMEOUT_SECONDS } from '../../shared/routes.js';
 import { isStreaming, lambdaContext, loadHandler, ResponseStream, type LambdaHandler, type StreamPrelude } from './lambda-runtime.js';
@@ -169,7 +170,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, load: HandlerLo
     }
     return;
   }
-  const context = lambdaContext(`local-${family}`, INTEGRATION_TIMEOUT_MS);
+  // The function's own timeout, as on AWS: its stack answers 504 before it (shared/http/deadline.ts).
+  const context = lambdaContext(`local-${family}`, API_FUNCTION_TIMEOUT_SECONDS * 1000);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new ApiError(504, 'GATEWAY_TIMEOUT', 'The request took longer than 29 seconds')), INTEGRATION_TIMEOUT_MS + 100);

@@ -19,6 +19,7 @@ import { authenticate } from './authenticate.js';
 import { authorize, type AuthorizeOptions } from './authorize.js';
 import { cors } from './cors.js';
 import { csrf } from './csrf.js';
+import { deadlineOptions } from './deadline.js';
 import { envelope } from './envelope.js';
 import { idempotency } from './idempotency.js';
 import { inheritedAuth } from './inherited-auth.js';
@@ -109,7 +110,7 @@ export function createApiHandler(operations: Operations | OperationsLoader, opti
   }
   const idempotent = idempotency();
   // Server-Timing and X-Request-Cost go on the final result, early answers (preflight, replay) included.
-  return withRequestMetrics(middy<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext>(dispatch as never, { streamifyResponse: options.streaming ?? false })
+  return withRequestMetrics(middy<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext>(dispatch as never, { streamifyResponse: options.streaming ?? false, ...deadlineOptions })
     // Registered before the envelope, so its after/onError see the final response (to store it).
     .use(idempotent.record)
     .use(envelope())

@@ -112,9 +112,9 @@ describe('bootstrap admin with the defaults (generated secret, admin@localhost)'
     expect(resources[providerId].Properties.Environment.Variables.USER_ON_EVENT_FUNCTION_ARN).toEqual({ 'Fn::GetAtt': [functionId, 'Arn'] });
   });
 
-  it('runs the bootstrap function like the others: nodejs22.x on arm64, the identity table name only', () => {
+  it('runs the bootstrap function like the others: nodejs24.x on arm64, the identity table name only', () => {
     const fn = resources[functionId].Properties;
-    expect(fn).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Handler: 'index.handler', TracingConfig: { Mode: 'Active' } });
+    expect(fn).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler', TracingConfig: { Mode: 'Active' } });
     const env = fn.Environment.Variables;
     expect(env[tableEnvName('identity')]).toEqual({ Ref: logicalIdIn(stack, stack.tables.identity!) });
     for (const other of ['records', 'events', 'limits'] as const) expect(env[tableEnvName(other)], other).toBeUndefined();

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../infra/aws/functions.js';
+import { existingTablesFromContext } from '../../../infra/aws/tables.js';
 import { EntityRecordApiStack } from '../../../infra/aws/stack.js';
 
 const cdkJson = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
@@ -84,6 +85,22 @@ describe('cdk-nag AwsSolutions', { timeout: 240_000 }, () => {
       const allowed = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments', ...(role === fanoutRole ? ['dynamodb:ListStreams'] : [])];
       expect([...actions].sort(), role).toEqual(allowed.sort());
     }
+  });
+
+  it('finds nothing unacknowledged when deploying onto retained tables and secret', () => {
+    const streamArn = 'arn:aws:dynamodb:eu-west-1:123456789012:table/old-events/stream/2026-11-01T10:00:00.000';
+    const { violations } = nag(path.join(dir, 'retained'), (app) => {
+      new EntityRecordApiStack(app, 'NagRetained', {
+        code: lambda.Code.fromInline('export const handler = async () => ({});'),
+        accessLogs: true,
+        executionLogs: 'ERROR',
+        waf: { enabled: true },
+        existingTables: existingTablesFromContext({ records: 'old-records', events: { name: 'old-events', streamArn }, identity: 'old-identity', limits: 'old-limits', uploads: 'old-uploads', webhooks: 'old-webhooks' }),
+        deploymentSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:old-deployment-AbCdEf',
+      });
+    });
+
+    expect(summary(violations)).toEqual([]);
   });
 
   it('is live: an unacknowledged finding fails synthesis', () => {

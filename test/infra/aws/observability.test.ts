@@ -107,11 +107,13 @@ describe('alarms and dashboard', { timeout: 180_000 }, () => {
       const names = throttles.Metrics.filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Metric.MetricName);
       expect(names.sort(), table.id).toEqual(Array.from({ length: 1 + table.globalIndexes.length }, () => ['ReadThrottleEvents', 'WriteThrottleEvents']).flat().sort());
     }
-    const deadLetters = [...alarms.values()].find((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible');
-    expect(deadLetters?.Dimensions[0].Value).toEqual({ 'Fn::GetAtt': [stack.getLogicalId(stack.webhooks!.deadLetterQueue.node.defaultChild as never), 'QueueName'] });
+    const queueAlarms = [...alarms.values()].filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible').map((a) => a.Dimensions[0].Value);
+    expect(queueAlarms).toEqual(
+      [stack.webhooks!.deadLetterQueue, stack.webhooks!.fanoutFailureQueue].map((queue) => ({ 'Fn::GetAtt': [stack.getLogicalId(queue.node.defaultChild as never), 'QueueName'] })),
+    );
 
     const nonStreaming = families.filter((f) => !(STREAMING_FAMILIES as readonly string[]).includes(f)).length;
-    expect(alarms.size).toBe(1 + nonStreaming + 2 * ALARMED_FUNCTIONS.length + tables.length + 1);
+    expect(alarms.size).toBe(1 + nonStreaming + 2 * ALARMED_FUNCTIONS.length + tables.length + 2);
     for (const alarm of alarms.values()) {
       expect(alarm.AlarmActions ?? [], alarm.AlarmName).toEqual([]);
       expect(alarm.TreatMissingData).toBe('notBreaching');
@@ -158,12 +160,12 @@ describe('alarms and dashboard', { timeout: 180_000 }, () => {
     expect(alarms.get('Ops-records-table-throttles')!.Threshold).toBe(10);
   });
 
-  it('leaves the alarms out when asked (the dead-letter alarm of webhook delivery stays)', () => {
+  it('leaves the alarms out when asked (the dead-letter and fan-out failure alarms of webhook delivery stay)', () => {
     const { template } = synth({ observability: { alarms: false } });
 
     const alarms = alarmsOf(template);
-    expect(alarms.size).toBe(1);
-    expect([...alarms.values()][0].MetricName).toBe('ApproximateNumberOfMessagesVisible');
+    expect(alarms.size).toBe(2);
+    expect([...alarms.values()].map((a) => a.MetricName)).toEqual(['ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesVisible']);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
   });
 

@@ -154,12 +154,12 @@ describe('EntityRecordApiStack with every family of the route table', { timeout:
   });
 
   describe('functions', () => {
-    it('creates one Lambda function per family, nodejs22.x on arm64 with 512 MB and 29 s (a streaming family 15 min)', () => {
+    it('creates one Lambda function per family, nodejs24.x on arm64 with 512 MB and 19 s (a streaming family 15 min)', () => {
       template.resourceCountIs('AWS::Lambda::Function', families.length + BOOTSTRAP_FUNCTIONS + webhookFunctions(families));
       for (const family of families) {
         const fn = resources[logicalId(stack.functions.get(family))];
-        const timeout = STREAMING_FAMILIES.includes(family) ? STREAMING_TIMEOUT_SECONDS : 29;
-        expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], MemorySize: 512, Timeout: timeout, Handler: 'index.handler' });
+        const timeout = STREAMING_FAMILIES.includes(family) ? STREAMING_TIMEOUT_SECONDS : 19;
+        expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], MemorySize: 512, Timeout: timeout, Handler: 'index.handler' });
       }
     });
 
@@ -377,14 +377,14 @@ describe('bundling functions/<family>/handler.ts', { timeout: 180_000 }, () => {
     expect(existsSync(handlerEntry('health'))).toBe(true);
   });
 
-  it('builds each family with a handler file from its entry, nodejs22.x, without bundling in tests', () => {
+  it('builds each family with a handler file from its entry, nodejs24.x, without bundling in tests', () => {
     // Prepare / Act: the real entries; context aws:cdk:bundling-stacks = [] skips esbuild.
     const { stack, template } = synth({ families: present });
     // Assess
     template.resourceCountIs('AWS::Lambda::Function', present.length + BOOTSTRAP_FUNCTIONS + webhookFunctions(present));
     for (const family of present) {
       const fn = template.toJSON().Resources[stack.getLogicalId(stack.functions.get(family).node.defaultChild as never)];
-      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Handler: 'index.handler', Code: { S3Bucket: expect.anything(), S3Key: expect.stringMatching(/\.zip$/) } });
+      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Handler: 'index.handler', Code: { S3Bucket: expect.anything(), S3Key: expect.stringMatching(/\.zip$/) } });
     }
   });
 

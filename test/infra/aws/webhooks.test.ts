@@ -12,7 +12,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../infra/aws/functions.js';
 import { EntityRecordApiStack } from '../../../infra/aws/stack.js';
-import { DELIVERY_TIMEOUT, FANOUT_TIMEOUT } from '../../../infra/aws/webhooks.js';
+import { DELIVERY_TIMEOUT, FANOUT_MAX_RECORD_AGE, FANOUT_RETRY_ATTEMPTS, FANOUT_TIMEOUT, STREAM_RETENTION } from '../../../infra/aws/webhooks.js';
 import { entityFileNames } from '../../../shared/registry/index.js';
 
 const cdkJson = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
@@ -114,5 +114,45 @@ describe('WebhookDelivery construct', () => {
       Environment: { Variables: Match.objectLike({ ENTITY_FILES: entityFileNames().join(','), TABLE_EVENTS: Match.anyValue() }) },
       Timeout: FANOUT_TIMEOUT.toSeconds(),
     });
+  });
+
+  it('sends a stream batch the fan-out gave up on to an encrypted failure queue, after bounded retries and a maximum record age', () => {
+    const webhooks = stack.webhooks!;
+    const failureQueueId = stack.getLogicalId(webhooks.fanoutFailureQueue.node.defaultChild as never);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: stack.getLogicalId(webhooks.fanoutFunction.node.defaultChild as never) },
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [failureQueueId, 'Arn'] } } },
+      MaximumRetryAttempts: FANOUT_RETRY_ATTEMPTS,
+      MaximumRecordAgeInSeconds: FANOUT_MAX_RECORD_AGE.toSeconds(),
+      BisectBatchOnFunctionError: true,
+    });
+    // A record reaches the failure queue with most of the stream's retention left to redrive it.
+    expect(FANOUT_MAX_RECORD_AGE.toSeconds()).toBeLessThanOrEqual(STREAM_RETENTION.toSeconds() / 4);
+    expect(FANOUT_RETRY_ATTEMPTS).toBeGreaterThan(0);
+    const queue = (template.toJSON().Resources as Record<string, any>)[failureQueueId];
+    expect(queue.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+    // TLS only, as the delivery queues.
+    const policies = Object.values(template.toJSON().Resources as Record<string, any>).filter(
+      (r) => r.Type === 'AWS::SQS::QueuePolicy' && JSON.stringify(r.Properties.Queues).includes(failureQueueId),
+    );
+    expect(JSON.stringify(policies)).toContain('aws:SecureTransport');
+    // The mapping (the fan-out's role) may send to it.
+    expect(policyStatementsOf(webhooks.fanoutFunction).some((st) => [st.Action].flat().includes('sqs:SendMessage') && JSON.stringify(st.Resource).includes(failureQueueId))).toBe(true);
+  });
+
+  it('alarms at the first message in the failure queue, and outputs every queue the redrive reads', () => {
+    const failureQueueId = stack.getLogicalId(stack.webhooks!.fanoutFailureQueue.node.defaultChild as never);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmDescription: Match.stringLikeRegexp('events:redrive'),
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [failureQueueId, 'QueueName'] } }],
+    });
+    template.hasOutput('FanoutFailureQueueUrl', { Value: { Ref: failureQueueId } });
+    template.hasOutput('WebhookQueueUrl', {});
+    template.hasOutput('WebhookDeadLetterQueueUrl', {});
+    template.hasOutput('EventsTableStreamArn', {});
   });
 });
