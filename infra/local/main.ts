@@ -1,6 +1,8 @@
 /**
  * `npm start`: the API on http://HOST:PORT backed by DynamoDB Local persisted in DATA_DIR.
- * Stops cleanly on SIGINT/SIGTERM; a missing Java or a taken port ends with one line.
+ * Stops cleanly on SIGINT/SIGTERM; a missing Java or a taken port ends with one line. The engine,
+ * the S3 server and the webhook workers are restarted when they stop (supervisor.ts); one that
+ * keeps failing ends the run with a message saying what to do.
  */
 import { LocalRuntimeError } from './dynamodb-local.js';
 import { startLocalStack } from './server.js';
@@ -11,7 +13,18 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 async function main(): Promise<void> {
   const host = process.env.HOST || '127.0.0.1';
   const port = Number(process.env.PORT ?? 3000);
-  const stack = await startLocalStack({
+  let stopping = false;
+  // A part that keeps failing (supervisor.ts) ends the run with what to do, and exit code 1.
+  const giveUp = (message: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.error(message);
+    const stopped = stack ? stack.stop() : Promise.resolve();
+    stopped.finally(() => process.exit(1));
+  };
+  let stack: Awaited<ReturnType<typeof startLocalStack>> | undefined;
+  stack = await startLocalStack({
+    onGiveUp: giveUp,
     host,
     port,
     dataDir: process.env.DATA_DIR || '.data',
@@ -22,12 +35,12 @@ async function main(): Promise<void> {
     console.log(`Created admin ${stack.generatedAdmin.email} with password ${stack.generatedAdmin.password} (shown once; set ADMIN_PASSWORD to choose it)`);
   }
   console.log(`Entity Record API listening on ${stack.url} (DynamoDB at ${stack.dynamoEndpoint})`);
-  let stopping = false;
+  const started = stack;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     console.log(`${signal}: stopping`);
-    stack.stop().then(
+    started.stop().then(
       () => process.exit(0),
       () => process.exit(1),
     );

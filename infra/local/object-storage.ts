@@ -2,7 +2,8 @@
  * Local object storage for uploads: s3rver, an S3-compatible server, with its objects in
  * DATA_DIR/s3 (or a temporary directory removed on stop when there is no DATA_DIR). With
  * S3_ENDPOINT (or AWS_ENDPOINT_URL_S3) naming another server, only the bucket is ensured there.
- * The handlers reach either through the AWS SDK, exactly as they reach S3 on AWS.
+ * The handlers reach either through the AWS SDK, exactly as they reach S3 on AWS. npm start
+ * supervises s3rver (supervisor.ts): a server that closes is started again on the same port.
  */
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -11,9 +12,15 @@ import { join } from 'node:path';
 import S3rver from 's3rver';
 import { config, resetConfig } from '../../shared/config.js';
 import { resetS3Client, s3 } from '../../shared/uploads/storage.js';
+import type { Running } from './supervisor.js';
 
 export interface LocalObjectStorage {
   endpoint: string;
+  /** For the supervisor: the server running (absent when S3_ENDPOINT names another server). */
+  running?(): Running;
+  restart?(): Promise<Running>;
+  /** The s3rver instance now running (tests stop it to see it come back). */
+  server?(): S3rver;
   stop(): Promise<void>;
 }
 
@@ -36,6 +43,23 @@ async function ensureBucket(): Promise<void> {
   }
 }
 
+/** Runs s3rver on `port` (0: any); `ended` settles when its server closes without being asked to. */
+async function runServer(directory: string, host: string, port: number): Promise<{ server: S3rver; port: number; ended: Promise<string> }> {
+  const server = new S3rver({
+    address: host,
+    port,
+    directory,
+    silent: true,
+    configureBuckets: [{ name: config().uploads.bucket, configs: [CORS] }],
+  });
+  const address = await server.run();
+  const ended = new Promise<string>((resolveEnded) => {
+    server.httpServer?.once('close', () => resolveEnded('its server closed'));
+    server.httpServer?.once('error', (error) => resolveEnded(error.message));
+  });
+  return { server, port: address.port, ended };
+}
+
 export async function startObjectStorage(options: { dataDir?: string; host: string }): Promise<LocalObjectStorage> {
   const given = config().uploads.s3Endpoint;
   if (given) {
@@ -44,28 +68,35 @@ export async function startObjectStorage(options: { dataDir?: string; host: stri
   }
   const directory = options.dataDir ? join(options.dataDir, 's3') : mkdtempSync(join(tmpdir(), 'entity-record-api-s3-'));
   mkdirSync(directory, { recursive: true });
-  const server = new S3rver({
-    address: options.host,
-    port: 0,
-    directory,
-    silent: true,
-    configureBuckets: [{ name: config().uploads.bucket, configs: [CORS] }],
-  });
-  const address = await server.run();
+  let current = await runServer(directory, options.host, 0);
+  const port = current.port;
   // A wildcard listen address is not a host a presigned URL can name.
-  const endpoint = `http://${options.host === '0.0.0.0' ? '127.0.0.1' : options.host}:${address.port}`;
+  const endpoint = `http://${options.host === '0.0.0.0' ? '127.0.0.1' : options.host}:${port}`;
   // Handlers read the endpoint through config(), exactly as they would read S3_ENDPOINT.
   process.env.S3_ENDPOINT = endpoint;
   resetConfig();
   resetS3Client();
+  let stopped = false;
   return {
     endpoint,
+    running: () => ({ ended: current.ended }),
+    // The same port and directory: presigned URLs already handed out keep working.
+    restart: async () => {
+      if (stopped) throw new Error('object storage was stopped');
+      current = await runServer(directory, options.host, port);
+      return { ended: current.ended };
+    },
+    server: () => current.server,
     stop: async () => {
+      stopped = true;
       resetS3Client();
-      const closed = server.close();
-      // Clients' keep-alive sockets would hold the close for seconds.
-      server.httpServer?.closeAllConnections();
-      await closed;
+      const { server } = current;
+      if (server.httpServer?.listening) {
+        const closed = server.close();
+        // Clients' keep-alive sockets would hold the close for seconds.
+        server.httpServer.closeAllConnections();
+        await closed;
+      }
       if (!options.dataDir) rmSync(directory, { recursive: true, force: true });
     },
   };

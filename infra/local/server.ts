@@ -1,6 +1,7 @@
 /**
  * The whole local stack behind `npm start` (and the test harness): DynamoDB Local (unless
- * DYNAMODB_ENDPOINT names another engine), the tables, the bootstrap admin, the gateway.
+ * DYNAMODB_ENDPOINT names another engine), the tables, the bootstrap admin, the gateway, and the
+ * supervisor that restarts the engine, the S3 server and the webhook workers when they stop.
  */
 import type { AddressInfo } from 'node:net';
 import { config, resetConfig } from '../../shared/config.js';
@@ -15,6 +16,7 @@ import { startObjectStorage, type LocalObjectStorage } from './object-storage.js
 import { ensureTables } from './tables.js';
 import { releaseEarlierLocks } from './idempotency-locks.js';
 import { startLocalWebhooks } from './webhooks.js';
+import { Supervisor } from './supervisor.js';
 
 export interface LocalStackOptions {
   host: string;
@@ -24,6 +26,11 @@ export interface LocalStackOptions {
   /** An engine that is already running; DynamoDB Local is not started then. */
   dynamoEndpoint?: string;
   admin?: { email?: string; password?: string };
+  /**
+   * Called when a supervised part (the engine, the S3 server, the webhook workers) keeps failing
+   * and is given up on, with a message saying what to do; the caller stops the stack.
+   */
+  onGiveUp?: (message: string) => void;
 }
 
 export interface LocalStack {
@@ -31,11 +38,25 @@ export interface LocalStack {
   dynamoEndpoint: string;
   /** Set when the bootstrap admin was created with a generated password (printed once). */
   generatedAdmin?: { email: string; password: string };
+  /** The parts of the stack restarting now (empty when all run). */
+  down(): string[];
   stop(): Promise<void>;
 }
 
+const ENGINE_ADVICE =
+  'Look at the lines above for the engine\'s own error; check free memory and disk space (DYNAMODB_LOCAL_HEAP sets its heap), then run npm start again. To run without the embedded engine, set DYNAMODB_ENDPOINT to another one.';
+const S3_ADVICE = 'Check that DATA_DIR/s3 is writable and the disk is not full, then run npm start again (or set S3_ENDPOINT to another S3-compatible server).';
+const WORKERS_ADVICE = 'Check that DATA_DIR/webhooks is writable and the disk is not full, then run npm start again.';
+
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const startedAt = Date.now();
+  const supervisor = new Supervisor(
+    options.onGiveUp ??
+      ((message) => {
+        console.error(message);
+        process.exit(1);
+      }),
+  );
   let engine: DynamoLocal | undefined;
   const dynamoEndpoint = options.dynamoEndpoint ?? (engine = await startDynamoLocal({ dataDir: options.dataDir })).endpoint;
   // Handlers read the endpoint through config(), exactly as they read it on Lambda.
@@ -55,7 +76,22 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await loadRegistry();
     await checkPlugins();
     webhooks = await startLocalWebhooks(options.dataDir);
-    const server = createGateway();
+    if (engine) {
+      const started = engine;
+      supervisor.watch('DynamoDB Local', started.running(), {
+        essential: true,
+        advice: ENGINE_ADVICE,
+        restart: async () => {
+          const running = await started.restart();
+          // An engine in memory comes back empty: its tables and the admin are made again.
+          if (!options.dataDir) await prepareEngine(options).catch((error: unknown) => console.error(`could not prepare the restarted engine: ${(error as Error).message}`));
+          return running;
+        },
+      });
+    }
+    if (objects.running && objects.restart) supervisor.watch('the local S3 server', objects.running(), { advice: S3_ADVICE, restart: objects.restart });
+    if (webhooks) supervisor.watch('the webhook workers', webhooks.running(), { advice: WORKERS_ADVICE, restart: webhooks.restart });
+    const server = createGateway(undefined, { down: () => supervisor.down(), essentialDown: () => supervisor.essentialDown() });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port, options.host, () => resolve());
@@ -65,7 +101,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       url: `http://${options.host}:${port}`,
       dynamoEndpoint,
       generatedAdmin,
+      down: () => supervisor.down(),
       stop: async () => {
+        supervisor.stop();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();
@@ -76,11 +114,23 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       },
     };
   } catch (error) {
+    supervisor.stop();
     await objects?.stop();
     await webhooks?.stop();
     await engine?.stop();
     throw error;
   }
+}
+
+/** The tables and the bootstrap admin on an engine that restarted empty (in memory). */
+async function prepareEngine(options: LocalStackOptions): Promise<void> {
+  const client = createDynamoClient();
+  try {
+    await ensureTables(client);
+  } finally {
+    client.destroy();
+  }
+  await ensureBootstrapAdmin({ email: options.admin?.email, password: options.admin?.password });
 }
 
 export { config };

@@ -17,6 +17,7 @@ import { maxAttempts } from '../../shared/webhooks/delivery.js';
 import { useDeliveryQueue, type DeliveryQueue } from '../../shared/webhooks/queue.js';
 import { LocalQueue, type ReceivedMessage } from './queue.js';
 import { StreamPoller } from './stream-poller.js';
+import type { Running } from './supervisor.js';
 
 /** The delivery function's timeout; the queue's visibility timeout is 6 times it, as on AWS. */
 export const DELIVERY_TIMEOUT_SECONDS = 30;
@@ -26,6 +27,9 @@ const CONSUMERS = Number(process.env.WEBHOOK_LOCAL_CONCURRENCY) || 8;
 export interface LocalWebhooks {
   queue: LocalQueue;
   deadLetter: LocalQueue;
+  /** For the supervisor: the delivery workers now running, and starting them again. */
+  running(): Running;
+  restart(): Promise<Running>;
   stop(): Promise<void>;
 }
 
@@ -71,6 +75,29 @@ function sqsRecord(queue: LocalQueue, m: ReceivedMessage): SQSRecord {
     eventSourceARN: `arn:aws:sqs:local:000000000000:${queue.name}`,
     awsRegion: config().region,
   };
+}
+
+interface Workers {
+  /** Settles when a worker failed (the others end after their batch). */
+  ended: Promise<string>;
+  /** Settles when every worker of this generation has ended. */
+  done: Promise<void>;
+}
+
+function startWorkers(consume: (live: () => boolean) => Promise<void>): Workers {
+  let live = true;
+  let reportEnd!: (reason: string) => void;
+  const ended = new Promise<string>((resolveEnded) => (reportEnd = resolveEnded));
+  const done = Promise.all(
+    Array.from({ length: CONSUMERS }, () =>
+      consume(() => live).catch((error: unknown) => {
+        live = false;
+        logger.error('a delivery worker failed', { error: (error as Error).message });
+        reportEnd(`a delivery worker failed: ${(error as Error).message}`);
+      }),
+    ),
+  ).then(() => undefined);
+  return { ended, done };
 }
 
 export async function startLocalWebhooks(dataDir: string | undefined): Promise<LocalWebhooks | undefined> {
@@ -125,8 +152,8 @@ export async function startLocalWebhooks(dataDir: string | undefined): Promise<L
   poller.start();
 
   let running = true;
-  const consume = async () => {
-    while (running) {
+  const consume = async (live: () => boolean) => {
+    while (running && live()) {
       const batch = queue.receive(10);
       if (!batch.length) {
         await queue.waitForMessages(1_000);
@@ -142,16 +169,25 @@ export async function startLocalWebhooks(dataDir: string | undefined): Promise<L
       }
     }
   };
-  const consumers = Array.from({ length: CONSUMERS }, () => consume());
+  // The workers, run as one part under the supervisor: a worker that throws outside a delivery
+  // (the queue's journal cannot be written) ends its generation; the supervisor starts another.
+  let workers = startWorkers(consume);
 
   return {
     queue,
     deadLetter,
+    running: () => ({ ended: workers.ended }),
+    restart: async () => {
+      await workers.done;
+      if (!running) throw new Error('the webhook workers were stopped');
+      workers = startWorkers(consume);
+      return { ended: workers.ended };
+    },
     stop: async () => {
       running = false;
       queue.wakeWaiters();
       await poller.stop();
-      await Promise.all(consumers);
+      await workers.done;
       queue.close();
       deadLetter.close();
       streams.destroy();

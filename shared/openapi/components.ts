@@ -166,7 +166,12 @@ export const COMMON_SCHEMAS: Record<string, Schema> = {
   Health: {
     type: 'object',
     required: ['status', 'version', 'timestamp'],
-    properties: { status: { type: 'string', enum: ['ok', 'unavailable'] }, version: { type: 'string' }, timestamp: isoDateTime },
+    properties: {
+      status: { type: 'string', enum: ['ok', 'degraded', 'unavailable'], description: '`degraded`: a part of the local runtime is restarting (`restarting` names it).' },
+      version: { type: 'string' },
+      timestamp: isoDateTime,
+      restarting: { type: 'array', items: { type: 'string' } },
+    },
   },
   SessionUser: {
     type: 'object',

@@ -1766,11 +1766,15 @@ export interface components {
             nextCursor?: string | null;
         };
         Health: {
-            /** @enum {string} */
-            status: "ok" | "unavailable";
+            /**
+             * @description `degraded`: a part of the local runtime is restarting (`restarting` names it).
+             * @enum {string}
+             */
+            status: "ok" | "degraded" | "unavailable";
             version: string;
             /** Format: date-time */
             timestamp: string;
+            restarting?: string[];
         };
         SessionUser: {
             /** @example usr_3kTq9aZ1 */
