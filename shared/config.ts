@@ -77,6 +77,10 @@ export interface Config {
     maxPerUser: number;
     /** The `retry:` hint sent to clients. */
     retryMs: number;
+    /** How old an event must be before the stream's position (its resume point) moves past it. */
+    settleMs: number;
+    /** How far behind its position a stream re-reads for events that committed late. */
+    lookbackMs: number;
   };
   webhooks: WebhookConfig;
 }
@@ -145,6 +149,8 @@ function load(): Config {
       maxDurationMs: Math.max(1000, int('STREAM_MAX_DURATION_MS', 14 * 60_000)),
       maxPerUser: Math.max(1, int('STREAM_MAX_PER_USER', 5)),
       retryMs: int('STREAM_RETRY_MS', 3000),
+      settleMs: Math.max(0, int('STREAM_SETTLE_MS', 500)),
+      lookbackMs: Math.max(1000, int('STREAM_LOOKBACK_MS', 15_000)),
     },
     webhooks: {
       allowInsecure: process.env.ALLOW_INSECURE_WEBHOOKS === '1',

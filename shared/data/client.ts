@@ -12,6 +12,7 @@ import { accountCalls } from './call-accounting.js';
 export { onConsumedCapacity, operationOf, unitsOf, type CapacityReport } from './call-accounting.js';
 
 let documentClient: DynamoDBDocumentClient | undefined;
+let singleAttemptClient: DynamoDBDocumentClient | undefined;
 
 export function createDynamoClient(): DynamoDBClient {
   const client = new DynamoDBClient(dynamoClientOptions());
@@ -24,6 +25,20 @@ export function db(): DynamoDBDocumentClient {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
   return documentClient;
+}
+
+/**
+ * A client that sends each request once (no SDK retries): for callers that retry themselves
+ * and must change the request between attempts (transactions restamp their change events,
+ * shared/data/records.ts sendTransaction).
+ */
+export function dbOnce(): DynamoDBDocumentClient {
+  if (!singleAttemptClient) {
+    const client = new DynamoDBClient({ ...dynamoClientOptions(), maxAttempts: 1 });
+    accountCalls(client);
+    singleAttemptClient = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false } });
+  }
+  return singleAttemptClient;
 }
 
 export function tableName(id: 'records' | 'events' | 'identity' | 'limits'): string {

@@ -494,6 +494,23 @@ export function eventItem(
   return { pk: `${record.tenantId}#${entity.tableName}`, sk: `${ids.now}#${ids.suffix}`, ...event };
 }
 
+/**
+ * The transaction's change events stamped with `now` (pure): their position (`<now>#<suffix>`,
+ * the suffix kept), createdAt and expiry. A writer stamps its events immediately before each
+ * attempt to send the transaction, so that an event's position trails its commit by at most one
+ * request's time, not by the time spent validating, batching or backing off: readers of the
+ * events table count on that bound (shared/stream/session.ts).
+ */
+export function restampEvents(items: readonly TransactItem[], eventsTable: string, now: string): TransactItem[] {
+  return items.map((item) => {
+    const put = item.Put;
+    if (!put || put.TableName !== eventsTable || !put.Item) return item;
+    const sk = String(put.Item.sk);
+    const suffix = sk.slice(sk.indexOf('#') + 1);
+    return { Put: { ...put, Item: { ...put.Item, sk: `${now}#${suffix}`, createdAt: now, expiresAt: Math.floor(Date.parse(now) / 1000) + EVENT_TTL_SECONDS } } };
+  });
+}
+
 /** Where a listing's count is kept: the partition's own counter items, or an attribute of its base's. */
 export function countPlace(entity: Pick<LoadedEntity, 'fields'>, listing: Listing): { pk: string; attribute: string } {
   if (listing.field !== undefined && consolidatedFields(entity).has(listing.field)) return { pk: listing.base, attribute: countAttribute(listing.field, listing.value) };

@@ -11,7 +11,9 @@
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ServiceUnavailableError } from '../errors.js';
 import type { LoadedEntity } from '../registry/types.js';
-import { db, tableName } from './client.js';
+import { randomUUID } from 'node:crypto';
+import { isEngineBusy, whileBusy } from './busy.js';
+import { db, dbOnce, tableName } from './client.js';
 import {
   COUNTER_ITEMS,
   COUNTER_SK,
@@ -24,6 +26,7 @@ import {
   randomShard,
   recordKey,
   reshard,
+  restampEvents,
   type Key,
   type StoredRecord,
   type TableNames,
@@ -72,6 +75,48 @@ export function conflictBackoff(attempt: number): Promise<void> {
 /** Largest `Limit` sent with a Query (DynamoDB takes a 32-bit integer; each Query stops at 1 MB anyway). */
 export const MAX_QUERY_LIMIT = 1_000_000;
 
+/** Resends of a transaction whose outcome is unknown (a network error, a 5xx other than busy). */
+const AMBIGUOUS_RESENDS = 2;
+
+function mayHaveCommitted(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number }; $retryable?: unknown };
+  if (isEngineBusy(error)) return false;
+  const status = e.$metadata?.httpStatusCode;
+  if (status !== undefined) return status >= 500;
+  // No HTTP answer: a socket error or a timeout.
+  return ['TimeoutError', 'RequestTimeout', 'AbortError'].includes(e.name ?? '') || /ECONNRESET|EPIPE|ETIMEDOUT|socket hang up/i.test(String((error as Error)?.message));
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Sends ONE TransactWriteItems, its change events stamped immediately before each attempt
+ * (records-keys.ts restampEvents), so that an event's position trails its commit by at most one
+ * request's time. The SDK's own retries would resend the old stamp, so the client used retries
+ * nothing itself:
+ * - engine busy (throttling, DynamoDB Local's lock timeout; nothing written): retried in place
+ *   with jitter (busy.ts), restamped, under a new request token;
+ * - outcome unknown (network error, other 5xx): resent unchanged with the SAME
+ *   ClientRequestToken, so DynamoDB applies it at most once (its stamp is the first attempt's,
+ *   when it was first sent);
+ * - anything else (TransactionCanceledException included) is the caller's to handle.
+ */
+export async function sendTransaction(items: readonly TransactItem[]): Promise<void> {
+  const events = tableName('events');
+  await whileBusy(async () => {
+    const input = { TransactItems: restampEvents(items, events, new Date().toISOString()), ClientRequestToken: randomUUID() };
+    for (let resend = 0; ; resend++) {
+      try {
+        await dbOnce().send(new TransactWriteCommand(input));
+        return;
+      } catch (error) {
+        if (resend >= AMBIGUOUS_RESENDS || !mayHaveCommitted(error)) throw error;
+        await sleep(50 + Math.random() * 100 * 2 ** resend);
+      }
+    }
+  });
+}
+
 /**
  * ONE TransactWriteItems. A failed condition on the first item (the record) is a WriteConflict.
  * Another transaction on the same items at the same moment (two writes adding to one counter
@@ -82,7 +127,7 @@ export async function transact(sent: TransactItem[]): Promise<void> {
   let items = sent;
   for (let attempt = 1; ; attempt++) {
     try {
-      await db().send(new TransactWriteCommand({ TransactItems: items }));
+      await sendTransaction(items);
       return;
     } catch (error) {
       const e = error as { name?: string; CancellationReasons?: { Code?: string }[] };

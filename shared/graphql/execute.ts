@@ -15,6 +15,7 @@
  */
 import { execute, GraphQLError, parse, validate, type DocumentNode } from 'graphql';
 import { ApiError, toApiError } from '../errors.js';
+import { jsonDepth, MAX_JSON_DEPTH } from '../http/json-body.js';
 import type { ApiRequest, Reply } from '../http/types.js';
 import { logger } from '../logger.js';
 import { allEntities } from '../registry/index.js';
@@ -57,6 +58,7 @@ function paramsOf(req: ApiRequest): GraphQLParams | Reply {
   if (req.method === 'GET') {
     let variables: unknown;
     if (req.query.variables) {
+      if (jsonDepth(req.query.variables) > MAX_JSON_DEPTH) return refuse(400, 'BAD_REQUEST', `variables must not nest more than ${MAX_JSON_DEPTH} levels`);
       try {
         variables = JSON.parse(req.query.variables);
       } catch {

@@ -64,6 +64,26 @@ export function replyToResult(reply: Reply, req: ApiRequest | undefined, event: 
   return withCookies({ statusCode: status, headers, body }, req);
 }
 
+/** An error body longer than this (Lambda answers at most 6 MB) keeps its code and message and drops the rest. */
+export const MAX_ERROR_BODY_CHARS = 5 * 1024 * 1024;
+
+/**
+ * The error's JSON, bounded: bodies come from validated, depth-limited input (shared/http/json-body.ts),
+ * but should anything make the full body unserialisable or huge, the client still gets the
+ * error's own status, code and message rather than a 500.
+ */
+export function errorBody(apiError: ApiError): string {
+  const brief = () => JSON.stringify({ success: false, error: apiError.message.slice(0, 1000), code: apiError.code });
+  try {
+    const body = JSON.stringify(apiError.toJSON());
+    if (body.length <= MAX_ERROR_BODY_CHARS) return body;
+    logger.warn('error body too large: sent without details', { code: apiError.code, chars: body.length });
+  } catch (error) {
+    logger.warn('error body not serialisable: sent without details', { code: apiError.code, error: error as Error });
+  }
+  return brief();
+}
+
 export function errorToResult(error: unknown, req: ApiRequest | undefined, event: ApiEvent): Result {
   const apiError: ApiError = toApiError(error);
   if (!(error instanceof ApiError)) {
@@ -71,7 +91,7 @@ export function errorToResult(error: unknown, req: ApiRequest | undefined, event
     logger.error('unhandled error', { requestId: req?.requestId, path: event.path, error: error as Error, mappedTo: apiError.code });
   }
   const headers = { ...baseHeaders(req, event), ...apiError.headers };
-  return withCookies({ statusCode: apiError.status, headers, body: JSON.stringify(apiError.toJSON()) }, req);
+  return withCookies({ statusCode: apiError.status, headers, body: errorBody(apiError) }, req);
 }
 
 export function envelope(): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext> {

@@ -1,8 +1,13 @@
 /**
  * JSON bodies: a body on POST/PATCH/PUT/DELETE must be application/json and a JSON object
- * (arrays and scalars are refused); malformed JSON, a wrong Content-Type or a non-object body
- * all answer 400 INVALID_REQUEST. Routes that take other media (uploads, inbound webhooks) set
- * `rawBody` on their route and read req.rawBody themselves.
+ * (arrays and scalars are refused); malformed JSON, a wrong Content-Type, a non-object body or
+ * one nested deeper than MAX_JSON_DEPTH all answer 400 INVALID_REQUEST. Routes that take other
+ * media (uploads, inbound webhooks) set `rawBody` on their route and read req.rawBody themselves.
+ *
+ * The depth limit is checked on the text, before JSON.parse, by a loop (no recursion): every
+ * later step that walks a body recursively (validation, the stored item, error reports, the
+ * response's JSON.stringify) then meets at most MAX_JSON_DEPTH levels, so no input can overflow
+ * the stack part-way through a request — after a write, say.
  */
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
@@ -11,7 +16,38 @@ import type { ApiEvent, ApiLambdaContext } from './types.js';
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
 
+/** Objects and arrays nested deeper than this are refused (DynamoDB itself stores at most 32 levels). */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * The deepest nesting of objects and arrays in a JSON text, counted up to `limit + 1` (it stops
+ * there): `{}` is 1, `{"a":[1]}` is 2. Brackets inside strings do not count. Malformed text is
+ * JSON.parse's to refuse; this only measures.
+ */
+export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > deepest) {
+        deepest = depth;
+        if (deepest > limit) return deepest;
+      }
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return deepest;
+}
+
 export function parseJsonObject(text: string): Record<string, unknown> {
+  if (jsonDepth(text) > MAX_JSON_DEPTH) {
+    throw new BadRequestError(`The request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep`, { body: `must not nest more than ${MAX_JSON_DEPTH} levels` });
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -54,6 +54,33 @@ export function describeDetails(details: Record<string, unknown>): string {
     .join('; ');
 }
 
+/** An invalid item is echoed whole up to this many characters of JSON; a larger one in part (echoOf). */
+export const MAX_ECHO_CHARS = 2048;
+/** A top-level value of a larger item is kept up to this many characters of JSON. */
+const MAX_ECHO_VALUE_CHARS = 256;
+
+/**
+ * The item as a report echoes it: whole when small; otherwise its top-level keys, each value
+ * kept when small and else replaced by a note of its size. `details` names the failing fields;
+ * the echo only helps the client match an entry to its input, so it never carries a huge value.
+ */
+export function echoOf(item: unknown): unknown {
+  const whole = JSON.stringify(item) ?? 'null';
+  if (whole.length <= MAX_ECHO_CHARS) return item;
+  if (!isPlainObject(item)) return `(${whole.length} characters of JSON omitted)`;
+  const out: Record<string, unknown> = {};
+  let budget = MAX_ECHO_CHARS;
+  for (const [key, value] of Object.entries(item)) {
+    if (budget <= 0) break;
+    const name = key.length > 100 ? `${key.slice(0, 100)}…` : key;
+    const text = JSON.stringify(value) ?? 'null';
+    const kept = text.length <= MAX_ECHO_VALUE_CHARS ? value : `(${text.length} characters of JSON omitted)`;
+    Object.defineProperty(out, name, { value: kept, enumerable: true, writable: true, configurable: true });
+    budget -= name.length + Math.min(text.length, MAX_ECHO_VALUE_CHARS);
+  }
+  return out;
+}
+
 export interface ItemResult {
   index: number;
   item: unknown;
@@ -225,8 +252,8 @@ export async function importRecords(entity: LoadedEntity, req: ApiRequest): Prom
 
   const failures: ImportFailure[] = [];
   for (const r of results) {
-    if (r.details) failures.push({ index: r.index, item: r.item, error: describeDetails(r.details), details: r.details });
-    else if (written.failed.has(r.index)) failures.push({ index: r.index, item: r.item, error: written.failed.get(r.index)! });
+    if (r.details) failures.push({ index: r.index, item: echoOf(r.item), error: describeDetails(r.details), details: r.details });
+    else if (written.failed.has(r.index)) failures.push({ index: r.index, item: echoOf(r.item), error: written.failed.get(r.index)! });
   }
   const created = [...written.records.entries()].sort(([a], [b]) => a - b).map(([, record]) => record);
   const report = { created: created.length, failed: failures.length, items: created, ...(returnFailures ? { failures } : {}) };
@@ -294,8 +321,8 @@ export async function importTasks(req: ApiRequest): Promise<Record<string, unkno
   const written = await writeValid(entity, results.filter((r) => r.input), req, auth, notify);
   const errors: { index: number; task: unknown; error: string; details?: Record<string, string> }[] = [];
   for (const r of results) {
-    if (r.details) errors.push({ index: r.index, task: tasks[r.index], error: describeDetails(r.details), details: r.details });
-    else if (written.failed.has(r.index)) errors.push({ index: r.index, task: tasks[r.index], error: written.failed.get(r.index)! });
+    if (r.details) errors.push({ index: r.index, task: echoOf(tasks[r.index]), error: describeDetails(r.details), details: r.details });
+    else if (written.failed.has(r.index)) errors.push({ index: r.index, task: echoOf(tasks[r.index]), error: written.failed.get(r.index)! });
   }
   const imported = [...written.records.entries()].sort(([a], [b]) => a - b).map(([, record]) => record);
   const report = { imported: imported.length, failed: errors.length, tasks: imported, errors };

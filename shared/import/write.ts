@@ -19,8 +19,6 @@
  * Tasks (record + 5 to 7 copies, an event; 2 counter items per owner, plus the assignees'):
  * 10 to 16 records per transaction (bench/scenarios/import.ts counts the write requests).
  */
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../data/client.js';
 import {
   counterUpdates,
   listings,
@@ -32,7 +30,7 @@ import {
   type TableNames,
   type TransactItem,
 } from '../data/records-keys.js';
-import { conflictBackoff, CONFLICT_ATTEMPTS, readRecords } from '../data/records.js';
+import { conflictBackoff, CONFLICT_ATTEMPTS, readRecords, sendTransaction } from '../data/records.js';
 import { toApiError } from '../errors.js';
 import type { LoadedEntity } from '../registry/types.js';
 
@@ -146,7 +144,7 @@ export async function writeRecords(
     for (;;) {
       try {
         outcome.writeRequests += 1;
-        await db().send(new TransactWriteCommand({ TransactItems: chunk.items }));
+        await sendTransaction(chunk.items);
         for (const p of chunk.records) outcome.written.set(p.index, p.record);
         break;
       } catch (error) {

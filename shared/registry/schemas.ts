@@ -215,6 +215,9 @@ function messageOf(error: SchemaError, entity: LoadedEntity, field: string): str
   }
 }
 
+/** Characters of a client's key named in `details`. */
+const MAX_REPORTED_KEY = 100;
+
 function detailsOf(errors: readonly SchemaError[], entity: LoadedEntity): Record<string, string> {
   const details: Record<string, string> = {};
   for (const error of errors) {
@@ -223,7 +226,8 @@ function detailsOf(errors: readonly SchemaError[], entity: LoadedEntity): Record
     if (!field && error.keyword === 'required') field = String((error.params as { missingProperty: string }).missingProperty);
     if (!field && error.keyword === 'additionalProperties') field = String((error.params as { additionalProperty: string }).additionalProperty);
     if (error.keyword === 'propertyNames') continue;
-    const key = field || 'body';
+    // A key the client made up is named, never echoed whole (a report stays small).
+    const key = field ? (field.length > MAX_REPORTED_KEY ? `${field.slice(0, MAX_REPORTED_KEY)}…` : field) : 'body';
     // defineProperty: a key such as __proto__ or constructor is named like any other.
     if (!Object.prototype.hasOwnProperty.call(details, key)) Object.defineProperty(details, key, { value: messageOf(error, entity, field), enumerable: true, writable: true, configurable: true });
   }

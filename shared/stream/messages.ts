@@ -64,6 +64,10 @@ export function changePayload(entity: Pick<LoadedEntity, 'slug' | 'fields'>, eve
   return payload;
 }
 
-export function changeMessage(entity: Pick<LoadedEntity, 'slug' | 'fields'>, event: StreamEvent): string {
-  return sseMessage(changePayload(entity, event), { id: event.position });
+/**
+ * A change, with its position as `id:`; a late one (committed behind the stream's position) has
+ * no `id:` line, so the client's resume position stays where the stream's is.
+ */
+export function changeMessage(entity: Pick<LoadedEntity, 'slug' | 'fields'>, event: StreamEvent, options: { late?: boolean } = {}): string {
+  return sseMessage(changePayload(entity, event), options.late ? {} : { id: event.position });
 }

@@ -40,9 +40,9 @@ export interface StreamStart {
 }
 
 /** Where the stream starts, from Last-Event-ID (header or query parameter). */
-export function streamStart(req: Pick<ApiRequest, 'headers' | 'query'>, now: number): StreamStart {
+export function streamStart(req: Pick<ApiRequest, 'headers' | 'query'>, now: number, settleMs = SETTLE_MS): StreamStart {
   const lastId = req.headers['last-event-id'] || req.query.lastEventId;
-  const fromNow = positionAt(now - SETTLE_MS);
+  const fromNow = positionAt(now - settleMs);
   if (!lastId) return { start: fromNow, reset: false };
   if (!isPosition(lastId) || positionTime(lastId) > now + MAX_FUTURE_MS) {
     throw new BadRequestError('Last-Event-ID is not an id this stream sent', { lastEventId: 'must be the id of a message of this stream' });
@@ -65,7 +65,7 @@ async function openStream(req: ApiRequest, context?: ApiLambdaContext): Promise<
   const auth = requireCaller(req.auth);
   requirePermission(entity, 'read', auth);
   const settings = config().stream;
-  const { start, reset } = streamStart(req, Date.now());
+  const { start, reset } = streamStart(req, Date.now(), settings.settleMs);
   const lease = await acquireLease(auth.user.id, settings.maxPerUser);
   const stream = new EventStream({
     entity,
@@ -76,6 +76,8 @@ async function openStream(req: ApiRequest, context?: ApiLambdaContext): Promise<
     pollMs: settings.pollMs,
     heartbeatMs: settings.heartbeatMs,
     retryMs: settings.retryMs,
+    settleMs: settings.settleMs,
+    lookbackMs: settings.lookbackMs,
     durationMs: streamDuration(settings.maxDurationMs, context),
   });
   return { status: 200, headers: { ...STREAM_HEADERS }, stream };

@@ -2,17 +2,30 @@
  * One open event stream: a Readable of text/event-stream that
  * - starts with the `retry:` hint and `data: {"type":"connected"}` (and `event: reset` when the
  *   client's Last-Event-ID is older than the retention);
- * - queries its tenant's event partition after the last position every `pollMs` and sends the
- *   events the caller may see (row-level security of LIST), each with its position as `id:`;
+ * - queries its tenant's event partition every `pollMs` and sends the events the caller may see
+ *   (row-level security of LIST);
  * - sends `: ping` every `heartbeatMs` (proxies and API Gateway's idle timeout);
  * - renews its open-stream lease, and ends by itself after `durationMs` (before the platform's
  *   limits) so that the client reconnects with its last id and loses nothing.
  * Destroying it (the client went away) stops every timer and releases the lease: no poll runs
  * after that.
  *
- * Events are read only once they are SETTLE_MS old: an event's position is stamped just before
- * its transaction is sent, so a transaction committing a moment after a later-stamped one is
- * still read in position order and never skipped.
+ * Why nothing is skipped. An event's position is the time its writer stamped on it just before
+ * sending its transaction (shared/data/records.ts sendTransaction), so events can become visible
+ * out of position order: a transaction stamped first may commit after one stamped later. Two
+ * rules cover that:
+ * - In order, with a hold-back: the stream's position (the SSE `id:` of each message, what a
+ *   reconnect resumes from) moves past an event only once the event is `settleMs` old. An event
+ *   whose commit trails its stamp by less than that is therefore never behind the position when
+ *   it appears: positions are exact resume points.
+ * - A look-back for the rest: every LOOKBACK_EVERY_MS the stream re-reads the `lookbackMs` behind
+ *   its position and sends, at once and without an `id:` line (the client's resume position
+ *   stays where it was), any event it has not sent yet. `lookbackMs` is longer than any
+ *   transaction can take between its stamp and its commit (docs/delivery-guarantees.md), so an
+ *   event that commits late still reaches the live stream, exactly once: the events sent (or
+ *   found already there when the stream started) within the window are remembered by position.
+ * The events already in the window when a stream starts are taken as sent: they were there
+ * before it, and a reconnect's previous stream sent them.
  */
 import { Readable } from 'node:stream';
 import { logger } from '../logger.js';
@@ -21,8 +34,13 @@ import { eventPartition, positionAt, positionTime, readEventsAfter, type EventPa
 import { LEASE_RENEW_MS, releaseLease, renewLease, type StreamLease } from './leases.js';
 import { changeMessage, connectedMessage, HEARTBEAT, resetMessage, retryHint } from './messages.js';
 
-export const SETTLE_MS = 200;
-/** Pages read in one poll before yielding to the next (a backlog drains over a few polls). */
+/** How old an event must be before the stream's position moves past it (STREAM_SETTLE_MS). */
+export const SETTLE_MS = 500;
+/** How far behind its position the stream looks for late commits (STREAM_LOOKBACK_MS). */
+export const LOOKBACK_MS = 15_000;
+/** How often the look-back runs (a late event reaches the client within about this long). */
+export const LOOKBACK_EVERY_MS = 1_000;
+/** Pages read after the position in one poll before yielding to the next (a backlog drains over a few polls). */
 const PAGES_PER_POLL = 10;
 /** A client this far behind is cut off; it reconnects with its last id and resumes. */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
@@ -44,6 +62,12 @@ export interface EventStreamOptions {
   heartbeatMs: number;
   retryMs: number;
   durationMs: number;
+  /** Hold-back before the position passes an event (default SETTLE_MS). */
+  settleMs?: number;
+  /** Window re-read behind the position (default LOOKBACK_MS). */
+  lookbackMs?: number;
+  /** How often the window is re-read (default LOOKBACK_EVERY_MS). */
+  lookbackEveryMs?: number;
   lease?: StreamLease;
   /** The events query (tests pass their own). */
   read?: (partition: string, after: string) => Promise<EventPage>;
@@ -61,6 +85,12 @@ export function visibleTo(entity: Pick<LoadedEntity, 'access'>, viewer: StreamVi
 export class EventStream extends Readable {
   private position: string;
   private readonly partition: string;
+  /** Positions within the look-back window already sent (or there when the stream started). */
+  private readonly seen = new Set<string>();
+  private seeded = false;
+  private lastLookback = 0;
+  private readonly settleMs: number;
+  private readonly lookbackMs: number;
   private readonly timers: NodeJS.Timeout[] = [];
   private pollTimer?: NodeJS.Timeout;
   private stopped = false;
@@ -70,6 +100,8 @@ export class EventStream extends Readable {
   constructor(private readonly options: EventStreamOptions) {
     super();
     this.position = options.start;
+    this.settleMs = options.settleMs ?? SETTLE_MS;
+    this.lookbackMs = options.lookbackMs ?? LOOKBACK_MS;
     this.partition = eventPartition(options.viewer.tenantId, options.entity);
     this.read_ = options.read ?? readEventsAfter;
     this.leases = options.leases ?? { renew: renewLease, release: releaseLease };
@@ -101,28 +133,59 @@ export class EventStream extends Readable {
     this.pollTimer = setTimeout(() => void this.poll(), delay);
   }
 
+  /** The start of the look-back window behind the position. */
+  private windowStart(): string {
+    return positionAt(positionTime(this.position) - this.lookbackMs);
+  }
+
   /**
-   * One poll: reads after the position until the partition is drained or an unsettled event is
-   * met. Polls start every `pollMs` (a slow query delays the next, never stacks them); when an
-   * event was held back, the next poll runs as soon as it settles.
+   * One poll. With the look-back due (and always first), reads from the window's start, else
+   * from the position; in one pass over the pages:
+   * - an event at or behind the position that was not sent yet is a late commit: sent now,
+   *   without an id (or, on the first read, taken as already there);
+   * - an event after the position is sent in order, with its position as id, once `settleMs`
+   *   old; the first younger one stops the pass (the next poll runs when it settles).
+   * Polls start every `pollMs` (a slow query delays the next, never stacks them).
    */
   private async poll(): Promise<void> {
     const started = Date.now();
     let heldBack: StreamEvent | undefined;
     try {
-      for (let page = 0; page < PAGES_PER_POLL && !this.stopped; page++) {
-        const cutoff = positionAt(Date.now() - SETTLE_MS);
-        const { events, more } = await this.read_(this.partition, this.position);
+      const lookback = !this.seeded || started - this.lastLookback >= (this.options.lookbackEveryMs ?? LOOKBACK_EVERY_MS);
+      const from = lookback ? this.windowStart() : this.position;
+      let after = from;
+      let pagesAhead = 0;
+      for (;;) {
+        if (this.stopped) return;
+        const cutoff = positionAt(Date.now() - this.settleMs);
+        const { events, more } = await this.read_(this.partition, after);
+        let aheadOnPage = false;
         for (const event of events) {
           if (this.stopped) return;
+          after = event.position;
+          if (event.position <= this.position) {
+            if (this.seen.has(event.position)) continue;
+            this.seen.add(event.position);
+            if (this.seeded && visibleTo(this.options.entity, this.options.viewer, event)) this.send(changeMessage(this.options.entity, event, { late: true }));
+            continue;
+          }
+          aheadOnPage = true;
           if (event.position >= cutoff) {
             heldBack = event;
             break;
           }
           this.position = event.position;
+          this.seen.add(event.position);
           if (visibleTo(this.options.entity, this.options.viewer, event)) this.send(changeMessage(this.options.entity, event));
         }
-        if (!more || heldBack) break;
+        if (aheadOnPage) pagesAhead++;
+        if (!more || heldBack || pagesAhead >= PAGES_PER_POLL) break;
+      }
+      if (lookback) {
+        this.seeded = true;
+        this.lastLookback = started;
+        const floor = this.windowStart();
+        for (const position of this.seen) if (position <= floor) this.seen.delete(position);
       }
     } catch (error) {
       // A failed query is retried at the next poll, from the same position.
@@ -130,7 +193,7 @@ export class EventStream extends Readable {
     }
     const now = Date.now();
     let delay = Math.max(0, started + this.options.pollMs - now);
-    if (heldBack) delay = Math.min(delay, Math.max(0, positionTime(heldBack.position) + SETTLE_MS + 1 - now));
+    if (heldBack) delay = Math.min(delay, Math.max(0, positionTime(heldBack.position) + this.settleMs + 1 - now));
     this.schedulePoll(delay);
   }
 

@@ -8,6 +8,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import { BadRequestError, NotFoundError } from '../errors.js';
+import { jsonDepth, MAX_JSON_DEPTH } from '../http/json-body.js';
 import { hexSignature, safeEqual } from './signing.js';
 import { storeInboundEvent } from './store.js';
 
@@ -41,8 +42,11 @@ export function verifyStripe(secret: string, body: Buffer, header: string | unde
 }
 
 function parsedBody(body: Buffer): Record<string, unknown> | undefined {
+  const text = body.toString('utf8');
+  // Too deep to store or walk safely: kept as raw bytes only, like any body that is not an object.
+  if (jsonDepth(text) > MAX_JSON_DEPTH) return undefined;
   try {
-    const value = JSON.parse(body.toString('utf8')) as unknown;
+    const value = JSON.parse(text) as unknown;
     return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
@@ -62,7 +66,7 @@ export async function receiveInbound(
   if (provider === 'stripe') verifyStripe(secret, raw, headers['stripe-signature']);
   else verifyGeneric(secret, raw, headers['x-webhook-signature']);
   const parsed = parsedBody(raw);
-  if (!parsed) throw new BadRequestError('The webhook body must be a JSON object');
+  if (!parsed) throw new BadRequestError(`The webhook body must be a JSON object nested at most ${MAX_JSON_DEPTH} levels deep`);
   const declaredId = provider === 'generic' ? (headers['webhook-id'] ?? parsed.id) : parsed.id;
   const eventId = typeof declaredId === 'string' && declaredId && declaredId.length <= 255 ? declaredId : `sha256:${createHash('sha256').update(raw).digest('hex')}`;
   await storeInboundEvent(provider, eventId, typeof parsed.type === 'string' ? parsed.type.slice(0, 255) : undefined, raw.toString('utf8'));

@@ -8,7 +8,7 @@
 import { GetCommand, DynamoDBDocumentClient, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { resetConfig } from '../../../shared/config.js';
-import { createDynamoClient, db, tableName } from '../../../shared/data/client.js';
+import { createDynamoClient, db, dbOnce, tableName } from '../../../shared/data/client.js';
 import { recordKey } from '../../../shared/data/records-keys.js';
 import { loadDefinitions, type LoadedEntity } from '../../../shared/registry/index.js';
 import { lambdaContext, parsed, proxyEvent } from '../../support/events.js';
@@ -44,22 +44,24 @@ interface Sent {
 
 /** Counts the SDK commands sent; with `fail`, the next transaction gets a condition that cannot hold. */
 function watch(options: { fail?: boolean } = {}): Sent {
-  const client = db();
-  const send = client.send.bind(client) as (command: unknown) => Promise<unknown>;
   const sent: Sent = { commands: [], onRecords: [], items: [] };
-  vi.spyOn(client, 'send').mockImplementation((async (command: { constructor: { name: string }; input: any }) => {
-    sent.commands.push(command.constructor.name);
-    if (command.input.TableName === tableName('records')) sent.onRecords.push(command.constructor.name);
-    if (command instanceof TransactWriteCommand) {
-      sent.items = [...(command.input.TransactItems ?? [])];
-      if (options.fail) {
-        command.input.TransactItems!.push({
-          ConditionCheck: { TableName: tableName('records'), Key: { pk: 'fault-injection', sk: 'never' }, ConditionExpression: 'attribute_exists(pk)' },
-        });
+  // Both clients: transactions go through the single-attempt one (shared/data/records.ts sendTransaction).
+  for (const client of [db(), dbOnce()]) {
+    const send = client.send.bind(client) as (command: unknown) => Promise<unknown>;
+    vi.spyOn(client, 'send').mockImplementation((async (command: { constructor: { name: string }; input: any }) => {
+      sent.commands.push(command.constructor.name);
+      if (command.input.TableName === tableName('records')) sent.onRecords.push(command.constructor.name);
+      if (command instanceof TransactWriteCommand) {
+        sent.items = [...(command.input.TransactItems ?? [])];
+        if (options.fail) {
+          command.input.TransactItems!.push({
+            ConditionCheck: { TableName: tableName('records'), Key: { pk: 'fault-injection', sk: 'never' }, ConditionExpression: 'attribute_exists(pk)' },
+          });
+        }
       }
-    }
-    return send(command);
-  }) as never);
+      return send(command);
+    }) as never);
+  }
   return sent;
 }
 
@@ -210,7 +212,8 @@ describe('a failed transaction leaves nothing behind', () => {
 describe('concurrent writes', () => {
   it('an update that loses the race to another update is re-applied on the new version, not lost or overwritten', async () => {
     const task = (await call('POST', '/api/v1/tasks', { title: 'Raced' })).body.data;
-    const client = db();
+    // Transactions go through the single-attempt client (shared/data/records.ts sendTransaction).
+    const client = dbOnce();
     const send = client.send.bind(client) as (command: unknown) => Promise<unknown>;
     let interfered = false;
     let transactions = 0;

@@ -7,7 +7,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { resetConfig } from '../../../shared/config.js';
-import { db, tableName } from '../../../shared/data/client.js';
+import { db, dbOnce, tableName } from '../../../shared/data/client.js';
 import { lambdaContext, parsed, proxyEvent } from '../../support/events.js';
 import { newTenant, type TestTenant } from '../../support/identity.js';
 
@@ -30,24 +30,32 @@ function call(h: typeof importHandler, method: string, path: string, body?: unkn
   return h(proxyEvent({ method, path, headers: all, body: body === undefined ? undefined : JSON.stringify(body) }), lambdaContext()).then(parsed);
 }
 
-/** Counts write commands; `failAt` (1-based) makes that TransactWriteItems fail as a throttled request. */
-function watch(options: { failAt?: number } = {}) {
-  const client = db();
-  const send = client.send.bind(client) as (command: unknown) => Promise<unknown>;
+/**
+ * Counts write commands (on both clients: transactions go through the single-attempt one);
+ * `failAt` (1-based) makes that TransactWriteItems fail with `fault`, `busyFor` makes the first
+ * that many TransactWriteItems fail as DynamoDB Local's lock timeout.
+ */
+function watch(options: { failAt?: number; fault?: Error; busyFor?: number } = {}) {
   const seen = { transactions: 0, writes: [] as string[] };
-  vi.spyOn(client, 'send').mockImplementation((async (command: { constructor: { name: string }; input: any }) => {
-    const name = command.constructor.name;
-    const dataTable = command.input.TableName === undefined || [tableName('records'), tableName('events')].includes(command.input.TableName);
-    // Writes to the records and events tables (authentication and rate limits write elsewhere).
-    if (/^(TransactWrite|BatchWrite|Put|Update|Delete)/.test(name) && dataTable) {
-      seen.writes.push(name);
-    }
-    if (command instanceof TransactWriteCommand) {
-      seen.transactions += 1;
-      if (seen.transactions === options.failAt) throw Object.assign(new Error('injected'), { name: 'ThrottlingException' });
-    }
-    return send(command);
-  }) as never);
+  for (const client of [db(), dbOnce()]) {
+    const send = client.send.bind(client) as (command: unknown) => Promise<unknown>;
+    vi.spyOn(client, 'send').mockImplementation((async (command: { constructor: { name: string }; input: any }) => {
+      const name = command.constructor.name;
+      const dataTable = command.input.TableName === undefined || [tableName('records'), tableName('events')].includes(command.input.TableName);
+      // Writes to the records and events tables (authentication and rate limits write elsewhere).
+      if (/^(TransactWrite|BatchWrite|Put|Update|Delete)/.test(name) && dataTable) {
+        seen.writes.push(name);
+      }
+      if (command instanceof TransactWriteCommand) {
+        seen.transactions += 1;
+        if (seen.transactions === options.failAt) throw options.fault ?? Object.assign(new Error('injected'), { name: 'ValidationException', $metadata: { httpStatusCode: 400 } });
+        if (seen.transactions <= (options.busyFor ?? 0)) {
+          throw Object.assign(new Error('This action timed out because it too long waiting for a lock. This request will succeed in actual DynamoDB API'), { name: 'InternalFailure', $metadata: { httpStatusCode: 500 } });
+        }
+      }
+      return send(command);
+    }) as never);
+  }
   return seen;
 }
 
@@ -95,5 +103,18 @@ describe('import writes', () => {
     expect(new Set(ids).size).toBe(60);
     for (const task of report.tasks) expect(ids).toContain(task.id);
     expect(await total()).toBe(before + 60);
+  });
+
+  it('an engine-busy answer (lock timeout, throttling) is retried in place: 201, every task once', async () => {
+    const before = await total();
+
+    const seen = watch({ busyFor: 3 });
+    const response = await call(importHandler, 'POST', '/api/v1/import/tasks', { tasks: tasks(30, 'busy'), notify: true });
+    vi.restoreAllMocks();
+
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    expect(response.body.data).toMatchObject({ imported: 30, failed: 0 });
+    expect(seen.transactions).toBeGreaterThan(3);
+    expect(await total()).toBe(before + 30);
   });
 });

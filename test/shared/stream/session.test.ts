@@ -63,6 +63,36 @@ describe('event stream', () => {
     expect(SETTLE_MS).toBeGreaterThan(0);
   });
 
+  it('sends an event that commits behind its position once, at once, without an id', async () => {
+    const base = Date.now() - 5000;
+    const events = [change(`${positionAt(base)}#a`), change(`${positionAt(base + 2000)}#c`)];
+    const { stream, text } = streamOver(events, { lookbackEveryMs: 30 });
+    await sleep(80);
+
+    // Stamped between #a and #c, committed after the stream passed #c.
+    events.push(change(`${positionAt(base + 1000)}#b`));
+    await sleep(150);
+    stream.destroy();
+
+    const messages = text().split('\n\n').filter((m) => m.includes('task.created'));
+    expect(messages.map((m) => /"id":"r-([^"]+)"/.exec(m)?.[1]?.slice(-1))).toEqual(['a', 'c', 'b']);
+    expect(messages[2]).not.toMatch(/^id:/m);
+    // The resume position stays at the last in-order event.
+    const ids = [...text().matchAll(/^id: (.*)$/gm)].map((m) => m[1]);
+    expect(ids.at(-1)).toBe(`${positionAt(base + 2000)}#c`);
+  });
+
+  it('takes the events already in the look-back window when it starts as sent', async () => {
+    const start = Date.now() - 5000;
+    const before = change(`${positionAt(start - 1000)}#old`);
+    const { stream, text } = streamOver([before], { start: positionAt(start), lookbackEveryMs: 20 });
+
+    await sleep(100);
+    stream.destroy();
+
+    expect(text()).not.toContain('task.created');
+  });
+
   it('stops polling and releases its lease when destroyed (the client went away)', async () => {
     const { stream, reads, released } = streamOver([]);
     await sleep(70);
