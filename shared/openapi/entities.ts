@@ -46,6 +46,8 @@ function valueSchema(field: FieldDefinition): Schema {
       return { type: 'string', enum: [...(field.values ?? [])] };
     case 'datetime':
       return { type: 'string', format: 'date-time' };
+    case 'date':
+      return { type: 'string', format: 'date' };
     case 'boolean':
       return { type: 'boolean' };
     case 'uuid':
@@ -66,6 +68,8 @@ function sampleValue(name: string, field: FieldDefinition): unknown {
       return field.values?.[0];
     case 'datetime':
       return '2026-01-01T12:00:00.000Z';
+    case 'date':
+      return '2026-01-01';
     case 'boolean':
       return true;
     case 'uuid':
