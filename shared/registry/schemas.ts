@@ -31,6 +31,14 @@ export const MAX_METAS = 100;
 export const MAX_NESTING = 30;
 /** The form of a `date` field: YYYY-MM-DD (a real calendar date: isCalendarDate). */
 export const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
+/**
+ * The forms of `datetime` and `uuid` fields, as patterns rather than ajv `format`s: the
+ * precompiled validators of a format need ajv-formats at run time, which no cold start should
+ * load (shared/registry/validators.generated.ts keeps to ajv's run-time helpers, whatever fields a
+ * definition has). A date-time's values are then checked by isDateTime.
+ */
+export const DATE_TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?([Zz]|[+-]\\d{2}(:?\\d{2})?)$';
+export const UUID_PATTERN = '^(urn:uuid:)?[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$';
 /** Smallest non-zero magnitude DynamoDB stores. */
 const MIN_NUMBER_MAGNITUDE = 1e-130;
 
@@ -88,7 +96,7 @@ function fieldSchema(field: FieldDefinition, nullable: boolean): Schema {
     case 'enum':
       return nullable ? { enum: [...field.values!, null] } : { type: 'string', enum: [...field.values!] };
     case 'datetime':
-      schema = { type: 'string', format: 'date-time' };
+      schema = { type: 'string', pattern: DATE_TIME_PATTERN };
       break;
     case 'date':
       // A calendar date, checked by isCalendarDate (the pattern keeps the precompiled code format-free).
@@ -98,7 +106,7 @@ function fieldSchema(field: FieldDefinition, nullable: boolean): Schema {
       schema = { type: 'boolean' };
       break;
     case 'uuid':
-      schema = { type: 'string', format: 'uuid' };
+      schema = { type: 'string', pattern: UUID_PATTERN };
       break;
   }
   if (nullable) schema.type = [schema.type as string, 'null'];
@@ -184,6 +192,18 @@ export function isCalendarDate(text: string): boolean {
 }
 
 export const DATE_MESSAGE = 'must be a calendar date YYYY-MM-DD';
+export const DATE_TIME_MESSAGE = 'must be an ISO 8601 date-time';
+
+/**
+ * Whether text (already of DATE_TIME_PATTERN's form) names an instant that exists: a calendar
+ * date, hours 0-23, minutes and seconds 0-59 (no leap second: Date cannot hold one).
+ */
+export function isDateTime(text: string): boolean {
+  const match = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})/.exec(text);
+  if (!match || !isCalendarDate(match[1])) return false;
+  if (Number(match[2]) > 23 || Number(match[3]) > 59 || Number(match[4]) > 59) return false;
+  return !Number.isNaN(Date.parse(text));
+}
 
 function describeType(field: FieldDefinition | undefined, fallback: string): string {
   if (!field) return fallback === 'object' ? 'an object' : fallback === 'array' ? 'an array' : `a ${fallback}`;
@@ -215,6 +235,8 @@ function messageOf(error: SchemaError, entity: LoadedEntity, field: string): str
       return `must be less than or equal to ${String(params.limit)}`;
     case 'pattern':
       if (def?.type === 'date') return DATE_MESSAGE;
+      if (def?.type === 'datetime') return DATE_TIME_MESSAGE;
+      if (def?.type === 'uuid') return 'must be a UUID';
       return `must match the pattern ${String(params.pattern)}`;
     case 'format':
       return `must be ${params.format === 'uuid' ? 'a UUID' : 'an ISO 8601 date-time'}`;
@@ -351,8 +373,7 @@ function check(entity: LoadedEntity, body: unknown, mode: 'create' | 'update'): 
   const value = withoutGenerated(entity, body);
   if (!validate(value)) throw new ValidationError(detailsOf(validate.errors ?? [], entity));
   const problems = Object.entries(value).flatMap(([key, v]) => {
-    // ajv's date-time format admits leap seconds (23:59:60), which Date cannot represent.
-    if (entity.fields[key]?.type === 'datetime' && typeof v === 'string' && Number.isNaN(Date.parse(v))) return [[key, 'must be an ISO 8601 date-time']];
+    if (entity.fields[key]?.type === 'datetime' && typeof v === 'string' && !isDateTime(v)) return [[key, DATE_TIME_MESSAGE]];
     if (entity.fields[key]?.type === 'date' && typeof v === 'string' && !isCalendarDate(v)) return [[key, DATE_MESSAGE]];
     const problem = unstorable(v);
     return problem ? [[key, problem]] : [];
@@ -399,6 +420,7 @@ export function mergedProblems(entity: LoadedEntity, data: Record<string, unknow
   for (const [name, v] of Object.entries(value)) {
     if (name in details || typeof v !== 'string') continue;
     if (entity.fields[name]?.type === 'date' && !isCalendarDate(v)) details[name] = DATE_MESSAGE;
+    if (entity.fields[name]?.type === 'datetime' && !isDateTime(v)) details[name] = DATE_TIME_MESSAGE;
   }
   return details;
 }

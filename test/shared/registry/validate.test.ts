@@ -80,7 +80,7 @@ describe('validateDefinition', () => {
   it('names the file, the entity and the problem', () => {
     const message = problemsOf(widget({ fields: { size: { type: 'huge' } } }));
 
-    expect(message).toBe("Invalid entity definition: entities/widgets.ts entity 'widgets': field 'size': type must be one of string, number, enum, datetime, boolean, uuid (got \"huge\")");
+    expect(message).toBe("Invalid entity definition: entities/widgets.ts entity 'widgets': field 'size': type must be one of string, number, enum, datetime, date, boolean, uuid (got \"huge\")");
   });
 
   it('reports every problem of a definition at once', () => {
