@@ -36,7 +36,7 @@ const after = {
     tier: { type: 'enum', values: ['a', 'b'] },
     code: { type: 'string', maxLength: 20, unique: true },
     note: { type: 'string' },
-    owner: { type: 'string', required: true },
+    site: { type: 'string', required: true },
   },
 };
 
@@ -93,29 +93,29 @@ describe('a tightened definition', () => {
 
     expect(response.status).toBe(422);
     expect(response.body.code).toBe('VALIDATION_FAILED');
-    expect(Object.keys(response.body.details).sort()).toEqual(['label', 'owner', 'tier']);
+    expect(Object.keys(response.body.details).sort()).toEqual(['label', 'site', 'tier']);
     expect((await call(v2, 'GET', `/api/v1/gauges/${loose.id}`)).body.data.note).toBeUndefined();
   });
 
   it('accepts the update that makes the record valid', async () => {
-    const response = await call(v2, 'PATCH', `/api/v1/gauges/${loose.id}`, { label: 'short', tier: 'a', owner: 'ops' });
+    const response = await call(v2, 'PATCH', `/api/v1/gauges/${loose.id}`, { label: 'short', tier: 'a', site: 'ops' });
 
     expect(response.status, response.text).toBe(200);
-    expect(response.body.data).toMatchObject({ label: 'short', tier: 'a', owner: 'ops' });
+    expect(response.body.data).toMatchObject({ label: 'short', tier: 'a', site: 'ops' });
   });
 });
 
 describe('a unique rule added after duplicates were written', () => {
   it('lets a duplicate from before the rule be updated without changing its value', async () => {
-    const response = await call(v2, 'PATCH', `/api/v1/gauges/${duplicate.id}`, { owner: 'ops', note: 'kept' });
+    const response = await call(v2, 'PATCH', `/api/v1/gauges/${duplicate.id}`, { site: 'ops', note: 'kept' });
 
     expect(response.status, response.text).toBe(200);
     expect(response.body.data.code).toBe(code);
   });
 
   it('gives the value to the first record that claims it, then refuses the next', async () => {
-    const claimed = await call(v2, 'POST', '/api/v1/gauges', { owner: 'ops', code });
-    const refused = await call(v2, 'POST', '/api/v1/gauges', { owner: 'ops', code });
+    const claimed = await call(v2, 'POST', '/api/v1/gauges', { site: 'ops', code });
+    const refused = await call(v2, 'POST', '/api/v1/gauges', { site: 'ops', code });
 
     expect(claimed.status, claimed.text).toBe(201);
     expect(refused.status).toBe(409);
@@ -124,7 +124,7 @@ describe('a unique rule added after duplicates were written', () => {
 
   it('deletes a duplicate from before the rule without releasing the value another record holds', async () => {
     const deleted = await call(v2, 'DELETE', `/api/v1/gauges/${duplicate.id}`);
-    const again = await call(v2, 'POST', '/api/v1/gauges', { owner: 'ops', code });
+    const again = await call(v2, 'POST', '/api/v1/gauges', { site: 'ops', code });
 
     expect(deleted.status, deleted.text).toBe(200);
     expect(again.status).toBe(409);
