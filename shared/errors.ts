@@ -93,6 +93,17 @@ export class ConflictError extends ApiError {
   }
 }
 
+/** 409 UNIQUE_VIOLATION: another live record holds the value of a `unique: true` field; `details` names each such field. */
+export class UniqueViolationError extends ApiError {
+  readonly fields: string[];
+  constructor(entity: string, fields: readonly string[]) {
+    super(409, 'UNIQUE_VIOLATION', `Another record of ${entity} already has this ${fields.join(' and ')} (${fields.length > 1 ? 'each must' : 'it must'} be unique)`, {
+      details: Object.fromEntries(fields.map((f) => [f, 'must be unique: another record already has this value'])),
+    });
+    this.fields = [...fields];
+  }
+}
+
 /** 412: an If-Match / If-Unmodified-Since that the record no longer satisfies; `etag` is the current one, when there is a record to show. */
 export class PreconditionFailedError extends ApiError {
   constructor(message: string, etag?: string) {

@@ -43,6 +43,7 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { LoadedEntity } from '../registry/types.js';
 import { idTime } from './record-ids.js';
+import { uniqueWrites, withUniques } from './unique-keys.js';
 
 export const RECORD_SK = '#record';
 /** The counters' key prefix; alone, the single counter of earlier versions (read, never written). */
@@ -82,6 +83,11 @@ export interface StoredRecord {
    * the next update rewrites every copy. Never on a copy; never shown.
    */
   copiesVersion?: number;
+  /**
+   * On a record item: the unique fields whose uniqueness item it holds (shared/data/unique-keys.ts).
+   * Never on a copy; never shown.
+   */
+  uniques?: string[];
 }
 
 export interface TableNames {
@@ -374,7 +380,7 @@ export const PARTIAL_ATTRIBUTE = 'partial';
  * bookkeeping alone passes 1 KB (ids near their limit) keeps just that.
  */
 export function copyItem(entity: Pick<LoadedEntity, 'fields'>, partition: string, stored: StoredRecord): Record<string, unknown> {
-  const { copiesVersion: _copiesVersion, ...record } = stored;
+  const { copiesVersion: _copiesVersion, uniques: _uniques, ...record } = stored;
   const full: Record<string, unknown> = { pk: partition, sk: listingSortKey(record), kind: 'index', ...record };
   let size = itemSize(full);
   if (size <= COPY_MAX_BYTES) return full;
@@ -566,12 +572,18 @@ function eventPut(tables: TableNames, event: Record<string, unknown>): TransactI
   return { Put: { TableName: tables.events, Item: event } };
 }
 
-/** A new record's Puts: the record (only if new; first), then a copy per listing partition of `entered` but the one it stands in. */
+/**
+ * A new record's Puts: the record (only if new; first), then a copy per listing partition of
+ * `entered` but the one it stands in, then the uniqueness items of its unique values (each only
+ * if no other record holds the value).
+ */
 export function newRecordPuts(entity: LoadedEntity, record: StoredRecord, entered: readonly Listing[], tables: TableNames): TransactItem[] {
   const own = ownListing(entity, record);
+  const unique = uniqueWrites(entity, tables.records, undefined, record);
   return [
-    { Put: { TableName: tables.records, Item: recordItem(entity, record), ConditionExpression: 'attribute_not_exists(pk)' } },
+    { Put: { TableName: tables.records, Item: recordItem(entity, withUniques(record, unique.holds)), ConditionExpression: 'attribute_not_exists(pk)' } },
     ...entered.filter((l) => l.partition !== own).map((l): TransactItem => ({ Put: { TableName: tables.records, Item: copyItem(entity, l.partition, record) } })),
+    ...unique.items,
   ];
 }
 
@@ -594,7 +606,8 @@ function versionGuard(before: StoredRecord): { ConditionExpression: string; Expr
  * version (a soft-deleted record moves out of the listing it stood in: Delete there, Put at its
  * detached key); fresh copies in every other partition of `after` (but partial copies the update
  * leaves as they are: unchangedCopy); copies removed from partitions it left;
- * counters +1 / -1 for partitions entered / left; the event.
+ * counters +1 / -1 for partitions entered / left; values acquired and released
+ * (shared/data/unique-keys.ts uniqueWrites; a soft delete releases every value held); the event.
  */
 export function updateTransaction(
   entity: LoadedEntity,
@@ -620,20 +633,23 @@ export function updateTransaction(
     .filter(({ l, copy }) => !oldSet.has(l.partition) || !unchangedCopy(entity, l.partition, before, copy));
   const from = homeKey(entity, before);
   const to = homeKey(entity, after);
+  const unique = uniqueWrites(entity, tables.records, before, after);
+  const stored = withUniques(after, unique.holds);
   const record: TransactItem[] =
     from.pk === to.pk && from.sk === to.sk
-      ? [{ Put: { TableName: tables.records, Item: recordItem(entity, after), ...versionGuard(before) } }]
-      : [{ Delete: { TableName: tables.records, Key: from, ...versionGuard(before) } }, { Put: { TableName: tables.records, Item: recordItem(entity, after) } }];
+      ? [{ Put: { TableName: tables.records, Item: recordItem(entity, stored), ...versionGuard(before) } }]
+      : [{ Delete: { TableName: tables.records, Key: from, ...versionGuard(before) } }, { Put: { TableName: tables.records, Item: recordItem(entity, stored) } }];
   return [
     ...record,
     ...rewritten.map(({ copy }): TransactItem => ({ Put: { TableName: tables.records, Item: copy } })),
     ...left.filter((l) => l.partition !== ownBefore).map((l): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: l.partition, sk: oldSk } } })),
     ...counterUpdates(entity, tables, [...entered.map((l): [Listing, number] => [l, 1]), ...left.map((l): [Listing, number] => [l, -1])], shard),
+    ...unique.items,
     eventPut(tables, event),
   ];
 }
 
-/** Hard delete: the record if still at `before`'s version, its other copies, -1 per partition, the event. */
+/** Hard delete: the record if still at `before`'s version, its other copies, -1 per partition, the values it holds released, the event. */
 export function deleteTransaction(entity: LoadedEntity, before: StoredRecord, event: Record<string, unknown>, tables: TableNames, shard = randomShard()): TransactItem[] {
   const left = listings(entity, before);
   const sk = listingSortKey(before);
@@ -642,6 +658,7 @@ export function deleteTransaction(entity: LoadedEntity, before: StoredRecord, ev
     { Delete: { TableName: tables.records, Key: homeKey(entity, before), ...versionGuard(before) } },
     ...left.filter((l) => l.partition !== own).map((l): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: l.partition, sk } } })),
     ...counterUpdates(entity, tables, left.map((l) => [l, -1]), shard),
+    ...uniqueWrites(entity, tables.records, before, undefined).items,
     eventPut(tables, event),
   ];
 }

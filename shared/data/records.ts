@@ -9,7 +9,7 @@
  * to the partition read (changed between the Query and the BatchGetItem).
  */
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { ServiceUnavailableError } from '../errors.js';
+import { ServiceUnavailableError, UniqueViolationError } from '../errors.js';
 import type { LoadedEntity } from '../registry/types.js';
 import { randomUUID } from 'node:crypto';
 import { isEngineBusy, whileBusy } from './busy.js';
@@ -33,6 +33,7 @@ import {
   type TotalSource,
   type TransactItem,
 } from './records-keys.js';
+import { uniquePutField } from './unique-keys.js';
 
 export function recordTables(): TableNames {
   return { records: tableName('records'), events: tableName('events') };
@@ -118,7 +119,8 @@ export async function sendTransaction(items: readonly TransactItem[]): Promise<v
 }
 
 /**
- * ONE TransactWriteItems. A failed condition on the first item (the record) is a WriteConflict.
+ * ONE TransactWriteItems. A failed condition on the first item (the record) is a WriteConflict;
+ * on a uniqueness item (shared/data/unique-keys.ts), 409 UNIQUE_VIOLATION naming the field(s).
  * Another transaction on the same items at the same moment (two writes adding to one counter
  * item) cancels with TransactionConflict and nothing written: that is retried with jittered
  * back-off, the counters moved to another shard each time (CONFLICT_ATTEMPTS in all), then 503.
@@ -134,6 +136,9 @@ export async function transact(sent: TransactItem[]): Promise<void> {
       if (e.name !== 'TransactionCanceledException') throw error;
       const reasons = e.CancellationReasons ?? [];
       if (reasons[0]?.Code === 'ConditionalCheckFailed') throw new WriteConflict();
+      // A uniqueness item's condition: another record holds the value (409, not a version conflict).
+      const taken = uniqueClashes(items, reasons);
+      if (taken.fields.length) throw new UniqueViolationError(taken.entity, taken.fields);
       const conflict = reasons.some((r) => r.Code === 'TransactionConflict') && !reasons.some((r) => r.Code === 'ConditionalCheckFailed');
       if (!conflict) throw error;
       if (attempt >= CONFLICT_ATTEMPTS) throw new ServiceUnavailableError('The records are busy; retry shortly');
@@ -141,6 +146,22 @@ export async function transact(sent: TransactItem[]): Promise<void> {
       items = reshard(items, randomShard());
     }
   }
+}
+
+/**
+ * The unique fields whose uniqueness Put failed its condition in a cancelled transaction (the
+ * reasons are in the order of the items), and the entity's slug.
+ */
+export function uniqueClashes(items: readonly TransactItem[], reasons: readonly { Code?: string }[]): { entity: string; fields: string[] } {
+  const fields: string[] = [];
+  let slug = '';
+  items.forEach((item, i) => {
+    const field = uniquePutField(item);
+    if (field === undefined || reasons[i]?.Code !== 'ConditionalCheckFailed') return;
+    if (!fields.includes(field)) fields.push(field);
+    slug = String(item.Put!.Item!.entity);
+  });
+  return { entity: slug, fields };
 }
 
 /** A listing copy read: its sort key and the record it stands for (whole). */

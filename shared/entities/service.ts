@@ -21,7 +21,8 @@ import type { ApiRequest, AuthContext, Reply } from '../http/types.js';
 import { newId, newRecordId } from '../ids.js';
 import { describeEntity } from '../registry/describe.js';
 import { findEntity } from '../registry/index.js';
-import { checkCreate, checkUpdate, unvalidatedReferences, type WriteInput } from '../registry/schemas.js';
+import { checkCreate, checkUpdate, mergedProblems, unvalidatedReferences, type WriteInput } from '../registry/schemas.js';
+import { oversizedUniques } from '../data/unique-keys.js';
 import type { LoadedEntity, RelationDefinition } from '../registry/types.js';
 import { canSee, changeableOr404, requireCaller, requireOperation, requirePermission, viewerOf, visibleOr404 } from './access.js';
 import { executeList, paginationOf, parseListParams, planList } from './list.js';
@@ -30,7 +31,7 @@ import { pick, present, type PublicRecord } from './present.js';
 import { preconditionFailed, recordEtag, satisfied, type Preconditions } from './preconditions.js';
 import { checkReferences } from './references.js';
 import { attachRelations, parseIncludes, type Include } from './relations.js';
-import { list, parseFields, parseListQuery } from '../query/params.js';
+import { list, parseFields, parseListQuery, refuseUnknownParameters } from '../query/params.js';
 import { METADATA_MAX_CHARS } from '../registry/schemas.js';
 import type { Pagination } from '../http/types.js';
 import { apiPath } from '../http/urls.js';
@@ -126,6 +127,23 @@ function changedReferences(before: StoredRecord, input: WriteInput): Record<stri
   return changed;
 }
 
+/** 422 for a unique value too long to be held (its key would pass DynamoDB's limit). */
+function refuseOversizedUniques(entity: LoadedEntity, before: StoredRecord | undefined, record: StoredRecord): void {
+  const fields = oversizedUniques(entity, before, record);
+  if (fields.length) throw new ValidationError(Object.fromEntries(fields.map((f) => [f, 'is too long for a unique field (at most about 1900 bytes once URL-encoded)'])));
+}
+
+/**
+ * The record an update leaves must satisfy the current definition as a whole, not only in the
+ * fields sent: a record written before a rule was tightened (a shorter maxLength, a new required
+ * field, a narrower enum) must be made valid by the update that touches it (422 naming each
+ * field otherwise). Reading it still works.
+ */
+function checkMerged(entity: LoadedEntity, record: StoredRecord): void {
+  const details = mergedProblems(entity, record.data);
+  if (Object.keys(details).length) throw new ValidationError(details);
+}
+
 // ---------- operations ----------
 
 /** How records are shown: fields, metas, metadata, included relations (LIST and READ). */
@@ -213,6 +231,7 @@ export async function listRecords(entity: LoadedEntity, req: ApiRequest): Promis
 export async function readRecord(entity: LoadedEntity, id: string, req: ApiRequest): Promise<Reply> {
   requireOperation(entity, 'read');
   requirePermission(entity, 'read', req.auth);
+  refuseUnknownParameters(entity, req.query, 'read');
   const view = parseView(entity, req.query);
   const record = visibleOr404(entity, await getRecord(entity, id, req.auth?.tenantId), id, req.auth);
   const [data] = await render(entity, [record], view, req.auth);
@@ -268,6 +287,7 @@ async function insertRecord(entity: LoadedEntity, auth: AuthContext | undefined,
   const input = await validated(entity, withForced, caller, () => checkCreate(entity, withForced), options.checked);
   await checkReferences(entity, input.data, caller, options.checked);
   const record = newRecord(entity, caller, input, options.forced);
+  refuseOversizedUniques(entity, undefined, record);
   const items = [...createTransaction(entity, record, changeEvent(entity, 'created', record, record.createdAt), recordTables()), ...(options.alongside?.(record) ?? [])];
   await transact(items);
   return record;
@@ -334,6 +354,8 @@ async function updateStored(entity: LoadedEntity, id: string, auth: AuthContext 
   const { after: updated } = await rewrite(entity, id, caller, async (before) => {
     await checkReferences(entity, changedReferences(before, input), caller);
     const next = applyUpdate(before, input, options);
+    checkMerged(entity, next);
+    refuseOversizedUniques(entity, before, next);
     return { after: next, items: updateTransaction(entity, before, next, changeEvent(entity, 'updated', next, next.updatedAt), recordTables()) };
   }, options.preconditions);
   return updated!;

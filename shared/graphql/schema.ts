@@ -2,11 +2,15 @@
  * The GraphQL schema, generated from the entity registry (built once per process):
  *
  * For each entity (type name: its `name` in PascalCase, e.g. Task, Product):
- * - type <Type> { id: ID!, each field (string/enum/datetime/uuid → String, number → Float,
- *   boolean → Boolean; non-null when required or defaulted), each belongsTo relation as an object
- *   (`assignee: User`) in place of its foreign key, createdAt: String!, updatedAt: String!,
- *   deletedAt: String (soft-delete entities) }. So Task is exactly SPEC.md's: id, title,
- *   description, status, priority, assignee, createdAt, updatedAt.
+ * - type <Type> { id: ID!, each field (string/datetime/date/uuid → String, number → Float,
+ *   boolean → Boolean, enum → the GraphQL enum <Type><Field> of its values, or String when a
+ *   value is not a GraphQL name; references and foreign keys → ID; non-null when required or
+ *   defaulted), each belongsTo relation as an object beside its foreign key (`assignee: User` and
+ *   `assigneeId: ID`), createdAt: String!, updatedAt: String!, deletedAt: String (soft-delete
+ *   entities) }. So Task is SPEC.md's (id, title, description, status, priority, assignee,
+ *   createdAt, updatedAt), with status and priority as enums (TaskStatus, TaskPriority: the same
+ *   strings in JSON) and the stored assigneeId beside assignee. Enum inputs and filters take the
+ *   same enums.
  * - Query: <name>(id: ID!): <Type> (null when absent or not visible);
  *   <slug in camelCase>(page: Int, limit: Int, filter: <Type>Filter): <Type>Connection! with
  *   edges [{node}], pageInfo {hasNextPage, hasPreviousPage} and totalCount.
@@ -24,6 +28,7 @@
  */
 import {
   GraphQLBoolean,
+  GraphQLEnumType,
   GraphQLFloat,
   GraphQLID,
   GraphQLInputObjectType,
@@ -94,6 +99,33 @@ function scalarOf(field: FieldDefinition): GraphQLOutputType & GraphQLInputType 
   return GraphQLString;
 }
 
+/** A GraphQL enum value name: a name that is not true, false or null. */
+const ENUM_VALUE = /^[_A-Za-z][_0-9A-Za-z]*$/;
+
+function enumerable(values: readonly string[] | undefined): values is readonly string[] {
+  return Array.isArray(values) && values.length > 0 && values.every((v) => ENUM_VALUE.test(v) && v !== 'true' && v !== 'false' && v !== 'null');
+}
+
+/**
+ * The GraphQL types of an entity's fields: an enum field is a GraphQL enum `<Type><Field>` whose
+ * values are the field's values (so its JSON is the same string); a field whose values are not
+ * all GraphQL names (`in-progress`, `2x`) stays a String. Other fields map to their scalar.
+ */
+function fieldTypes(entity: LoadedEntity, taken: ReadonlySet<string>): Map<string, GraphQLOutputType & GraphQLInputType> {
+  const types = new Map<string, GraphQLOutputType & GraphQLInputType>();
+  const type = namesOf(entity).type;
+  for (const [name, field] of Object.entries(entity.fields)) {
+    if (field.type !== 'enum' || !enumerable(field.values)) {
+      types.set(name, scalarOf(field));
+      continue;
+    }
+    let enumName = `${type}${pascal(name)}`;
+    while (taken.has(enumName)) enumName = `${enumName}Enum`;
+    types.set(name, new GraphQLEnumType({ name: enumName, values: Object.fromEntries(field.values.map((v) => [v, { value: v }])) }));
+  }
+  return types;
+}
+
 /** Each entity operation needs its own entity scope (like the REST route), then the definition's. */
 function requireScope(entity: LoadedEntity, action: 'read' | 'write' | 'delete', permission: 'read' | 'create' | 'update' | 'delete', auth: AuthContext | undefined): void {
   if (!(action === 'read' && entity.access.public)) {
@@ -123,6 +155,13 @@ const PageInfoType = new GraphQLObjectType({
 function buildSchema(): GraphQLSchema {
   const entities = allEntities();
   const objectTypes = new Map<string, GraphQLObjectType>();
+  // Every type name the schema gives otherwise: an enum's name never takes one of them.
+  const taken = new Set<string>(['User', 'PageInfo', 'Query', 'Mutation']);
+  for (const entity of entities) {
+    const { type } = namesOf(entity);
+    for (const name of [type, `${type}Edge`, `${type}Connection`, `${type}Filter`, `Create${type}Input`, `Update${type}Input`]) taken.add(name);
+  }
+  const typesOf = new Map(entities.map((e) => [e.slug, fieldTypes(e, taken)]));
 
   const objectType = (entity: LoadedEntity): GraphQLObjectType => {
     let type = objectTypes.get(entity.slug);
@@ -133,11 +172,13 @@ function buildSchema(): GraphQLSchema {
       name: namesOf(entity).type,
       fields: () => {
         const fields: GraphQLFieldConfigMap<Source, GraphQLContext> = { id: { type: new GraphQLNonNull(GraphQLID) } };
+        const types = typesOf.get(entity.slug)!;
         for (const [name, field] of Object.entries(entity.fields)) {
-          if (foreignKeys.has(name)) continue;
           const nonNull = field.required === true || field.default !== undefined;
+          // A belongsTo's foreign key (customerId) is the stored id, beside the relation object.
+          const base = foreignKeys.has(name) || field.references ? GraphQLID : types.get(name)!;
           fields[name] = {
-            type: nonNull ? new GraphQLNonNull(scalarOf(field)) : scalarOf(field),
+            type: nonNull ? new GraphQLNonNull(base) : base,
             resolve: (source) => source[name] ?? field.default ?? null,
           };
         }
@@ -180,7 +221,8 @@ function buildSchema(): GraphQLSchema {
       },
     });
     const filterFields: GraphQLInputFieldConfigMap = {};
-    for (const [name, field] of Object.entries(entity.fields)) filterFields[name] = { type: scalarOf(field) };
+    const types = typesOf.get(entity.slug)!;
+    for (const name of Object.keys(entity.fields)) filterFields[name] = { type: types.get(name)! };
     filterFields.search = { type: GraphQLString, description: 'Words that must all appear in the searchable fields' };
     const filter = new GraphQLInputObjectType({ name: `${names.type}Filter`, fields: filterFields });
 
@@ -227,7 +269,7 @@ function buildSchema(): GraphQLSchema {
     const inputFields = (mode: 'create' | 'update'): GraphQLInputFieldConfigMap => {
       const fields: GraphQLInputFieldConfigMap = {};
       for (const [name, field] of writableFields(entity)) {
-        const base = field.references ? GraphQLID : scalarOf(field);
+        const base = field.references ? GraphQLID : types.get(name)!;
         fields[name] = { type: mode === 'create' && field.required ? new GraphQLNonNull(base) : base };
       }
       for (const key of linkKeys(entity)) fields[key] = { type: new GraphQLList(new GraphQLNonNull(GraphQLID)) };

@@ -6,7 +6,10 @@
  *   single CREATE (schema, defaults, references: one BatchGetItem for all items) BEFORE anything is
  *   written. skipInvalid false (default): the first invalid item aborts with 422 VALIDATION_FAILED
  *   naming its index (`details` keyed `items[<index>].<field>`), nothing is created. skipInvalid
- *   true: invalid items are counted in `failed` and skipped. `failures` ([{index, item, error}],
+ *   true: invalid items are counted in `failed` and skipped. A value of a `unique: true` field
+ *   that another record holds, or that an earlier item of the same import has, makes the item
+ *   invalid (skipInvalid false: 409 UNIQUE_VIOLATION when that is the first invalid item's only
+ *   problem). `failures` ([{index, item, error}],
  *   zero-based index) only when returnFailures is true. Each record gets its `<name>.created`
  *   change event, as a single create would.
  * - `POST /api/v1/import/tasks` `{tasks (1..100), assignUsers?, notify?}` → 201
@@ -27,11 +30,12 @@
 import { randomBytes } from 'node:crypto';
 import { emailKey, userKey } from '../data/identity.js';
 import { batchGet, batchKey, recordTables } from '../data/records.js';
-import { eventItem, type StoredRecord } from '../data/records-keys.js';
+import { eventItem, type Key, type StoredRecord } from '../data/records-keys.js';
+import { holdsValue, uniqueFields, uniqueKey, uniqueKeyFits } from '../data/unique-keys.js';
 import { requireCaller, requireOperation, requirePermission } from '../entities/access.js';
 import { present, type PublicRecord } from '../entities/present.js';
 import { referenceChecks, referenceProblem, referenceReads } from '../entities/references.js';
-import { ApiError, ValidationError } from '../errors.js';
+import { ApiError, ConflictError, ValidationError } from '../errors.js';
 import { idempotencyKeyOf, idempotencyScope } from '../http/idempotency.js';
 import type { ApiRequest, AuthContext } from '../http/types.js';
 import { newId } from '../ids.js';
@@ -88,6 +92,75 @@ export interface ItemResult {
   input?: WriteInput;
   /** Why the item is invalid, keyed by field. */
   details?: Record<string, string>;
+  /** Fields of `details` whose value another record (or an earlier item) already holds. */
+  taken?: string[];
+}
+
+const TAKEN = 'must be unique: another record already has this value';
+
+function markTaken(result: ItemResult, field: string, message = TAKEN): void {
+  result.details ??= {};
+  result.details[field] = message;
+  result.taken = [...(result.taken ?? []), field];
+  delete result.input;
+}
+
+/**
+ * The unique values of the valid items, checked before anything is written: an item whose value
+ * an earlier item of the import has, or another record holds already (ONE BatchGetItem per 100
+ * keys), is invalid like any other (skipInvalid decides). A value held by the very record an
+ * earlier attempt of the same import wrote (same derived id) is not a clash. A record that takes
+ * a value after this check fails at write time (shared/import/write.ts `taken`).
+ */
+async function checkUniqueValues(entity: LoadedEntity, results: ItemResult[], auth: AuthContext, seed: IdSeed | undefined): Promise<void> {
+  const fields = uniqueFields(entity);
+  if (fields.length === 0) return;
+  const valueOf = (r: ItemResult, field: string) => (entity.fields[field].generated === 'caller' ? auth.user.id : r.input!.data[field]);
+  const seen = new Map<string, number>();
+  const wanted: { result: ItemResult; field: string; key: Key }[] = [];
+  for (const r of results) {
+    if (!r.input) continue;
+    for (const field of fields) {
+      // A field already found wrong: the item is invalid, its other values are not held.
+      if (!r.input) break;
+      const value = valueOf(r, field);
+      if (!holdsValue(value)) continue;
+      if (!uniqueKeyFits(entity, auth.tenantId, field, value)) {
+        r.details = { ...(r.details ?? {}), [field]: 'is too long for a unique field (at most about 1900 bytes once URL-encoded)' };
+        delete r.input;
+        continue;
+      }
+      const key = uniqueKey(entity, auth.tenantId, field, value);
+      const earlier = seen.get(key.pk);
+      if (earlier !== undefined) markTaken(r, field, `must be unique: item ${earlier} of this import has the same value`);
+      else {
+        seen.set(key.pk, r.index);
+        wanted.push({ result: r, field, key });
+      }
+    }
+  }
+  if (wanted.length === 0) return;
+  const found = await batchGet([{ table: 'records', keys: wanted.map((w) => w.key) }]);
+  for (const { result, field, key } of wanted) {
+    const holder = found.get(batchKey('records', key));
+    if (!holder) continue;
+    // The record an earlier attempt of this very import wrote (ids derived from the Idempotency-Key).
+    if (seed && holder.recordId === importRecordId(entity, result.index, result.item, seed, 0)) continue;
+    markTaken(result, field);
+  }
+}
+
+/** The first invalid item aborts the import: 409 when only its unique values are the problem, else 422. */
+function abortOn(first: ItemResult): ApiError {
+  const named = Object.fromEntries(Object.entries(first.details!).map(([field, message]) => [`items[${first.index}].${field}`, message]));
+  const message = `Item ${first.index} is invalid (${describeDetails(first.details!)}); nothing was imported`;
+  const onlyTaken = Object.keys(first.details!).every((f) => first.taken?.includes(f));
+  return onlyTaken ? new ConflictError(message, 'UNIQUE_VIOLATION', named) : new ValidationError(named, message);
+}
+
+/** Items whose unique value was taken between the check and the write: reported like invalid items. */
+function takenAtWrite(written: WrittenItems, results: ItemResult[]): void {
+  for (const r of results) for (const field of written.taken.get(r.index) ?? []) markTaken(r, field);
 }
 
 /**
@@ -114,7 +187,13 @@ async function checkAllReferences(entity: LoadedEntity, results: ItemResult[], a
 }
 
 /** Validates every item as a single create would (no writes). */
-export async function validateItems(entity: LoadedEntity, items: readonly unknown[], auth: AuthContext, pre: Map<number, Record<string, string>> = new Map()): Promise<ItemResult[]> {
+export async function validateItems(
+  entity: LoadedEntity,
+  items: readonly unknown[],
+  auth: AuthContext,
+  pre: Map<number, Record<string, string>> = new Map(),
+  seed?: IdSeed,
+): Promise<ItemResult[]> {
   const results: ItemResult[] = items.map((item, index) => {
     if (!isPlainObject(item)) return { index, item, details: { item: 'must be a JSON object' } };
     const earlier = pre.get(index);
@@ -127,6 +206,7 @@ export async function validateItems(entity: LoadedEntity, items: readonly unknow
     }
   });
   await checkAllReferences(entity, results, auth);
+  await checkUniqueValues(entity, results, auth, seed);
   return results;
 }
 
@@ -151,6 +231,8 @@ export interface WrittenItems {
   records: Map<number, PublicRecord>;
   /** Write failures by request index. */
   failed: Map<number, string>;
+  /** Items whose unique value another record took meanwhile: the fields, by request index. */
+  taken: Map<number, string[]>;
   writeRequests: number;
 }
 
@@ -172,7 +254,7 @@ async function writeValid(entity: LoadedEntity, valid: ItemResult[], req: ApiReq
   const outcome = await writeRecords(entity, planned, recordTables(), (found, mine) => found.tenantId === mine.tenantId && found.ownerId === mine.ownerId && !found.deletedAt);
   const records = new Map<number, PublicRecord>();
   for (const [index, record] of [...outcome.written, ...outcome.existing]) records.set(index, present(entity, record));
-  return { records, failed: outcome.failed, writeRequests: outcome.writeRequests };
+  return { records, failed: outcome.failed, taken: outcome.taken, writeRequests: outcome.writeRequests };
 }
 
 /**
@@ -241,14 +323,11 @@ export async function importRecords(entity: LoadedEntity, req: ApiRequest): Prom
   if (Object.keys(details).length) throw new ValidationError(details);
   const items = itemsOf(body, 'items');
 
-  const results = await validateItems(entity, items, auth);
+  const results = await validateItems(entity, items, auth, new Map(), seedOf(req));
   const invalid = results.filter((r) => r.details);
-  if (!skipInvalid && invalid.length) {
-    const first = invalid[0];
-    const named = Object.fromEntries(Object.entries(first.details!).map(([field, message]) => [`items[${first.index}].${field}`, message]));
-    throw new ValidationError(named, `Item ${first.index} is invalid (${describeDetails(first.details!)}); nothing was imported`);
-  }
+  if (!skipInvalid && invalid.length) throw abortOn(invalid[0]);
   const written = await writeValid(entity, results.filter((r) => r.input), req, auth, true);
+  takenAtWrite(written, results);
 
   const failures: ImportFailure[] = [];
   for (const r of results) {
@@ -317,8 +396,9 @@ export async function importTasks(req: ApiRequest): Promise<Record<string, unkno
     return rest;
   });
 
-  const results = await validateItems(entity, bodies, auth, pre);
+  const results = await validateItems(entity, bodies, auth, pre, seedOf(req));
   const written = await writeValid(entity, results.filter((r) => r.input), req, auth, notify);
+  takenAtWrite(written, results);
   const errors: { index: number; task: unknown; error: string; details?: Record<string, string> }[] = [];
   for (const r of results) {
     if (r.details) errors.push({ index: r.index, task: echoOf(tasks[r.index]), error: describeDetails(r.details), details: r.details });

@@ -12,6 +12,8 @@
  *   Idempotency-Key (shared/import/ids.ts) a re-run of the same import finds the records an
  *   earlier attempt wrote, drops them from the transaction (their counters were applied with
  *   them) and writes only the rest — no duplicates, no double counting;
+ * - a record whose uniqueness item (a `unique: true` value) another record took after the
+ *   import's own check fails alone (`taken`), and the others of its transaction are repacked;
  * - a transaction cancelled by a concurrent writer on a shared counter (TransactionConflict) is
  *   retried with jittered back-off, its counters moved to another shard; any other failure fails
  *   only that transaction's records, which are reported per item, and the next transaction still
@@ -31,6 +33,7 @@ import {
   type TransactItem,
 } from '../data/records-keys.js';
 import { conflictBackoff, CONFLICT_ATTEMPTS, readRecords, sendTransaction } from '../data/records.js';
+import { uniquePutField } from '../data/unique-keys.js';
 import { toApiError } from '../errors.js';
 import type { LoadedEntity } from '../registry/types.js';
 
@@ -116,6 +119,11 @@ export interface WriteOutcome {
   existing: Map<number, StoredRecord>;
   /** Records not written: the error message, by request index. */
   failed: Map<number, string>;
+  /**
+   * Records not written because another record took one of their unique values meanwhile (after
+   * the import's own check): the fields, by request index. An invalid item, not a fault.
+   */
+  taken: Map<number, string[]>;
   /** DynamoDB write requests sent (TransactWriteItems calls, retries included). */
   writeRequests: number;
 }
@@ -136,7 +144,7 @@ export async function writeRecords(
   tables: TableNames,
   isOurs: (found: StoredRecord, planned: StoredRecord) => boolean,
 ): Promise<WriteOutcome> {
-  const outcome: WriteOutcome = { written: new Map(), existing: new Map(), failed: new Map(), writeRequests: 0 };
+  const outcome: WriteOutcome = { written: new Map(), existing: new Map(), failed: new Map(), taken: new Map(), writeRequests: 0 };
   const queue = packTransactions(entity, planned, tables);
   while (queue.length) {
     const chunk = queue.shift()!;
@@ -152,14 +160,25 @@ export async function writeRecords(
         const reasons = e.name === 'TransactionCanceledException' ? (e.CancellationReasons ?? []) : [];
         // Which records' conditional Put failed: they exist already.
         const clashing = chunk.records.filter((_, i) => reasons[chunk.starts[i]]?.Code === 'ConditionalCheckFailed');
-        if (clashing.length) {
-          const found = await readRecords(entity, clashing.map((p) => p.record));
+        // Which other records' uniqueness Puts failed: another record holds the value.
+        const taken = new Map<PlannedRecord, string[]>();
+        chunk.records.forEach((p, i) => {
+          if (clashing.includes(p)) return;
+          const end = i + 1 < chunk.starts.length ? chunk.starts[i + 1] : chunk.items.length;
+          for (let at = chunk.starts[i]; at < end; at++) {
+            const field = uniquePutField(chunk.items[at]);
+            if (field !== undefined && reasons[at]?.Code === 'ConditionalCheckFailed') taken.set(p, [...(taken.get(p) ?? []), field]);
+          }
+        });
+        if (clashing.length || taken.size) {
+          const found = clashing.length ? await readRecords(entity, clashing.map((p) => p.record)) : new Map<string, StoredRecord>();
           for (const p of clashing) {
             const existing = found.get(p.record.id);
             if (existing && isOurs(existing, p.record)) outcome.existing.set(p.index, existing);
             else outcome.failed.set(p.index, 'a record with the same id exists already');
           }
-          const rest = chunk.records.filter((p) => !clashing.includes(p));
+          for (const [p, fields] of taken) outcome.taken.set(p.index, fields);
+          const rest = chunk.records.filter((p) => !clashing.includes(p) && !taken.has(p));
           // The others of the transaction, repacked (their counters without the clashing records).
           queue.unshift(...packTransactions(entity, rest, tables));
           break;

@@ -48,8 +48,8 @@ export const ERROR_STATUSES: Readonly<Record<number, { name: string; description
   },
   409: {
     name: 'Conflict',
-    description: 'The request conflicts with the current state (an e-mail already used, a concurrent change, an Idempotency-Key still in progress).',
-    codes: ['CONFLICT', 'IDEMPOTENCY_KEY_IN_PROGRESS'],
+    description: 'The request conflicts with the current state (an e-mail already used, a value of a unique field another record holds: UNIQUE_VIOLATION with `details` naming the field, a concurrent change, an Idempotency-Key still in progress).',
+    codes: ['CONFLICT', 'UNIQUE_VIOLATION', 'IDEMPOTENCY_KEY_IN_PROGRESS'],
     example: { success: false, error: 'A user with this e-mail already exists', code: 'CONFLICT' },
   },
   413: {

@@ -46,6 +46,8 @@ function valueSchema(field: FieldDefinition): Schema {
       return { type: 'string', enum: [...(field.values ?? [])] };
     case 'datetime':
       return { type: 'string', format: 'date-time' };
+    case 'date':
+      return { type: 'string', format: 'date' };
     case 'boolean':
       return { type: 'boolean' };
     case 'uuid':
@@ -66,6 +68,8 @@ function sampleValue(name: string, field: FieldDefinition): unknown {
       return field.values?.[0];
     case 'datetime':
       return '2026-01-01T12:00:00.000Z';
+    case 'date':
+      return '2026-01-01';
     case 'boolean':
       return true;
     case 'uuid':
@@ -123,7 +127,7 @@ function recordSchema(entity: LoadedEntity): Schema {
 
 function operatorSchema(field: FieldDefinition): Schema {
   const value = valueSchema(field);
-  const comparable = field.type === 'number' || field.type === 'datetime' ? value : { type: ['string', 'number'] };
+  const comparable = field.type === 'number' || field.type === 'datetime' || field.type === 'date' ? value : { type: ['string', 'number'] };
   return {
     type: 'object',
     minProperties: 1,
@@ -188,7 +192,7 @@ export const COMMON_PARAMETERS: Record<string, Schema> = {
   EndDate: query('endDate', { type: 'string' }, 'Inclusive upper bound on dateField; also spelled to.'),
   From: query('from', { type: 'string' }, 'Alternative spelling of startDate.'),
   To: query('to', { type: 'string' }, 'Alternative spelling of endDate.'),
-  DateField: query('dateField', { type: 'string', default: 'createdAt' }, 'The datetime field the date range applies to.'),
+  DateField: query('dateField', { type: 'string', default: 'createdAt' }, 'The datetime or date field the date range applies to.'),
   Distinct: query('distinct', bool, 'With `fields` naming one field: the distinct values of that field as {value, label, entityType} items.'),
   Ids: query('ids', csv, `Comma-separated ids to return (at most ${MAX_IDS}).`),
   Metas: query('metas', csv, '`all`, or comma-separated metas names to return.'),
@@ -463,7 +467,7 @@ export function entityOperations(ctx: EntityRouteContext): { path: string; spec:
             parameters: [idParameter(entity), idempotencyKey],
             requestBody: { schema: ref(targetNames.create) },
             responses: { 201: { description: `The created ${target.name}.`, schema: envelopeOf(ref(targetNames.record)) } },
-            errors: [400, 404, 422],
+            errors: [400, 404, 409, 422],
           },
         });
       }

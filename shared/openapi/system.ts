@@ -225,7 +225,7 @@ export const SYSTEM_OPERATIONS: Readonly<Record<string, Describe>> = {
   }),
   [routeKey('POST', `${V1}/import/{entity}`)]: ({ entity }) => ({
     tag: 'Import', operationId: `import${entity ? schemaNames(entity).record : ''}Records`, summary: `Import ${entity?.slug ?? 'records'}`,
-    description: 'With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written.',
+    description: 'With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written.',
     requestBody: {
       schema: {
         type: 'object', required: ['items'],
@@ -246,7 +246,7 @@ export const SYSTEM_OPERATIONS: Readonly<Record<string, Describe>> = {
         },
       }), 'What was created and what failed.'),
     },
-    errors: [400, 422],
+    errors: [400, 409, 422],
   }),
 
   [routeKey('POST', `${V1}/graphql`)]: () => ({

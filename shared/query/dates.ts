@@ -1,6 +1,7 @@
 /**
  * Date bounds (startDate/from, endDate/to, dateField): three forms, UTC unless an offset is given,
- * inclusive. A plain date as the end bound includes that whole day (up to 23:59:59.999Z).
+ * inclusive. A plain date as the end bound includes that whole day (up to 23:59:59.999Z). On a
+ * `date` field (YYYY-MM-DD) the bounds are the UTC days they fall on.
  * Pure.
  */
 import { BadRequestError } from '../errors.js';
@@ -41,8 +42,10 @@ export function parseDateRange(entity: LoadedEntity, query: Record<string, strin
   let field: FieldRef | undefined;
   if (fieldName !== undefined && fieldName !== '') {
     const resolved = resolveField(entity, fieldName);
-    if (!resolved.ok || resolved.ref.type !== 'datetime') details.dateField = `must name a date-time field (createdAt, updatedAt${Object.entries(entity.fields).filter(([, f]) => f.type === 'datetime').map(([n]) => `, ${n}`).join('')})`;
-    else field = resolved.ref;
+    if (!resolved.ok || (resolved.ref.type !== 'datetime' && resolved.ref.type !== 'date')) {
+      const names = Object.entries(entity.fields).filter(([, f]) => f.type === 'datetime' || f.type === 'date').map(([n]) => `, ${n}`).join('');
+      details.dateField = `must name a date-time or date field (createdAt, updatedAt${names})`;
+    } else field = resolved.ref;
   }
   const start = startText ? parseDateBound(startText, 'start') : undefined;
   const end = endText ? parseDateBound(endText, 'end') : undefined;
@@ -52,5 +55,7 @@ export function parseDateRange(entity: LoadedEntity, query: Record<string, strin
   if (Object.keys(details).length) throw new BadRequestError('Invalid date range', details);
   if (!start && !end) return undefined;
   field ??= (resolveField(entity, 'createdAt') as { ref: FieldRef }).ref;
+  // A date field holds YYYY-MM-DD: the bounds become the (UTC) days they fall on, both inclusive.
+  if (field.type === 'date') return { field, start: start?.slice(0, 10), end: end?.slice(0, 10) };
   return { field, start, end };
 }

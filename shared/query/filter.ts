@@ -9,6 +9,7 @@
 import { BadRequestError } from '../errors.js';
 import type { LoadedEntity } from '../registry/types.js';
 import { resolveField, valueAt, type FieldRef, type ValueType } from './fields.js';
+import { isCalendarDate } from '../registry/schemas.js';
 import { foldText } from './fold.js';
 import { compareText } from './sort.js';
 
@@ -57,6 +58,9 @@ export function operand(field: FieldRef, op: string, value: unknown): string | n
       if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) throw wrong('an ISO 8601 date-time string');
       return new Date(Date.parse(value)).toISOString();
     }
+    case 'date':
+      if (typeof value !== 'string' || !isCalendarDate(value)) throw wrong('a calendar date YYYY-MM-DD');
+      return value;
     case 'any':
       if (!isScalar(value)) throw wrong('a string, number or boolean');
       return value;
@@ -66,7 +70,7 @@ export function operand(field: FieldRef, op: string, value: unknown): string | n
   }
 }
 
-const STRING_TYPES = new Set<ValueType>(['string', 'enum', 'uuid', 'datetime', 'any']);
+const STRING_TYPES = new Set<ValueType>(['string', 'enum', 'uuid', 'datetime', 'date', 'any']);
 
 function condition(field: FieldRef, op: string, value: unknown): Condition {
   if (!(OPERATORS as readonly string[]).includes(op)) throw invalidFilter(`unknown operator '${op}' on '${field.name}'; known: ${OPERATORS.join(', ')}`);

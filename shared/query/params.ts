@@ -2,8 +2,8 @@
  * The LIST (and READ) query parameters of SPEC.md → a QuerySpec. Both spellings are accepted
  * (sort/sortBy, order/sortOrder, startDate/from, endDate/to); when both are given the first
  * wins. Any other parameter that names a field of the entity (or a metadata.<path>) is an
- * equality filter; a protected field there is 400 INVALID_FILTER; parameters that name nothing
- * are ignored (cache busters and tracking parameters keep working). Pure.
+ * equality filter; a protected field there is 400 INVALID_FILTER; a parameter that names
+ * nothing is 400 INVALID_REQUEST naming it (refuseUnknownParameters). Pure.
  */
 import { BadRequestError } from '../errors.js';
 import type { LoadedEntity } from '../registry/types.js';
@@ -22,6 +22,37 @@ export const RESERVED_PARAMETERS = new Set([
   'from', 'to', 'dateField', 'distinct', 'ids', 'metas', 'child', 'includeMetadata', 'metadataFields', 'mergeMetadata', 'mergeStrategy',
   'replaceMetadata',
 ]);
+
+/** The parameters READ takes (SPEC.md), besides the entity's field names. */
+export const READ_PARAMETERS = new Set(['fields', 'include', 'metas', 'child', 'includeMetadata', 'metadataFields', 'mergeMetadata', 'mergeStrategy']);
+
+/**
+ * Parameters every LIST and READ accepts and ignores: a cache buster (`_`, as jQuery and many
+ * HTTP tools add it) and campaign tracking parameters (`utm_*`). Neither can be a typo of a filter.
+ */
+export function isIgnoredParameter(name: string): boolean {
+  return name === '_' || name.startsWith('utm_');
+}
+
+/** `includeFields[<relation>]`: fields of an included relation. */
+function isIncludeFields(name: string): boolean {
+  return /^includeFields\[[^\]]+\]$/.test(name);
+}
+
+/**
+ * 400 INVALID_REQUEST naming every query parameter that is neither one the operation documents
+ * nor a field of the entity (nor a metadata.<path>, an equality filter on LIST): a typo such as
+ * `?stauts=paid` must not silently return every record.
+ */
+export function refuseUnknownParameters(entity: LoadedEntity, query: Record<string, string>, operation: 'list' | 'read'): void {
+  const known = operation === 'list' ? RESERVED_PARAMETERS : READ_PARAMETERS;
+  const unknown = Object.keys(query).filter(
+    (name) => !known.has(name) && !isIgnoredParameter(name) && !isIncludeFields(name) && !isMetadataPath(name) && !PROTECTED.has(name) && !resolveField(entity, name).ok,
+  );
+  if (unknown.length === 0) return;
+  const details = Object.fromEntries(unknown.map((name) => [name, `is not a ${operation === 'list' ? 'LIST' : 'READ'} parameter nor a field of ${entity.slug}`]));
+  throw new BadRequestError(`Unknown query parameter(s): ${unknown.join(', ')}`, details);
+}
 
 export interface QuerySpec {
   page: number;
@@ -89,6 +120,7 @@ export function parseFields(entity: LoadedEntity, query: Record<string, string>)
 }
 
 export function parseListQuery(entity: LoadedEntity, query: Record<string, string>): QuerySpec {
+  refuseUnknownParameters(entity, query, 'list');
   const pagination = parsePagination(query);
   const conditions = parseFilter(entity, query.filter);
   for (const [name, text] of Object.entries(query)) {

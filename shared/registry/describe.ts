@@ -20,6 +20,8 @@ export interface FieldDescriptor {
   validation?: { min?: number; max?: number; pattern?: string };
   items?: { type: string };
   references?: string;
+  /** No two live records hold the same value (409 UNIQUE_VIOLATION). */
+  unique?: boolean;
 }
 
 export interface EntityDescription {
@@ -57,6 +59,7 @@ function descriptor(field: FieldDefinition): FieldDescriptor {
   if (field.default !== undefined) d.default = field.default;
   if (field.validation) d.validation = { ...field.validation };
   if (field.references) d.references = field.references;
+  if (field.unique) d.unique = true;
   return d;
 }
 

@@ -23,6 +23,11 @@ export { RegistryError, validateDefinition, validateRegistry } from './validate.
 export type { EntityDefinition, LoadedEntity } from './types.js';
 
 export const ENTITY_FILES_ENV = 'ENTITY_FILES';
+/**
+ * A directory of more definition files, loaded after the built-in ones (from source only: tests
+ * start a server with entities of their own this way, without touching shared/registry/entities/).
+ */
+export const ENTITIES_DIR_ENV = 'ENTITIES_DIR';
 
 /** The directory of the built-in definitions, when running from source. */
 export function entitiesDirectory(): string | undefined {
@@ -72,12 +77,18 @@ export async function loadDefinitions(options: LoadOptions = {}): Promise<Loaded
     }
     load = importBuiltIn;
   }
+  const files = names.map((name) => ({ source: `shared/registry/entities/${name}.ts`, load: () => load(name) }));
+  const extra = options.dir ? undefined : process.env[ENTITIES_DIR_ENV];
+  if (extra) {
+    for (const name of entityFileNames(extra)) {
+      files.push({ source: join(extra, `${name}.ts`), load: () => import(pathToFileURL(join(extra, `${name}.ts`)).href) });
+    }
+  }
   const entities: LoadedEntity[] = [];
-  for (const name of names) {
-    const source = `shared/registry/entities/${name}.ts`;
+  for (const { source, load: loadFile } of files) {
     let module: { default?: unknown };
     try {
-      module = (await load(name)) as { default?: unknown };
+      module = (await loadFile()) as { default?: unknown };
     } catch (error) {
       throw new RegistryError(`Invalid entity definition: ${source}: cannot be loaded (${(error as Error).message})`, ['cannot be loaded']);
     }

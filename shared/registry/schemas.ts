@@ -29,6 +29,16 @@ export const MAX_LINKS = 100;
 export const MAX_METAS = 100;
 /** How deep objects and arrays may nest inside a value (metadata counts as level 1; DynamoDB stops at 32 with the item). */
 export const MAX_NESTING = 30;
+/** The form of a `date` field: YYYY-MM-DD (a real calendar date: isCalendarDate). */
+export const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
+/**
+ * The forms of `datetime` and `uuid` fields, as patterns rather than ajv `format`s: the
+ * precompiled validators of a format need ajv-formats at run time, which no cold start should
+ * load (shared/registry/validators.generated.ts keeps to ajv's run-time helpers, whatever fields a
+ * definition has). A date-time's values are then checked by isDateTime.
+ */
+export const DATE_TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?([Zz]|[+-]\\d{2}(:?\\d{2})?)$';
+export const UUID_PATTERN = '^(urn:uuid:)?[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$';
 /** Smallest non-zero magnitude DynamoDB stores. */
 const MIN_NUMBER_MAGNITUDE = 1e-130;
 
@@ -86,13 +96,17 @@ function fieldSchema(field: FieldDefinition, nullable: boolean): Schema {
     case 'enum':
       return nullable ? { enum: [...field.values!, null] } : { type: 'string', enum: [...field.values!] };
     case 'datetime':
-      schema = { type: 'string', format: 'date-time' };
+      schema = { type: 'string', pattern: DATE_TIME_PATTERN };
+      break;
+    case 'date':
+      // A calendar date, checked by isCalendarDate (the pattern keeps the precompiled code format-free).
+      schema = { type: 'string', pattern: DATE_PATTERN };
       break;
     case 'boolean':
       schema = { type: 'boolean' };
       break;
     case 'uuid':
-      schema = { type: 'string', format: 'uuid' };
+      schema = { type: 'string', pattern: UUID_PATTERN };
       break;
   }
   if (nullable) schema.type = [schema.type as string, 'null'];
@@ -167,9 +181,34 @@ export function compileSchemas(entity: LoadedEntity): Compiled {
   return c;
 }
 
+/** Whether text is YYYY-MM-DD naming a day that exists (2024-02-29 does, 2023-02-29 does not). */
+export function isCalendarDate(text: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  date.setUTCFullYear(year);
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+export const DATE_MESSAGE = 'must be a calendar date YYYY-MM-DD';
+export const DATE_TIME_MESSAGE = 'must be an ISO 8601 date-time';
+
+/**
+ * Whether text (already of DATE_TIME_PATTERN's form) names an instant that exists: a calendar
+ * date, hours 0-23, minutes and seconds 0-59 (no leap second: Date cannot hold one).
+ */
+export function isDateTime(text: string): boolean {
+  const match = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})/.exec(text);
+  if (!match || !isCalendarDate(match[1])) return false;
+  if (Number(match[2]) > 23 || Number(match[3]) > 59 || Number(match[4]) > 59) return false;
+  return !Number.isNaN(Date.parse(text));
+}
+
 function describeType(field: FieldDefinition | undefined, fallback: string): string {
   if (!field) return fallback === 'object' ? 'an object' : fallback === 'array' ? 'an array' : `a ${fallback}`;
   if (field.type === 'datetime') return 'an ISO 8601 date-time';
+  if (field.type === 'date') return 'a date (YYYY-MM-DD)';
   if (field.type === 'uuid') return 'a UUID';
   return field.type === 'enum' ? 'a string' : `a ${field.type}`;
 }
@@ -195,6 +234,9 @@ function messageOf(error: SchemaError, entity: LoadedEntity, field: string): str
     case 'maximum':
       return `must be less than or equal to ${String(params.limit)}`;
     case 'pattern':
+      if (def?.type === 'date') return DATE_MESSAGE;
+      if (def?.type === 'datetime') return DATE_TIME_MESSAGE;
+      if (def?.type === 'uuid') return 'must be a UUID';
       return `must match the pattern ${String(params.pattern)}`;
     case 'format':
       return `must be ${params.format === 'uuid' ? 'a UUID' : 'an ISO 8601 date-time'}`;
@@ -335,8 +377,8 @@ function check(entity: LoadedEntity, body: unknown, mode: 'create' | 'update'): 
   const value = withoutGenerated(entity, body);
   if (!validate(value)) throw new ValidationError(detailsOf(validate.errors ?? [], entity));
   const problems = Object.entries(value).flatMap(([key, v]) => {
-    // ajv's date-time format admits leap seconds (23:59:60), which Date cannot represent.
-    if (entity.fields[key]?.type === 'datetime' && typeof v === 'string' && Number.isNaN(Date.parse(v))) return [[key, 'must be an ISO 8601 date-time']];
+    if (entity.fields[key]?.type === 'datetime' && typeof v === 'string' && !isDateTime(v)) return [[key, DATE_TIME_MESSAGE]];
+    if (entity.fields[key]?.type === 'date' && typeof v === 'string' && !isCalendarDate(v)) return [[key, DATE_MESSAGE]];
     const problem = unstorable(v);
     return problem ? [[key, problem]] : [];
   });
@@ -360,6 +402,31 @@ export function unvalidatedReferences(entity: LoadedEntity, body: unknown, faile
     if (typeof value === 'string' || (Array.isArray(value) && value.every((v) => typeof v === 'string'))) out[name] = value;
   }
   return out;
+}
+
+/**
+ * What is wrong with a record's values under the current definition (the rules of a create),
+ * keyed by field; empty when it is valid. Used on the record an update leaves (the stored values
+ * merged with the change), so that an update of a record written under looser rules must bring it
+ * up to the current ones. Values of fields the definition no longer has are not judged; a field
+ * left out that has a default counts as holding it (reads show the default).
+ */
+export function mergedProblems(entity: LoadedEntity, data: Record<string, unknown>): Record<string, string> {
+  const value: Record<string, unknown> = {};
+  for (const [name, field] of writableFields(entity)) {
+    const v = Object.prototype.hasOwnProperty.call(data, name) ? data[name] : undefined;
+    if (v !== undefined && v !== null) value[name] = v;
+    else if (field.default !== undefined) value[name] = field.default;
+  }
+  for (const key of linkKeys(entity)) if (Array.isArray(data[key])) value[key] = data[key];
+  const validate = compileSchemas(entity).create;
+  const details = validate(value) ? {} : (detailsOf(validate.errors ?? [], entity) as Record<string, string>);
+  for (const [name, v] of Object.entries(value)) {
+    if (name in details || typeof v !== 'string') continue;
+    if (entity.fields[name]?.type === 'date' && !isCalendarDate(v)) details[name] = DATE_MESSAGE;
+    if (entity.fields[name]?.type === 'datetime' && !isDateTime(v)) details[name] = DATE_TIME_MESSAGE;
+  }
+  return details;
 }
 
 /** A create body → the values of the new record (defaults applied), or 422 with every failing field. */

@@ -4,7 +4,7 @@
  * registry loads; nothing else in the code names an entity.
  */
 
-export const FIELD_TYPES = ['string', 'number', 'enum', 'datetime', 'boolean', 'uuid'] as const;
+export const FIELD_TYPES = ['string', 'number', 'enum', 'datetime', 'date', 'boolean', 'uuid'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
 export const RELATION_TYPES = ['belongsTo', 'hasMany', 'manyToMany'] as const;
@@ -60,6 +60,12 @@ export interface FieldDefinition {
    * (comments.authorId). A generated field in a body is ignored.
    */
   generated?: boolean | 'caller';
+  /**
+   * No two live records of the entity in a tenant (in every tenant, for a public entity) hold the
+   * same value: a create or update that would is 409 UNIQUE_VIOLATION (shared/data/unique-keys.ts).
+   * Null and absent values are not compared.
+   */
+  unique?: boolean;
   /** The value must be the id of a record of this entity visible to the caller, or of a user of the caller's tenant ('users'). */
   references?: string;
 }

@@ -19,6 +19,7 @@ import {
   type PermissionName,
   type RelationDefinition,
 } from './types.js';
+import { isCalendarDate } from './schemas.js';
 
 export class RegistryError extends Error {
   readonly problems: string[];
@@ -35,12 +36,14 @@ export const RESERVED_SLUGS = new Set([
 ]);
 
 const DEFINITION_KEYS = new Set(['name', 'slug', 'tableName', 'idFormat', 'fields', 'permissions', 'access', 'operations', 'softDelete', 'relations', 'rateLimit']);
-const FIELD_KEYS = new Set(['type', 'required', 'maxLength', 'values', 'default', 'validation', 'searchable', 'indexed', 'sortable', 'generated', 'references']);
+const FIELD_KEYS = new Set(['type', 'required', 'maxLength', 'values', 'default', 'validation', 'searchable', 'indexed', 'sortable', 'generated', 'references', 'unique']);
 const PERMISSIONS: readonly PermissionName[] = ['create', 'read', 'update', 'delete'];
 const SCOPE = /^(\*|read|write|delete|[a-z][a-z0-9-]*:(read|write|delete|\*))$/;
 const FIELD_NAME = /^[a-zA-Z][a-zA-Z0-9_]{0,63}$/;
 const TEXT_TYPES = new Set(['string', 'uuid', 'datetime', 'enum']);
-const INDEXABLE = new Set(['string', 'enum', 'uuid', 'boolean', 'number']);
+const INDEXABLE = new Set(['string', 'enum', 'uuid', 'boolean', 'number', 'date']);
+/** Types whose values may be declared unique (a boolean has two values: unique makes no sense). */
+const UNIQUE_TYPES = new Set(['string', 'number', 'enum', 'uuid', 'date', 'datetime']);
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -66,7 +69,7 @@ function checkField(name: string, field: unknown, problems: string[]): void {
     problems.push(`${at}: type must be one of ${FIELD_TYPES.join(', ')} (got ${JSON.stringify(f.type)})`);
     return;
   }
-  for (const flag of ['required', 'searchable', 'indexed', 'sortable'] as const) {
+  for (const flag of ['required', 'searchable', 'indexed', 'sortable', 'unique'] as const) {
     if (f[flag] !== undefined && typeof f[flag] !== 'boolean') problems.push(`${at}: ${flag} must be a boolean`);
   }
   if (f.generated !== undefined && typeof f.generated !== 'boolean' && f.generated !== 'caller') problems.push(`${at}: generated must be a boolean or 'caller'`);
@@ -112,6 +115,11 @@ function checkField(name: string, field: unknown, problems: string[]): void {
     const problem = defaultProblem(f);
     if (problem) problems.push(`${at}: default ${JSON.stringify(f.default)} ${problem}`);
   }
+  if (f.unique === true) {
+    if (!UNIQUE_TYPES.has(f.type)) problems.push(`${at}: type ${f.type} cannot be unique (types: ${[...UNIQUE_TYPES].join(', ')})`);
+    if (f.default !== undefined) problems.push(`${at}: a unique field cannot have a default (every record would take the same value)`);
+    if ((PROTECTED_FIELDS as readonly string[]).includes(name)) problems.push(`${at}: a protected field cannot be unique`);
+  }
   if (f.indexed && !INDEXABLE.has(f.type)) problems.push(`${at}: type ${f.type} cannot be indexed`);
   if (f.references !== undefined && (typeof f.references !== 'string' || f.references === '')) problems.push(`${at}: references must name an entity`);
   if (f.references !== undefined && !TEXT_TYPES.has(f.type)) problems.push(`${at}: a reference holds an id (type string or uuid)`);
@@ -134,6 +142,8 @@ function defaultProblem(f: FieldDefinition): string | undefined {
       return typeof v === 'boolean' ? undefined : 'is not a boolean';
     case 'datetime':
       return typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? undefined : 'is not a date-time';
+    case 'date':
+      return typeof v === 'string' && isCalendarDate(v) ? undefined : 'is not a calendar date YYYY-MM-DD';
     default:
       if (typeof v !== 'string') return 'is not a string';
       if (f.maxLength !== undefined && v.length > f.maxLength) return 'is longer than maxLength';

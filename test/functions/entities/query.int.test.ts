@@ -55,12 +55,12 @@ describe('default order, pagination and headers', () => {
   });
 
   it('links the next page by cursor and the previous by page, the other parameters kept (RFC 8288)', async () => {
-    const response = await me.get('/api/v1/tasks?limit=2&page=2&foo=bar');
+    const response = await me.get('/api/v1/tasks?limit=2&page=2&utm_source=bar');
 
     expect(ids(response)).toEqual(byId('T4', 'T3'));
     expect(response.body.pagination).toMatchObject({ page: 2, limit: 2, total: 6, totalPages: 3, hasNext: true, hasPrev: true });
     const cursor = new URLSearchParams({ cursor: response.body.pagination.nextCursor }).toString();
-    expect(response.headers.get('link')).toBe(`</api/v1/tasks?limit=2&foo=bar&${cursor}>; rel="next", </api/v1/tasks?limit=2&foo=bar&page=1>; rel="prev"`);
+    expect(response.headers.get('link')).toBe(`</api/v1/tasks?limit=2&utm_source=bar&${cursor}>; rel="next", </api/v1/tasks?limit=2&utm_source=bar&page=1>; rel="prev"`);
     expect(response.headers.get('x-page')).toBe('2');
     expect(response.headers.get('x-per-page')).toBe('2');
   });
@@ -72,8 +72,16 @@ describe('default order, pagination and headers', () => {
     expect(bad.body).toMatchObject({ code: 'INVALID_REQUEST', details: { page: expect.any(String), limit: expect.any(String) } });
   });
 
-  it('ignores unknown query parameters', async () => {
+  it('ignores a cache buster and tracking parameters (_ and utm_*)', async () => {
     expect(ids(await me.get('/api/v1/tasks?_=123&utm_source=x'))).toEqual(byId('T6', 'T5', 'T4', 'T3', 'T2', 'T1'));
+  });
+
+  it('refuses a parameter that is neither documented nor a field, naming it (a typo never lists everything)', async () => {
+    const response = await me.get('/api/v1/tasks?stauts=completed&limit=2');
+
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ success: false, code: 'INVALID_REQUEST', details: { stauts: expect.any(String) } });
+    expect(Object.keys(response.body.details)).toEqual(['stauts']);
   });
 });
 

@@ -10,6 +10,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { entityFileNames } from '../../../shared/registry/index.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const name = `_bad-${randomBytes(4).toString('hex')}`;
@@ -27,8 +28,8 @@ function startHandler(entityFiles: string) {
 }
 
 describe('entities function start-up', () => {
-  it('starts with the built-in definitions', () => {
-    const result = startHandler('tasks,products,comments,tags,orders,customers');
+  it('starts with every definition of the registry', () => {
+    const result = startHandler(entityFileNames().join(','));
 
     expect(result.stdout).toContain('started');
     expect(result.status).toBe(0);

@@ -1,5 +1,6 @@
 /**
- * GraphQL through HTTP: the schema generated from the registry (Task as SPEC.md gives it), queries
+ * GraphQL through HTTP: the schema generated from the registry (Task as SPEC.md gives it, enums
+ * as GraphQL enums and foreign keys beside their relations), queries
  * and mutations going through the entity service (scopes, row-level security, validation),
  * errors with extensions.code, GET for queries only, depth and complexity refusals.
  */
@@ -28,7 +29,7 @@ function gql(apiKey: string | undefined, query: string, variables?: Record<strin
 const CREATE = `mutation($input: CreateTaskInput!) { createTask(input: $input) { id title description status priority assignee { id name email } createdAt updatedAt } }`;
 
 describe('POST /api/v1/graphql', () => {
-  it('exposes Task exactly as SPEC.md gives it', async () => {
+  it('exposes Task as SPEC.md gives it, its enums as GraphQL enums and the stored assigneeId beside assignee', async () => {
     const response = await gql(aliceKey, `{ __type(name: "Task") { fields { name type { kind name ofType { name } } } } }`);
     expect(response.status, response.text).toBe(200);
     const fields = Object.fromEntries(response.body.data.__type.fields.map((f: any) => [f.name, f.type.kind === 'NON_NULL' ? `${f.type.ofType.name}!` : f.type.name]));
@@ -36,8 +37,9 @@ describe('POST /api/v1/graphql', () => {
       id: 'ID!',
       title: 'String!',
       description: 'String',
-      status: 'String!',
-      priority: 'String!',
+      status: 'TaskStatus!',
+      priority: 'TaskPriority!',
+      assigneeId: 'ID',
       assignee: 'User',
       createdAt: 'String!',
       updatedAt: 'String!',
@@ -54,7 +56,7 @@ describe('POST /api/v1/graphql', () => {
     const rest = await api('GET', `/api/v1/tasks/${task.id}`, { apiKey: aliceKey });
     expect(rest.body.data).toMatchObject({ id: task.id, title: 'From GraphQL', assigneeId: bob.id });
 
-    const updated = await gql(aliceKey, `mutation { updateTask(id: "${task.id}", input: {status: "completed"}) { id status updatedAt } }`);
+    const updated = await gql(aliceKey, `mutation { updateTask(id: "${task.id}", input: {status: completed}) { id status updatedAt } }`);
     expect(updated.body.data.updateTask).toMatchObject({ id: task.id, status: 'completed' });
 
     const read = await gql(aliceKey, `query($id: ID!) { task(id: $id) { id status } }`, { id: task.id });
@@ -84,7 +86,7 @@ describe('POST /api/v1/graphql', () => {
 
   it('filters tasks with TaskFilter', async () => {
     await gql(aliceKey, CREATE, { input: { title: 'Filtered low', priority: 'low' } });
-    const response = await gql(aliceKey, `{ tasks(limit: 100, filter: {priority: "low"}) { edges { node { title priority } } totalCount } }`);
+    const response = await gql(aliceKey, `{ tasks(limit: 100, filter: {priority: low}) { edges { node { title priority } } totalCount } }`);
     expect(response.status, response.text).toBe(200);
     const nodes = response.body.data.tasks.edges.map((e: any) => e.node);
     expect(nodes.length).toBeGreaterThan(0);
@@ -109,12 +111,19 @@ describe('POST /api/v1/graphql', () => {
   });
 
   it('maps validation failures to errors with extensions.code VALIDATION_FAILED and details', async () => {
-    const response = await gql(aliceKey, CREATE, { input: { title: 'x'.repeat(201), priority: 'urgent' } });
+    const response = await gql(aliceKey, CREATE, { input: { title: 'x'.repeat(201), description: 'y'.repeat(10_001) } });
     expect(response.status).toBe(200);
     expect(response.body.data).toBeNull();
     expect(response.body.errors[0].path).toEqual(['createTask']);
     expect(response.body.errors[0].extensions.code).toBe('VALIDATION_FAILED');
-    expect(Object.keys(response.body.errors[0].extensions.details).sort()).toEqual(['priority', 'title']);
+    expect(Object.keys(response.body.errors[0].extensions.details).sort()).toEqual(['description', 'title']);
+  });
+
+  it('refuses a value outside an enum before anything runs: it is not a value of the GraphQL enum', async () => {
+    const response = await gql(aliceKey, CREATE, { input: { title: 'Urgent?', priority: 'urgent' } });
+
+    expect(response.status).toBe(400);
+    expect(response.body.errors[0].message).toContain('TaskPriority');
   });
 
   it('checks each operation’s own scope: a tasks:read key reads but cannot create', async () => {
@@ -139,6 +148,17 @@ describe('POST /api/v1/graphql', () => {
     const orders = await gql(aliceKey, `mutation { deleteOrder(id: "x") }`);
     expect(orders.status).toBe(400);
     expect(orders.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  });
+
+  it('shows an order’s stored customerId beside its customer, and its status as the OrderStatus enum', async () => {
+    const customer = await gql(aliceKey, `mutation { createCustomer(input: {name: "Ada"}) { id } }`);
+    const customerId = customer.body.data.createCustomer.id;
+
+    const order = await gql(aliceKey, `mutation($input: CreateOrderInput!) { createOrder(input: $input) { customerId customer { id name } status } }`, { input: { customerId, status: 'paid' } });
+    const type = await gql(aliceKey, `{ __type(name: "OrderStatus") { kind enumValues { name } } }`);
+
+    expect(order.body.data.createOrder).toEqual({ customerId, customer: { id: customerId, name: 'Ada' }, status: 'paid' });
+    expect(type.body.data.__type).toEqual({ kind: 'ENUM', enumValues: [{ name: 'pending' }, { name: 'paid' }, { name: 'shipped' }, { name: 'cancelled' }] });
   });
 
   it('refuses a query nested deeper than 8 levels with 400 QUERY_TOO_DEEP, before validating it', async () => {

@@ -6,7 +6,9 @@ import { PROJECT_ROOT } from '../../../infra/aws/functions.js';
 import { loadDefinitions } from '../../../shared/registry/index.js';
 import { generatedValidators } from '../../../shared/registry/generate.js';
 import { standaloneModule } from '../../../shared/registry/schema-compiler.js';
-import { compileSchemas, isPrecompiled } from '../../../shared/registry/schemas.js';
+import { bodySchema, compileSchemas, isPrecompiled } from '../../../shared/registry/schemas.js';
+import { FIELD_TYPES, type FieldDefinition } from '../../../shared/registry/types.js';
+import { validateDefinition } from '../../../shared/registry/index.js';
 import { precompiled } from '../../../shared/registry/validators.generated.js';
 
 describe('precompiled validators (ajv standalone)', () => {
@@ -23,6 +25,23 @@ describe('precompiled validators (ajv standalone)', () => {
       expect(isPrecompiled(entity), entity.slug).toBe(true);
       expect(compileSchemas(entity).create).toBe(precompiled[`${entity.slug}:create` as keyof typeof precompiled].validate);
     }
+  });
+
+  it('of an entity with every field type import nothing but ajv’s run-time helpers (no ajv-formats at a cold start)', () => {
+    // A user's own entity: every type, plus the variants that change a schema (required, unique, indexed).
+    const fields: Record<string, FieldDefinition> = {};
+    for (const type of FIELD_TYPES) {
+      const base: FieldDefinition = type === 'enum' ? { type, values: ['a', 'b'] } : { type };
+      fields[`${type}Field`] = base;
+      fields[`${type}Required`] = { ...base, required: true };
+      if (type !== 'boolean') fields[`${type}Unique`] = { ...base, unique: true };
+    }
+    const entity = validateDefinition({ name: 'gadget', slug: 'gadgets', tableName: 'gadgets', idFormat: { type: 'uuid' }, fields, access: { public: false, shared: true } });
+
+    const source = standaloneModule(new Map((['create', 'update'] as const).map((mode) => [`gadgets:${mode}`, bodySchema(entity, mode)])));
+
+    const imports = [...source.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]);
+    expect(imports.filter((i) => !i.startsWith('ajv/dist/runtime/')), 'modules the precompiled validators would load at cold start').toEqual([]);
   });
 
   it('turn the run-time helpers and formats ajv requires into imports that load', async () => {
