@@ -45,6 +45,8 @@ export interface Route {
   rateLimit?: RouteRateLimit;
   /** The operation reads req.rawBody itself (multipart, signed webhooks): no JSON parsing. */
   rawBody?: boolean;
+  /** The operation also takes a text/csv body (imports): the JSON parser lets it through. */
+  csvBody?: boolean;
   /** The plugin that declares the route (plugins family). */
   plugin?: string;
 }
@@ -90,8 +92,8 @@ export const beforePlugins: readonly Route[] = [
   { method: 'POST', path: `${V1}/batch`, family: 'batch', auth: 'required' },
 
   // Bulk import: the static tasks variant wins over the template (static beats {param}).
-  { method: 'POST', path: `${V1}/import/tasks`, family: 'import', auth: 'required', scope: 'tasks:write' },
-  { method: 'POST', path: `${V1}/import/{entity}`, family: 'import', auth: 'required', scope: '{entity}:write' },
+  { method: 'POST', path: `${V1}/import/tasks`, family: 'import', auth: 'required', scope: 'tasks:write', csvBody: true },
+  { method: 'POST', path: `${V1}/import/{entity}`, family: 'import', auth: 'required', scope: '{entity}:write', csvBody: true },
 
   // GraphQL: each operation checks its own entity scope (shared/graphql/schema.ts).
   { method: 'POST', path: `${V1}/graphql`, family: 'graphql', auth: 'required' },
@@ -126,6 +128,8 @@ export const afterPlugins: readonly Route[] = [
   { method: 'POST', path: `${V1}/webhooks/{id}/deliveries/{deliveryId}/retry`, family: 'webhooks', auth: 'required', scope: 'webhooks:write' },
   { method: 'POST', path: `${V1}/webhooks/{id}/test`, family: 'webhooks', auth: 'required', scope: 'webhooks:write' },
 
+  // The API's index: the entities the caller may use, with their paths and links (shared/entities/api-index.ts).
+  { method: 'GET', path: V1, family: 'entities', auth: 'optional' },
   // Registered entities: after every static path above, as SPEC.md orders them.
   // Reads are 'optional' so that public entities answer anonymous callers (the entities family
   // decides: functions/entities/handler.ts passes isPublicRead / scopeApplies); writes need a caller.

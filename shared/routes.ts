@@ -87,7 +87,9 @@ function specificity(a: CompiledPath, b: CompiledPath): number {
  * template exists but not with this method.
  */
 export function matchPath(method: string, rawPath: string): { path: string; params: Record<string, string>; route?: Route } | undefined {
-  const actual = rawPath.split('/').slice(1).map((s) => {
+  // A trailing slash names the same resource (/api/docs/ is /api/docs), as on API Gateway.
+  const path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
+  const actual = path.split('/').slice(1).map((s) => {
     try {
       return decodeURIComponent(s);
     } catch {

@@ -38,7 +38,7 @@ export function subRequestId(outerRequestId: string, index: number): string {
 export function subRequestTarget(outer: Pick<ApiRequest, 'headers' | 'requestId' | 'ip' | 'basePath'>, item: BatchItem, index: number): SubRequestTarget {
   const url = new URL(`${V1}${item.path}`, 'http://batch.invalid');
   // `..` segments are resolved by URL; a path that leaves /api/v1 matches nothing here.
-  const match = url.pathname.startsWith(`${V1}/`) ? matchPath(item.method, url.pathname) : undefined;
+  const match = url.pathname.startsWith(`${V1}/`) && url.pathname !== `${V1}/` ? matchPath(item.method, url.pathname) : undefined;
   if (!match) return { error: new NotFoundError(`No route for ${item.method} ${item.path}`) };
   // A known path with an unknown method still reaches its family, whose stack answers 405.
   const family = match.route?.family ?? familyOfPath(match.path)!;

@@ -7,6 +7,7 @@ import { openApiDocument } from '../../shared/openapi/index.js';
 import { PAGE_CSP, docsAsset, docsPage } from '../../shared/openapi/page.js';
 import { loadRegistry } from '../../shared/registry/index.js';
 import { routeKey } from '../../shared/core-routes.js';
+import { apiPath } from '../../shared/http/urls.js';
 
 await loadRegistry();
 
@@ -14,8 +15,8 @@ const CACHE = 'public, max-age=300';
 
 export const handler = createApiHandler({
   [routeKey('GET', '/api/v1/openapi.json')]: async () => ({ raw: openApiDocument(), headers: { 'Cache-Control': CACHE } }),
-  [routeKey('GET', '/api/docs')]: async () => {
-    const page = docsPage();
+  [routeKey('GET', '/api/docs')]: async (req) => {
+    const page = docsPage(apiPath(req, '/api/docs'));
     return { text: page.body, headers: { 'Content-Type': page.contentType, 'Cache-Control': CACHE, 'Content-Security-Policy': PAGE_CSP } };
   },
   [routeKey('GET', '/api/docs/{asset}')]: async (req) => {

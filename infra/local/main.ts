@@ -31,10 +31,8 @@ async function main(): Promise<void> {
     dynamoEndpoint: process.env.DYNAMODB_ENDPOINT || process.env.AWS_ENDPOINT_URL_DYNAMODB || undefined,
     admin: { email: process.env.ADMIN_EMAIL, password: process.env.ADMIN_PASSWORD },
   });
-  if (stack.generatedAdmin) {
-    console.log(`Created admin ${stack.generatedAdmin.email} with password ${stack.generatedAdmin.password} (shown once; set ADMIN_PASSWORD to choose it)`);
-  }
   console.log(`Entity Record API listening on ${stack.url} (DynamoDB at ${stack.dynamoEndpoint})`);
+  console.log(welcome(stack.url, stack.admin));
   const started = stack;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -47,6 +45,30 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/** Where to go and how to get in: the first thing a newcomer reads. */
+function welcome(url: string, admin: { email: string; password?: string; passwordFile?: string }): string {
+  const password = admin.password ?? '<your password>';
+  const lines = [
+    '',
+    `  API        ${url}/api/v1   (lists the entities you may use)`,
+    `  Reference  ${url}/api/docs`,
+    `  Dashboard  ${url}/dashboard`,
+    `  Health     ${url}/api/health`,
+    '',
+    `  Admin      ${admin.email}`,
+    admin.password
+      ? `  Password   ${admin.password}   (generated; shown at every start until you first sign in${admin.passwordFile ? `, kept in ${admin.passwordFile} until then` : ''})`
+      : '  Password   the one you chose (ADMIN_PASSWORD, or set later)',
+    '',
+    '  Sign in (the session cookie goes to cookies.txt):',
+    `    curl -c cookies.txt -H 'Content-Type: application/json' \\`,
+    `      -d '{"email":"${admin.email}","password":"${password}"}' ${url}/api/v1/auth/login`,
+    `  Lost the password?  npm run admin -- reset-password ${admin.email}`,
+    '',
+  ];
+  return lines.join('\n');
 }
 
 main().catch((error: unknown) => {

@@ -6,7 +6,11 @@
 import type { AddressInfo } from 'node:net';
 import { config, resetConfig } from '../../shared/config.js';
 import { createDynamoClient } from '../../shared/data/client.js';
-import { ensureBootstrapAdmin } from '../../shared/auth/bootstrap.js';
+import { DEFAULT_ADMIN_EMAIL, ensureBootstrapAdmin } from '../../shared/auth/bootstrap.js';
+import { verifyPassword } from '../../shared/auth/passwords.js';
+import { onSignIn } from '../../shared/auth/sign-in-listeners.js';
+import { getUserByEmail, normalizeEmail } from '../../shared/data/identity.js';
+import { clearPendingPassword, pendingPasswordPath, readPendingPassword, writePendingPassword } from './admin-password.js';
 import { loadRegistry } from '../../shared/registry/index.js';
 import { startDynamoLocal, type DynamoLocal } from './dynamodb-local.js';
 import { useLocalDeploymentSecret } from './deployment-secret.js';
@@ -40,6 +44,11 @@ export interface LocalStack {
   generatedAdmin?: { email: string; password: string };
   /** The parts of the stack restarting now (empty when all run). */
   down(): string[];
+  /**
+   * The bootstrap admin, and its generated password while the admin has not signed in with it
+   * yet (kept in `passwordFile`, DATA_DIR/admin-password, until then).
+   */
+  admin: { email: string; password?: string; passwordFile?: string };
   stop(): Promise<void>;
 }
 
@@ -71,7 +80,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await ensureTables(client);
     if (engine) await releaseEarlierLocks(client, startedAt);
     client.destroy();
-    const generatedAdmin = await ensureBootstrapAdmin({ email: options.admin?.email, password: options.admin?.password });
+    const adminEmail = normalizeEmail(options.admin?.email || DEFAULT_ADMIN_EMAIL);
+    const dataDir = options.dataDir;
+    const pending = dataDir ? readPendingPassword(dataDir) : undefined;
+    const generatedAdmin = await ensureBootstrapAdmin({
+      email: adminEmail,
+      password: options.admin?.password,
+      generatedPassword: pending?.email === adminEmail ? pending.password : undefined,
+      rememberGenerated: dataDir ? (credentials) => writePendingPassword(dataDir, credentials) : undefined,
+    });
+    const admin: LocalStack['admin'] = { email: adminEmail, password: generatedAdmin?.password };
+    if (dataDir) admin.password = await pendingPasswordToShow(dataDir, adminEmail);
+    if (admin.password && dataDir) admin.passwordFile = pendingPasswordPath(dataDir);
     // A bad entity definition stops start-up here, not at the first request.
     await loadRegistry();
     await checkPlugins();
@@ -102,6 +122,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       dynamoEndpoint,
       generatedAdmin,
       down: () => supervisor.down(),
+      admin,
       stop: async () => {
         supervisor.stop();
         await new Promise<void>((resolve) => {
@@ -131,6 +152,27 @@ async function prepareEngine(options: LocalStackOptions): Promise<void> {
     client.destroy();
   }
   await ensureBootstrapAdmin({ email: options.admin?.email, password: options.admin?.password });
+}
+
+/**
+ * The generated password still to show: it opens the admin's account and the admin has not
+ * signed in with it. One that no longer opens it is forgotten; one that does is forgotten at
+ * the admin's first sign-in through this process.
+ */
+async function pendingPasswordToShow(dataDir: string, adminEmail: string): Promise<string | undefined> {
+  const pending = readPendingPassword(dataDir);
+  if (!pending) return undefined;
+  const user = await getUserByEmail(pending.email);
+  if (!user || !(await verifyPassword(pending.password, user.passwordHash))) {
+    clearPendingPassword(dataDir);
+    return undefined;
+  }
+  const stopListening = onSignIn((signedIn) => {
+    if (signedIn.id !== user.id) return;
+    clearPendingPassword(dataDir);
+    stopListening();
+  });
+  return pending.email === adminEmail ? pending.password : undefined;
 }
 
 export { config };

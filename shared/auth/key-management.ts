@@ -126,9 +126,24 @@ function checkName(value: unknown, details: ErrorDetails): string | undefined {
   return value.trim();
 }
 
+/**
+ * What a key without scopes is told: the scopes that exist, the form this family takes, and the
+ * other family, so that a first try leads to a working one.
+ */
+export function scopesHint(family: ScopeFamily, resources: ReadonlySet<string>): string {
+  const names = [...resources].sort();
+  if (family === 'keys') {
+    return 'must be a non-empty array of read, write, delete (this endpoint, /api/v1/keys, takes bare actions that apply to every entity; ' +
+      `for per-entity scopes such as ${names[0] ?? 'tasks'}:read use POST /api/v1/api-keys)`;
+  }
+  return `must be a non-empty array of scopes, e.g. ["${names.includes('tasks') ? 'tasks' : names[0]}:read"]. ` +
+    `This endpoint, /api/v1/api-keys, takes <resource>:<read|write|delete|*>, the bare read, write, delete, or * (admins); ` +
+    `resources: ${names.join(', ')}. (POST /api/v1/keys takes only bare read, write, delete.)`;
+}
+
 function checkScopes(value: unknown, family: ScopeFamily, resources: ReadonlySet<string>, details: ErrorDetails): string[] | undefined {
   if (!Array.isArray(value) || value.length === 0) {
-    details.scopes = family === 'keys' ? 'must be a non-empty array of read, write, delete' : 'must be a non-empty array of scopes';
+    details.scopes = scopesHint(family, resources);
     return undefined;
   }
   if (value.length > MAX_SCOPES) {

@@ -41,6 +41,7 @@ import { evictApiKeysOfUser } from './api-keys.js';
 import { isOperator } from './bootstrap.js';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords.js';
 import { createSession, forgetSessionsOfUser, hashToken, revokeSession, revokeUserSessions } from './sessions.js';
+import { signedIn } from './sign-in-listeners.js';
 import { bodyValidator } from './validate.js';
 import { invalidateMetadataSources } from '../entities/metadata.js';
 import { unstorable } from '../registry/schemas.js';
@@ -185,6 +186,7 @@ export async function login(body: unknown, previousToken?: string): Promise<Logi
     const session = await createSession(user);
     // The session the browser had before (if any) ends: no session fixation, no stale sessions.
     if (previousToken) await revokeSession(hashToken(previousToken)).catch(() => undefined);
+    signedIn(user);
     return { user: sessionUserView(user), token: session.token, expiresAt: session.expiresAt };
   } catch (error) {
     await padTo(startedAt, LOGIN_FAILURE_FLOOR_MS);

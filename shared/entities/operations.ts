@@ -12,6 +12,8 @@ import { findEntity } from '../registry/index.js';
 import { RESERVED_SLUGS } from '../registry/validate.js';
 import type { LoadedEntity } from '../registry/types.js';
 import { routeKey, type RouteRateLimit } from '../core-routes.js';
+import { apiUrl } from '../http/urls.js';
+import { API_INDEX_PATH, apiIndex } from './api-index.js';
 import { bulkDelete, bulkUpdate } from './bulk.js';
 import { findOverride, type OverridableOperation } from './overrides.js';
 import { preconditionsOf } from './preconditions.js';
@@ -35,6 +37,8 @@ function operationOf(req: ApiRequest): OverridableOperation | undefined {
 
 /** Is this anonymous request allowed through? Public entities' reads, public overrides, and unknown slugs (→ 404). */
 export function isPublicRead(req: ApiRequest): boolean {
+  // The index answers anyone: anonymous callers see the public entities.
+  if (req.route.path === API_INDEX_PATH) return true;
   const operation = operationOf(req);
   if (!operation || !READS.has(operation)) return false;
   const slug = req.params.entity ?? '';
@@ -83,13 +87,21 @@ function resolve(req: ApiRequest, operation: OverridableOperation, run: (entity:
   return Promise.resolve().then(() => run(entity));
 }
 
+/** A 201 names the record it created (RFC 9110 Location), where the client reaches the API. */
+export function withLocation(req: Pick<ApiRequest, 'basePath' | 'origin'>, slug: string, reply: Reply): Reply {
+  const id = (reply.data as { id?: unknown } | undefined)?.id;
+  if (reply.status !== 201 || typeof id !== 'string') return reply;
+  return { ...reply, headers: { ...reply.headers, Location: apiUrl(req, `/api/v1/${slug}/${encodeURIComponent(id)}`) } };
+}
+
 function replaceMetadata(req: ApiRequest): boolean {
   return req.query.replaceMetadata === 'true';
 }
 
 export const entityOperations: Record<string, Operation> = {
+  [routeKey('GET', API_INDEX_PATH)]: async (req) => apiIndex(req),
   [routeKey('GET', ENTITY_PATHS.collection)]: (req) => resolve(req, 'list', (e) => listRecords(e, req)),
-  [routeKey('POST', ENTITY_PATHS.collection)]: (req) => resolve(req, 'create', (e) => createRecordReply(e, req.auth, req.body ?? {})),
+  [routeKey('POST', ENTITY_PATHS.collection)]: (req) => resolve(req, 'create', async (e) => withLocation(req, e.slug, await createRecordReply(e, req.auth, req.body ?? {}))),
   [routeKey('OPTIONS', ENTITY_PATHS.collection)]: (req) => resolve(req, 'options', (e) => describe(e, req.auth)),
   // Bulk update / delete (shared/entities/bulk.ts): each item through updateRecord / deleteRecord.
   [routeKey('PATCH', ENTITY_PATHS.collection)]: (req) => bulkUpdate(req),

@@ -14,6 +14,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { BadRequestError } from '../errors.js';
 import type { ApiEvent, ApiLambdaContext } from './types.js';
 
+const CSV_BODY_TYPE = /^text\/csv\s*(;|$)/i;
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
 
 /** Objects and arrays nested deeper than this are refused (DynamoDB itself stores at most 32 levels). */
@@ -66,6 +67,8 @@ export function jsonBody(): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult,
       const req = request.context.api!;
       if (req.route.rawBody || !req.rawBody || req.method === 'GET' || req.method === 'OPTIONS') return;
       const contentType = req.headers['content-type'] ?? '';
+      // Imports read a CSV body themselves (shared/import/csv.ts).
+      if (req.route.csvBody && CSV_BODY_TYPE.test(contentType)) return;
       if (!JSON_TYPE.test(contentType)) {
         throw new BadRequestError('Content-Type must be application/json', { 'Content-Type': 'must be application/json' });
       }

@@ -3,9 +3,11 @@
  * POST /api/v1/import/{entity}. Scope `<entity>:write` (the route's); an unregistered entity
  * answers 404 ENTITY_NOT_FOUND (its scope is not asked for first).
  */
-import { EntityNotFoundError } from '../errors.js';
+import { EntityNotFoundError, ValidationError } from '../errors.js';
 import type { AuthorizeOptions } from '../http/authorize.js';
-import type { Operation } from '../http/types.js';
+import type { ApiRequest, Operation } from '../http/types.js';
+import type { LoadedEntity } from '../registry/types.js';
+import { CSV_TYPE, csvItems } from './csv.js';
 import { findEntity } from '../registry/index.js';
 import { routeKey } from '../core-routes.js';
 import { importRecords, importTasks } from './service.js';
@@ -19,11 +21,40 @@ export const importAuthorizeOptions: AuthorizeOptions = {
   scopeApplies: (req) => req.route.path !== IMPORT_PATHS.entity || findEntity(req.params.entity ?? '') !== undefined,
 };
 
+/** Query flags that stand for the JSON body's options when the body is CSV. */
+function flags(req: ApiRequest, names: readonly string[]): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  for (const name of names) {
+    const value = req.query[name];
+    if (value === undefined) continue;
+    if (value !== 'true' && value !== 'false') throw new ValidationError({ [name]: 'must be true or false' });
+    out[name] = value === 'true';
+  }
+  return out;
+}
+
+/**
+ * A text/csv body becomes the JSON body it stands for: its rows are the items (or tasks), and
+ * the options come from the query string (?skipInvalid=true&returnFailures=true; for tasks
+ * ?assignUsers=true&notify=true). The import then runs exactly as for JSON.
+ */
+function csvAsJson(req: ApiRequest, entity: LoadedEntity, tasks: boolean): void {
+  if (!CSV_TYPE.test(req.headers['content-type'] ?? '')) return;
+  const items = csvItems(entity, req.rawBody?.toString('utf8') ?? '');
+  if (tasks) req.body = { tasks: items, ...flags(req, ['assignUsers', 'notify']) };
+  else req.body = { items, options: flags(req, ['skipInvalid', 'returnFailures']) };
+}
+
 export const importOperations: Record<string, Operation> = {
-  [routeKey('POST', IMPORT_PATHS.tasks)]: async (req) => ({ status: 201, data: await importTasks(req) }),
+  [routeKey('POST', IMPORT_PATHS.tasks)]: async (req) => {
+    const entity = findEntity('tasks');
+    if (entity) csvAsJson(req, entity, true);
+    return { status: 201, data: await importTasks(req) };
+  },
   [routeKey('POST', IMPORT_PATHS.entity)]: async (req) => {
     const entity = findEntity(req.params.entity ?? '');
     if (!entity) throw new EntityNotFoundError(req.params.entity ?? '');
+    csvAsJson(req, entity, false);
     return { status: 201, data: await importRecords(entity, req) };
   },
 };

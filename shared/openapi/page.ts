@@ -29,20 +29,21 @@ const PAGE = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Entity Record API reference</title>
-<link rel="stylesheet" href="docs/swagger-ui.css">
+<link rel="stylesheet" href="{{docs}}/swagger-ui.css">
 </head>
 <body>
 <div id="swagger-ui"></div>
-<script src="docs/swagger-ui-bundle.js"></script>
-<script src="docs/init.js"></script>
+<script src="{{docs}}/swagger-ui-bundle.js"></script>
+<script src="{{docs}}/init.js"></script>
 </body>
 </html>
 `;
 
 // The page's own script (no inline script, so the CSP can forbid them). Cookies go along with
 // "try it" (same origin), so a logged-in browser session works as is.
+// The document is found from this script's own URL, so the page works at /api/docs and /api/docs/.
 const INIT = `window.ui = SwaggerUIBundle({
-  url: new URL('v1/openapi.json', window.location.href).href,
+  url: new URL('../v1/openapi.json', document.currentScript.src).href,
   dom_id: '#swagger-ui',
   deepLinking: true,
   // Tags start collapsed: the page renders at once however many entities the registry has.
@@ -72,8 +73,13 @@ function vendorFile(name: string, contentType: string): Asset {
   return asset;
 }
 
-export function docsPage(): Asset {
-  return { body: PAGE, contentType: 'text/html; charset=utf-8' };
+/**
+ * The page, its assets named by absolute path (`docsPath`: where the client reaches /api/docs,
+ * stage or base path included), so that it works with or without a trailing slash.
+ */
+export function docsPage(docsPath = '/api/docs'): Asset {
+  const escaped = docsPath.replace(/[&"<>]/g, (c) => `&#${c.charCodeAt(0)};`);
+  return { body: PAGE.replaceAll('{{docs}}', escaped), contentType: 'text/html; charset=utf-8' };
 }
 
 /** An asset of the page by name; anything else is 404. */

@@ -50,6 +50,27 @@ const session = (summary: string, operationId: string, body?: Schema): Describe 
 });
 
 export const SYSTEM_OPERATIONS: Readonly<Record<string, Describe>> = {
+  [routeKey('GET', V1)]: () => ({
+    tag: 'Docs',
+    operationId: 'getApiIndex',
+    summary: 'The entities you may use',
+    description:
+      'Where to start: the entities the caller may use (only public ones without credentials), each with its path, the operations open to the caller and links to its OPTIONS description and its section of this reference; then links to the API\'s other parts.',
+    responses: {
+      200: json(envelopeOf(object, { message: true }), 'The index.', {
+        example: {
+          success: true,
+          data: {
+            name: 'Entity Record API',
+            version: 'v1',
+            entities: [{ name: 'task', slug: 'tasks', path: '/api/v1/tasks', operations: ['list', 'read', 'create', 'update', 'delete'], public: false, links: { options: '/api/v1/tasks', docs: '/api/docs#/tasks' } }],
+            links: { docs: '/api/docs', openapi: '/api/v1/openapi.json' },
+          },
+        },
+      }),
+    },
+    errors: [],
+  }),
   [routeKey('GET', '/api/health')]: () => ({
     tag: 'Health',
     operationId: 'getHealth',

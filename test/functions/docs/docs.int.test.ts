@@ -31,13 +31,13 @@ describe('GET /api/v1/openapi.json', () => {
 });
 
 describe('GET /api/docs', () => {
-  it('serves the reference page with a strict content security policy and relative asset URLs', async () => {
+  it('serves the reference page with a strict content security policy and its assets on the same origin', async () => {
     const res = await api('GET', '/api/docs');
 
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
-    expect(res.text).toContain('<script src="docs/swagger-ui-bundle.js"></script>');
+    expect(res.text).toContain('<script src="/api/docs/swagger-ui-bundle.js"></script>');
     expect(res.text).not.toMatch(/https?:\/\//);
   });
 
@@ -52,7 +52,7 @@ describe('GET /api/docs', () => {
     expect(bundle.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect((await bundle.text()).length).toBeGreaterThan(100_000);
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
-    expect(await init.text()).toContain("new URL('v1/openapi.json'");
+    expect(await init.text()).toContain("new URL('../v1/openapi.json'");
   });
 
   it('answers 404 in the error envelope for an asset it does not have', async () => {
