@@ -7,6 +7,7 @@ import { config, resetConfig } from '../../shared/config.js';
 import { createDynamoClient } from '../../shared/data/client.js';
 import { ensureBootstrapAdmin } from '../../shared/auth/bootstrap.js';
 import { loadRegistry } from '../../shared/registry/index.js';
+import { ensureDashboardBuilt } from '../../dashboard/build.js';
 import { startDynamoLocal, type DynamoLocal } from './dynamodb-local.js';
 import { useLocalDeploymentSecret } from './deployment-secret.js';
 import { createGateway } from './gateway.js';
@@ -54,6 +55,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // A bad entity definition stops start-up here, not at the first request.
     await loadRegistry();
     await checkPlugins();
+    // The dashboard's files, rebuilt when a source changed since the last build.
+    ensureDashboardBuilt();
     webhooks = await startLocalWebhooks(options.dataDir);
     const server = createGateway();
     await new Promise<void>((resolve, reject) => {
