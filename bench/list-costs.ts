@@ -69,12 +69,13 @@ async function writeAll(items: Record<string, unknown>[], concurrency = 16): Pro
 }
 
 /** N tasks of a fresh synthetic tenant, one owner, createdAt one second apart. */
-export async function seedTasks(size: number): Promise<Seeded> {
+/** `owner`: the tenant and user the tasks belong to (a fresh, made-up pair by default). */
+export async function seedTasks(size: number, owner?: { tenantId: string; userId: string }): Promise<Seeded> {
   await loadRegistry();
   const entity = findEntity('tasks')!;
   const started = performance.now();
-  const tenantId = `ten_bench${size}${base62(8)}`;
-  const userId = `usr_bench${base62(12)}`;
+  const tenantId = owner?.tenantId ?? `ten_bench${size}${base62(8)}`;
+  const userId = owner?.userId ?? `usr_bench${base62(12)}`;
   const start = Date.parse('2025-01-01T00:00:00.000Z');
   /** `pk` → shard → attribute → count. */
   const counters = new Map<string, Map<number, Map<string, number>>>();

@@ -17,7 +17,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS'
  */
 export type AuthMode = 'public' | 'optional' | 'required' | 'session';
 
-export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch' | 'import' | 'graphql' | 'plugins' | 'upload' | 'docs' | 'stream' | 'webhooks';
+export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch' | 'import' | 'graphql' | 'plugins' | 'upload' | 'docs' | 'stream' | 'webhooks' | 'dashboard';
 
 /**
  * Families whose Lambda streams its response (awslambda.streamifyResponse): API Gateway invokes
@@ -113,6 +113,9 @@ export const afterPlugins: readonly Route[] = [
   { method: 'GET', path: `${V1}/openapi.json`, family: 'docs', auth: 'public' },
   { method: 'GET', path: '/api/docs', family: 'docs', auth: 'public' },
   { method: 'GET', path: '/api/docs/{asset}', family: 'docs', auth: 'public' },
+  // The web console (functions/dashboard): static files, public and never rate-limited.
+  { method: 'GET', path: '/dashboard', family: 'dashboard', auth: 'public' },
+  { method: 'GET', path: '/dashboard/{asset}', family: 'dashboard', auth: 'public' },
   // The SSE stream: a streamed response (STREAMING_FAMILIES); the static tasks path wins over the template.
   { method: 'GET', path: `${V1}/stream/tasks`, family: 'stream', auth: 'required', scope: 'tasks:read' },
   { method: 'GET', path: `${V1}/stream/{entity}`, family: 'stream', auth: 'required', scope: '{entity}:read' },

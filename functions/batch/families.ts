@@ -32,6 +32,7 @@ export const NOT_BATCHABLE: Readonly<Partial<Record<Family, string>>> = {
   health: 'the health check is not under /api/v1',
   upload: 'uploads carry multipart bodies or move objects in S3; they are sent on their own',
   docs: 'the API description and its page are static documents',
+  dashboard: 'the dashboard is a page and its static files',
   stream: 'a streamed response (text/event-stream) cannot be a sub-response',
   webhooks: 'deliveries and inbound receivers act outside the request (a replay or ping waits for a receiver)',
 };

@@ -4,12 +4,12 @@
  * on every routed path so a wrong method (405) and CORS preflights (OPTIONS) reach the handler.
  * API Gateway's own errors keep the error envelope through Gateway Responses.
  */
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Size } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { BINARY_MEDIA_TYPES, BODY_TOO_LARGE_MESSAGE, grouped, MAX_BINARY_BODY_BYTES, MAX_TEXT_BODY_BYTES, UPLOAD_PRESIGN_ROUTE } from '../../shared/http/body-limits.js';
+import { BINARY_MEDIA_TYPES, BODY_TOO_LARGE_MESSAGE, grouped, MAX_BINARY_BODY_BYTES, MAX_TEXT_BODY_BYTES, MIN_COMPRESSION_BYTES, UPLOAD_PRESIGN_ROUTE } from '../../shared/http/body-limits.js';
 import { STREAMING_FAMILIES, STREAMING_TIMEOUT_SECONDS, type Route } from '../../shared/routes.js';
 
 export interface ApiPath {
@@ -202,6 +202,8 @@ export function createRestApi(scope: Construct, id: string, props: EntityRestApi
     description: 'Entity Record API',
     endpointTypes: [apigateway.EndpointType.REGIONAL],
     binaryMediaTypes: [...BINARY_MEDIA_TYPES],
+    // gzip for clients that accept it (the dashboard's files, large pages of records).
+    minCompressionSize: Size.bytes(MIN_COMPRESSION_BYTES),
     cloudWatchRole: props.cloudWatchRole ?? false,
     deployOptions: {
       stageName,

@@ -46,6 +46,8 @@ export const FAMILY_ACCESS: Readonly<Record<string, TableGrants>> = {
   upload: { uploads: 'readWrite', identity: 'readUpdate', limits: 'readWrite' },
   // The OpenAPI document and its page: built from code, public and never counted.
   docs: {},
+  // The dashboard's static files.
+  dashboard: {},
   // The SSE stream reads change events; its open-stream leases live in limits.
   stream: { events: 'read', identity: 'readUpdate', limits: 'readWrite' },
   // Registrations, delivery log, replays and pings, inbound provider events (the webhooks table).

@@ -8,11 +8,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Socket } from 'node:net';
 import { config } from '../../shared/config.js';
 import { ApiError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError } from '../../shared/errors.js';
-import { BODY_TOO_LARGE_MESSAGE, maxBodyBytes } from '../../shared/http/body-limits.js';
+import { BODY_TOO_LARGE_MESSAGE, maxBodyBytes, MIN_COMPRESSION_BYTES } from '../../shared/http/body-limits.js';
 import { API_FUNCTION_TIMEOUT_SECONDS } from '../../shared/http/deadline.js';
 import { nameMap, proxyQueryFields, validRequestId } from '../../shared/http/request-context.js';
 import { familyOfPath, matchPath, STREAMING_TIMEOUT_SECONDS } from '../../shared/routes.js';
@@ -139,10 +140,26 @@ function sendError(res: ServerResponse, error: ApiError, requestId: string): voi
   res.end(JSON.stringify(error.toJSON()));
 }
 
-function sendResult(res: ServerResponse, result: APIGatewayProxyResult): void {
+/** Whether the client takes gzip (an Accept-Encoding naming gzip or *, without q=0). */
+export function acceptsGzip(header: string | undefined): boolean {
+  return (header ?? '').split(',').some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return (coding === 'gzip' || coding === '*') && (!q || Number(q.slice(2)) > 0);
+  });
+}
+
+function sendResult(res: ServerResponse, result: APIGatewayProxyResult, acceptEncoding?: string): void {
   const headers: Record<string, string | string[]> = { ...(result.headers as Record<string, string>) };
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
-  const body = result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+  let body = result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+  // As API Gateway's minimumCompressionSize does on AWS.
+  const encoded = Object.keys(headers).some((name) => name.toLowerCase() === 'content-encoding');
+  if (body.length >= MIN_COMPRESSION_BYTES && !encoded && acceptsGzip(acceptEncoding)) {
+    body = gzipSync(body);
+    headers['Content-Encoding'] = 'gzip';
+    headers.Vary = [headers.Vary, 'Accept-Encoding'].filter(Boolean).join(', ');
+  }
   if (result.statusCode !== 304) headers['Content-Length'] = String(body.length);
   res.writeHead(result.statusCode, headers);
   res.end(body);
@@ -253,7 +270,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, load: HandlerLo
   });
   try {
     const result = (await Promise.race([handler(event, context), timeout])) as APIGatewayProxyResult;
-    sendResult(res, result);
+    sendResult(res, result, req.headers['accept-encoding']);
   } finally {
     clearTimeout(timer);
   }

@@ -12,6 +12,7 @@ import { onSignIn } from '../../shared/auth/sign-in-listeners.js';
 import { getUserByEmail, normalizeEmail } from '../../shared/data/identity.js';
 import { clearPendingPassword, pendingPasswordPath, readPendingPassword, writePendingPassword } from './admin-password.js';
 import { loadRegistry } from '../../shared/registry/index.js';
+import { ensureDashboardBuilt } from '../../dashboard/build.js';
 import { startDynamoLocal, type DynamoLocal } from './dynamodb-local.js';
 import { useLocalDeploymentSecret } from './deployment-secret.js';
 import { createGateway } from './gateway.js';
@@ -95,6 +96,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // A bad entity definition stops start-up here, not at the first request.
     await loadRegistry();
     await checkPlugins();
+    // The dashboard's files, rebuilt when a source changed since the last build.
+    ensureDashboardBuilt();
     webhooks = await startLocalWebhooks(options.dataDir);
     if (engine) {
       const started = engine;

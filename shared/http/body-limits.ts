@@ -44,3 +44,10 @@ export const grouped = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?
 export const BODY_TOO_LARGE_MESSAGE =
   `The request body is too large: at most ${grouped(MAX_BINARY_BODY_BYTES)} bytes of ${BINARY_MEDIA_TYPES.join(' or ')}, ` +
   `${grouped(MAX_TEXT_BODY_BYTES)} bytes of any other type; upload files with ${UPLOAD_PRESIGN_ROUTE}`;
+
+/**
+ * Responses of at least this many bytes are gzip-compressed for a client that accepts gzip: by
+ * API Gateway on AWS (the REST API's minimumCompressionSize), by the local gateway the same way.
+ * Streamed responses (the event stream) are never compressed.
+ */
+export const MIN_COMPRESSION_BYTES = 1024;

@@ -8,7 +8,7 @@
  * session's user (RATE_LIMIT_SESSION_PER_HOUR, 100), else the client IP
  * (RATE_LIMIT_ANONYMOUS_PER_HOUR, 300); windows of RATE_LIMIT_WINDOW_SECONDS (3600). A route that
  * declares `rateLimit` gets a second counter of its own for the same subject. A limit of 0 turns
- * that counter off. The health check and the docs (static documents) are never counted.
+ * that counter off. The health check, the docs and the dashboard's files (static documents) are never counted.
  *
  * Every counted response (errors included, via req.responseHeaders) carries X-RateLimit-Limit,
  * X-RateLimit-Remaining and X-RateLimit-Reset (Unix seconds) of the tightest counter; over a limit
@@ -263,7 +263,7 @@ export function tightest(states: CounterState[]): CounterState {
 }
 
 export function isCounted(req: ApiRequest): boolean {
-  return req.route.family !== 'health' && req.route.family !== 'docs';
+  return req.route.family !== 'health' && req.route.family !== 'docs' && req.route.family !== 'dashboard';
 }
 
 export function rateLimit(options: RateLimitOptions & { now?: () => number } = {}): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext> {

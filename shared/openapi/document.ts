@@ -51,7 +51,7 @@ export interface DocumentSources {
 type DescribedRoute = Route & RouteDetails;
 
 /** Families whose requests are not rate-limited (shared/http/rate-limit.ts isCounted). */
-const UNCOUNTED_FAMILIES = new Set(['health', 'docs']);
+const UNCOUNTED_FAMILIES = new Set(['health', 'docs', 'dashboard']);
 
 /** Order of the system tags in the page; entity tags follow, then any other family's. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -67,7 +67,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Stream: 'Server-sent events of changes.',
   Uploads: 'Files stored in S3.',
   Plugins: 'Endpoints added by plugins.',
-  Docs: 'This description and its reference page.',
+  Docs: 'This description, its reference page and the dashboard.',
 };
 
 function genericOperation(route: DescribedRoute): OperationSpec {

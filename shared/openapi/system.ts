@@ -307,6 +307,18 @@ export const SYSTEM_OPERATIONS: Readonly<Record<string, Describe>> = {
     },
     errors: [404],
   }),
+  [routeKey('GET', '/dashboard')]: () => ({
+    tag: 'Docs', operationId: 'getDashboard', summary: 'The dashboard, a web console of the API',
+    responses: { 200: { description: 'The HTML page of the dashboard; it signs in with a session.', contentType: 'text/html', schema: str, headers: ['ETag'] } },
+    errors: [],
+  }),
+  [routeKey('GET', '/dashboard/{asset}')]: () => ({
+    tag: 'Docs', operationId: 'getDashboardAsset', summary: 'A script or style sheet of the dashboard (content-hashed name, cached for a year)',
+    responses: {
+      200: { description: 'The asset (JavaScript or CSS).', contentType: ['text/javascript', 'text/css'], schema: str, headers: ['ETag'] },
+    },
+    errors: [404],
+  }),
 
   // Families whose routes may be present: described here so that they appear with their shapes.
   [routeKey('POST', `${V1}/webhooks`)]: () => ({

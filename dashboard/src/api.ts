@@ -1,0 +1,107 @@
+/**
+ * Every call the dashboard makes goes through the project's typed client (packages/client) on
+ * the page's own origin, so the browser's session cookie authenticates it. The base is the part
+ * of the page's path before /dashboard: '' locally, '/prod' on API Gateway's default URL, a
+ * custom domain's base path otherwise.
+ *
+ * Entities are known only at run time (from the API's description), so their paths are typed as
+ * one entity's; the answers are read as generic records.
+ */
+import { createClient, type ApiClient } from '@entity-record-api/client';
+import { signal } from '@preact/signals';
+
+export const basePath = location.pathname.replace(/\/dashboard(\/.*)?$/, '');
+export const apiOrigin = `${location.origin}${basePath}`;
+
+export const client: ApiClient = createClient({ baseUrl: apiOrigin, credentials: 'same-origin' });
+
+/** The last answer of the API: what the request panel shows, and the rate limit left. */
+export interface CallInfo {
+  method: string;
+  url: string;
+  status: number;
+  requestCost: string | null;
+  serverTiming: string | null;
+  rateLimitRemaining: string | null;
+  rateLimitLimit: string | null;
+}
+export const lastCall = signal<CallInfo | undefined>(undefined);
+
+/** Set when a call answered 401 (the session ended): the app shows the sign-in page. */
+export const sessionExpired = signal(false);
+
+client.use({
+  onResponse({ request, response }) {
+    const info: CallInfo = {
+      method: request.method,
+      url: request.url,
+      status: response.status,
+      requestCost: response.headers.get('X-Request-Cost'),
+      serverTiming: response.headers.get('Server-Timing'),
+      rateLimitRemaining: response.headers.get('X-RateLimit-Remaining'),
+      rateLimitLimit: response.headers.get('X-RateLimit-Limit'),
+    };
+    lastCall.value = info;
+    if (response.status === 401 && !request.url.includes('/auth/login')) sessionExpired.value = true;
+    return undefined;
+  },
+});
+
+/** The error envelope of SPEC.md, as a thrown value. */
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: Record<string, string> = {},
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+  }
+}
+
+interface Envelope {
+  success?: boolean;
+  error?: string;
+  code?: string;
+  details?: Record<string, unknown>;
+  retryAfter?: number;
+}
+
+/** The data of an answer, or an ApiFailure with the API's own error text. */
+export async function unwrap<T>(call: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<{ body: T; response: Response }> {
+  let result: { data?: unknown; error?: unknown; response: Response };
+  try {
+    result = await call;
+  } catch (e) {
+    throw new ApiFailure(0, 'NETWORK_ERROR', `The API could not be reached (${(e as Error).message})`);
+  }
+  if (result.response.ok) return { body: result.data as T, response: result.response };
+  const env = (result.error ?? {}) as Envelope;
+  const details = Object.fromEntries(Object.entries(env.details ?? {}).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+  throw new ApiFailure(
+    result.response.status,
+    env.code ?? `HTTP_${result.response.status}`,
+    env.error ?? `${result.response.status} ${result.response.statusText}`,
+    details,
+    env.retryAfter,
+  );
+}
+
+/** The literal path types of one entity: how a run-time entity path goes through the typed client. */
+export type CollectionPath = '/api/v1/tasks';
+export type RecordPath = '/api/v1/tasks/{id}';
+export const collectionPath = (slug: string) => `/api/v1/${slug}` as CollectionPath;
+export const recordPath = (slug: string) => `/api/v1/${slug}/{id}` as RecordPath;
+
+export type ApiRecord = Record<string, unknown> & { id: string };
+
+export interface Pagination {
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+  hasNext: boolean;
+  hasPrev: boolean;
+  nextCursor?: string | null;
+}

@@ -1,0 +1,111 @@
+/**
+ * What the whole dashboard shares: the signed-in user, the entities of the registry (from the
+ * API's OpenAPI document) and their OPTIONS descriptions. Kept for the browser session
+ * (sessionStorage), so a reload or a page change costs no request: the session user's 100
+ * requests an hour go to records, not to descriptions.
+ */
+import { signal } from '@preact/signals';
+import { ApiFailure, client, collectionPath, sessionExpired, unwrap } from './api.js';
+import type { EntityDescription } from './form.js';
+
+export interface Me {
+  id: string;
+  email: string;
+  name?: string;
+  role: 'admin' | 'user';
+  tenantId: string;
+}
+
+const STORE = 'dashboard.v1.';
+
+function load<T>(key: string): T | undefined {
+  try {
+    const text = sessionStorage.getItem(STORE + key);
+    return text ? (JSON.parse(text) as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function save(key: string, value: unknown): void {
+  try {
+    sessionStorage.setItem(STORE + key, JSON.stringify(value));
+  } catch {
+    // Storage full or refused: the value is fetched again next time.
+  }
+}
+
+export function clearStore(): void {
+  for (const key of Object.keys(sessionStorage)) if (key.startsWith(STORE)) sessionStorage.removeItem(key);
+}
+
+export const me = signal<Me | null | undefined>(load<Me>('me'));
+export const notice = signal<{ text: string; tone: 'success' | 'info' } | undefined>(undefined);
+
+export function flash(text: string, tone: 'success' | 'info' = 'success'): void {
+  notice.value = { text, tone };
+}
+
+/** Who is signed in: from the browser session's store, else GET /users/me (null when no session). */
+export async function loadMe(): Promise<void> {
+  if (me.value) return;
+  try {
+    const { body } = await unwrap<{ data: Me }>(client.GET('/api/v1/users/me'));
+    setMe(body.data);
+  } catch (e) {
+    if (e instanceof ApiFailure && e.status === 401) {
+      sessionExpired.value = false;
+      me.value = null;
+      return;
+    }
+    throw e;
+  }
+}
+
+export function setMe(user: Me | null): void {
+  if (user) save('me', user);
+  else clearStore();
+  me.value = user;
+}
+
+/** The entity slugs: every /api/v1/{slug} of the OpenAPI document that answers OPTIONS (a description). */
+export function entitySlugs(document: { paths?: Record<string, Record<string, unknown>> }): string[] {
+  return Object.entries(document.paths ?? {})
+    .filter(([path, ops]) => /^\/api\/v1\/[a-z0-9][a-z0-9_-]*$/.test(path) && ops.options !== undefined)
+    .map(([path]) => path.slice('/api/v1/'.length));
+}
+
+export const entities = signal<string[] | undefined>(load<string[]>('entities'));
+export const entitiesError = signal<string | undefined>(undefined);
+
+/** The document is public, cached by the browser and never rate-limited. */
+export async function loadEntities(): Promise<void> {
+  if (entities.value) return;
+  try {
+    const { body } = await unwrap<{ paths: Record<string, Record<string, unknown>> }>(client.GET('/api/v1/openapi.json'));
+    entities.value = entitySlugs(body);
+    save('entities', entities.value);
+  } catch (e) {
+    entitiesError.value = (e as Error).message;
+  }
+}
+
+const descriptions = new Map<string, Promise<EntityDescription>>();
+
+/** OPTIONS /api/v1/{slug}, once per browser session and user. */
+export function describe(slug: string): Promise<EntityDescription> {
+  const key = `options.${me.value?.id ?? 'anonymous'}.${slug}`;
+  let pending = descriptions.get(key);
+  if (!pending) {
+    const stored = load<EntityDescription>(key);
+    pending = stored
+      ? Promise.resolve(stored)
+      : unwrap<{ data: EntityDescription }>(client.OPTIONS(collectionPath(slug))).then(({ body }) => {
+          save(key, body.data);
+          return body.data;
+        });
+    pending.catch(() => descriptions.delete(key));
+    descriptions.set(key, pending);
+  }
+  return pending;
+}

@@ -1,0 +1,377 @@
+/**
+ * The dashboard in a real browser (Debian's chromium, playwright-core) against the local server
+ * under test: sign in and out, the records explorer (filter, sort, search, the URL round trip),
+ * the editor (a 422 shown on its field, then a create; a 412 from a second browser), API keys
+ * (created, shown once, copied, revoked, then refused), axe-core on every page, keyboard-only
+ * use, and screenshots of every page at 1280×800 and 390×844 in both themes.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api } from '../../support/http.js';
+import { newTenant, type TestTenant } from '../../support/identity.js';
+import { expectAccessible, launch, newContext, screenshots, signIn, watch, type StorageState } from './browser.js';
+
+let browser: Browser;
+let tenant: TestTenant;
+let state: StorageState;
+const created: string[] = [];
+
+async function createTask(body: Record<string, unknown>): Promise<{ id: string }> {
+  const res = await api('POST', '/api/v1/tasks', { cookie: tenant.admin.cookie, body });
+  expect(res.status).toBe(201);
+  created.push(res.body.data.id);
+  return res.body.data;
+}
+
+/** The text of every cell of one column of the explorer's table. */
+async function column(page: Page, name: string): Promise<string[]> {
+  const headers = await page.getByRole('table').locator('thead th').allInnerTexts();
+  const index = headers.findIndex((h) => h.replace(/[▲▼]/g, '').trim() === name);
+  return page.getByRole('table').locator(`tbody tr td:nth-child(${index + 1})`).allInnerTexts();
+}
+
+beforeAll(async () => {
+  browser = await launch();
+  tenant = await newTenant();
+  const statuses = ['todo', 'in_progress', 'completed'];
+  for (let i = 0; i < 12; i++) {
+    await createTask({ title: `${i % 2 ? 'Alpha' : 'Beta'} task ${String(i).padStart(2, '0')}`, status: statuses[i % 3], priority: i % 2 ? 'high' : 'low' });
+  }
+  const context = await newContext(browser);
+  const page = await context.newPage();
+  await signIn(page, tenant.admin.email, tenant.admin.password);
+  state = await context.storageState();
+  await context.close();
+}, 120_000);
+
+afterAll(async () => {
+  if (tenant && created.length) await api('DELETE', '/api/v1/tasks', { cookie: tenant.admin.cookie, body: { ids: created.slice(0, 100) } });
+  await browser?.close();
+});
+
+describe('signing in and out', () => {
+  it('signs in with Email and Password, shows the navigation, and signs out', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    const problems = watch(page, [401]);
+
+    await signIn(page, tenant.admin.email, tenant.admin.password);
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    await nav.getByRole('link', { name: 'tasks', exact: true }).waitFor();
+
+    for (const slug of ['tasks', 'products', 'comments', 'tags', 'orders', 'customers']) expect(await nav.getByRole('link', { name: slug, exact: true }).count()).toBe(1);
+    expect(await nav.getByRole('link', { name: 'API keys' }).count()).toBe(1);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    const after = await context.request.get('/api/v1/users/me');
+    expect(after.status()).toBe(401);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('refuses a wrong password with the API error text', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await page.goto('/dashboard');
+    await page.getByLabel('Email').fill(tenant.admin.email);
+    await page.getByLabel('Password').fill('not-the-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.innerText()).toMatch(/invalid|incorrect|wrong/i);
+    await context.close();
+  }, 60_000);
+
+  it('brings the sign-in page back when the session ends, then returns to the page the user was on', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await signIn(page, tenant.admin.email, tenant.admin.password);
+    await page.goto('/dashboard#/tasks?sort=title&order=asc');
+    await page.getByRole('table').waitFor();
+    // The session ends elsewhere (logged out with the same cookie).
+    await context.request.post('/api/v1/auth/logout');
+
+    await page.getByRole('button', { name: 'title' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await page.getByRole('status').innerText()).toContain('session has ended');
+    await page.getByLabel('Email').fill(tenant.admin.email);
+    await page.getByLabel('Password').fill(tenant.admin.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('table').waitFor();
+
+    expect(new URL(page.url()).hash).toBe('#/tasks?sort=title&order=desc');
+    await context.close();
+  }, 60_000);
+});
+
+describe('the records explorer', () => {
+  it('filters, sorts and searches, keeps the view in the URL, and shows the same view from that URL', async () => {
+    const context = await newContext(browser, { storageState: state });
+    const page = await context.newPage();
+    const problems = watch(page);
+    await page.goto('/dashboard#/tasks');
+    await page.getByRole('table').waitFor();
+
+    await page.getByRole('button', { name: 'Add filter' }).click();
+    await page.getByLabel('Filter 1 field').selectOption('priority');
+    await page.getByLabel('Filter 1 operator').selectOption('$eq');
+    await page.getByLabel('Filter 1 value').fill('high');
+    await page.getByRole('searchbox', { name: 'Search' }).fill('alpha');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/filter=/);
+    await page.getByRole('button', { name: 'title' }).click();
+    await page.waitForURL(/sort=title/);
+    await expect.poll(() => column(page, 'title')).toHaveLength(6);
+    const titles = await column(page, 'title');
+
+    expect(titles).toEqual([...titles].sort());
+    expect(titles.every((t) => t.startsWith('Alpha'))).toBe(true);
+    expect(new Set(await column(page, 'priority'))).toEqual(new Set(['high']));
+    expect(await page.getByText('6 records match this view').count()).toBe(1);
+
+    // Descending on a second click; then the URL alone, in a fresh page, gives the same rows.
+    await page.getByRole('button', { name: 'title' }).click();
+    await page.waitForURL(/order=desc/);
+    await expect.poll(() => column(page, 'title')).toEqual([...titles].reverse());
+    const url = page.url();
+    const fresh = await context.newPage();
+    await fresh.goto(url);
+    await fresh.getByRole('table').locator('tbody tr').first().waitFor();
+    expect(await column(fresh, 'title')).toEqual([...titles].reverse());
+    expect(await fresh.getByLabel('Filter 1 value').inputValue()).toBe('high');
+    expect(await fresh.getByRole('searchbox', { name: 'Search' }).inputValue()).toBe('alpha');
+
+    // The request panel: the same request as curl and as a typed-client call, with its cost.
+    await fresh.getByText('Request for this view').click();
+    const panel = await fresh.locator('.request-panel').innerText();
+    expect(panel).toContain('curl -H "Authorization: Bearer $API_KEY"');
+    expect(panel).toContain("api.GET(\"/api/v1/tasks\"");
+    expect(panel).toMatch(/rcu=/);
+    expect(panel).toMatch(/total;dur=/);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 90_000);
+
+  it('pages with the cursor, next and previous, with the total', async () => {
+    const context = await newContext(browser, { storageState: state });
+    const page = await context.newPage();
+    await page.goto('/dashboard#/tasks?limit=10');
+    await page.getByRole('table').locator('tbody tr').first().waitFor();
+    const first = await column(page, 'id');
+
+    await page.getByRole('button', { name: 'Next →' }).click();
+    await page.waitForURL(/cursor=/);
+    await expect.poll(async () => (await column(page, 'id'))[0]).not.toBe(first[0]);
+    const second = await column(page, 'id');
+    await page.getByRole('button', { name: '← Previous' }).click();
+    await expect.poll(() => column(page, 'id')).toEqual(first);
+
+    expect(first).toHaveLength(10);
+    expect(second.length).toBeGreaterThan(0);
+    expect(second.some((id) => first.includes(id))).toBe(false);
+    expect(await page.getByText(/^\d+ records$/).innerText()).toMatch(/^1[2-9]|[2-9]\d records$/);
+    await context.close();
+  }, 60_000);
+});
+
+describe('the record editor', () => {
+  it('shows the server\'s 422 on the field as its description, then creates the record', async () => {
+    const context = await newContext(browser, { storageState: state });
+    const page = await context.newPage();
+    const problems = watch(page, [422]);
+    await page.goto('/dashboard#/tasks');
+    await page.getByRole('button', { name: 'New' }).click();
+    await page.getByLabel('title').waitFor();
+    await page.getByLabel('description').fill('Written in the browser');
+    await page.getByRole('button', { name: 'Save' }).click();
+
+    const title = page.getByLabel('title');
+    await expect.poll(() => title.getAttribute('aria-invalid')).toBe('true');
+    const description = await title.evaluate((el) => document.getElementById(el.getAttribute('aria-describedby')!)!.textContent);
+    expect(description).toMatch(/required/i);
+
+    await title.fill('Created in the browser');
+    await page.getByLabel('priority').selectOption('high');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(/#\/tasks\/tsk_/);
+    const id = decodeURIComponent(new URL(page.url()).hash.split('/')[2]);
+    created.push(id);
+    const stored = await api('GET', `/api/v1/tasks/${id}`, { cookie: tenant.admin.cookie });
+
+    expect(stored.body.data).toMatchObject({ title: 'Created in the browser', description: 'Written in the browser', priority: 'high' });
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('explains a 412 when another browser saved first, and saves after reload and re-apply', async () => {
+    const task = await createTask({ title: 'Contested', priority: 'low' });
+    const first = await newContext(browser, { storageState: state });
+    const second = await newContext(browser, { storageState: state });
+    const a = await first.newPage();
+    const b = await second.newPage();
+    await a.goto(`/dashboard#/tasks/${task.id}`);
+    await b.goto(`/dashboard#/tasks/${task.id}`);
+    await a.getByLabel('title').waitFor();
+    await b.getByLabel('title').waitFor();
+
+    await b.getByLabel('priority').selectOption('medium');
+    await b.getByRole('button', { name: 'Save' }).click();
+    await b.getByText(`Saved ${task.id}.`).waitFor();
+    await a.getByLabel('title').fill('Contested, edited in A');
+    await a.getByRole('button', { name: 'Save' }).click();
+    const conflict = a.getByRole('alert').filter({ hasText: 'changed by someone else' });
+    await conflict.waitFor();
+    await a.getByRole('button', { name: 'Reload and re-apply my changes' }).click();
+    await expect.poll(() => a.getByLabel('priority').inputValue()).toBe('medium');
+    expect(await a.getByLabel('title').inputValue()).toBe('Contested, edited in A');
+    await a.getByRole('button', { name: 'Save' }).click();
+    await a.getByText(`Saved ${task.id}.`).waitFor();
+    const stored = await api('GET', `/api/v1/tasks/${task.id}`, { cookie: tenant.admin.cookie });
+
+    expect(stored.body.data).toMatchObject({ title: 'Contested, edited in A', priority: 'medium' });
+    await first.close();
+    await second.close();
+  }, 60_000);
+
+  it('deletes a record after confirmation, and several at once from the explorer', async () => {
+    const one = await createTask({ title: 'Delete me alone' });
+    const two = await createTask({ title: 'Zz bulk one' });
+    const three = await createTask({ title: 'Zz bulk two' });
+    const context = await newContext(browser, { storageState: state });
+    const page = await context.newPage();
+    await page.goto(`/dashboard#/tasks/${one.id}`);
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await page.waitForURL(/#\/tasks$/);
+    await page.goto('/dashboard#/tasks?search=bulk');
+    await page.getByLabel(`Select ${two.id}`).check();
+    await page.getByLabel(`Select ${three.id}`).check();
+    await page.getByRole('button', { name: 'Delete selected (2)' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('Deleted 2 tasks.').waitFor();
+
+    for (const id of [one.id, two.id, three.id]) expect((await api('GET', `/api/v1/tasks/${id}`, { cookie: tenant.admin.cookie })).status).toBe(404);
+    await context.close();
+  }, 60_000);
+});
+
+describe('live updates', () => {
+  it('shows a record another client creates, and marks records changed and deleted elsewhere', async () => {
+    const changed = await createTask({ title: 'Will change' });
+    const removed = await createTask({ title: 'Will go' });
+    const context = await newContext(browser, { storageState: state });
+    const page = await context.newPage();
+    await page.goto('/dashboard#/tasks');
+    await page.getByText('Live: changes appear as they happen').waitFor();
+
+    const fresh = await createTask({ title: 'Arrived live' });
+    await api('PATCH', `/api/v1/tasks/${changed.id}`, { cookie: tenant.admin.cookie, body: { title: 'Changed live' } });
+    await api('DELETE', `/api/v1/tasks/${removed.id}`, { cookie: tenant.admin.cookie });
+    const row = (id: string) => page.getByRole('row').filter({ has: page.getByRole('link', { name: id }) });
+
+    await row(fresh.id).filter({ hasText: 'Arrived live' }).filter({ hasText: 'created' }).waitFor({ timeout: 15_000 });
+    await row(changed.id).filter({ hasText: 'Changed live' }).filter({ hasText: 'updated' }).waitFor({ timeout: 15_000 });
+    await row(removed.id).filter({ hasText: 'deleted' }).waitFor({ timeout: 15_000 });
+    expect(await row(removed.id).getAttribute('class')).toContain('live-deleted');
+    await context.close();
+  }, 60_000);
+});
+
+describe('API keys', () => {
+  it('creates a key shown once, copies it, revokes it, and the API then refuses it', async () => {
+    const context = await newContext(browser, { storageState: state });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    const page = await context.newPage();
+    await page.goto('/dashboard#/keys');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Name').fill('Browser key');
+    await dialog.getByLabel('tasks:read').check();
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    const key = (await page.getByLabel('New key').innerText()).trim();
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    const clipboard = await page.evaluate(() => navigator.clipboard.readText());
+    const before = await api('GET', '/api/v1/tasks', { apiKey: key });
+
+    expect(key).toMatch(/^sk_live_[A-Za-z0-9_-]{40}$/);
+    expect(clipboard).toBe(key);
+    expect(before.status).toBe(200);
+
+    // Shown once: a reload lists the key by its prefix only.
+    await page.reload();
+    await page.getByRole('cell', { name: 'Browser key', exact: true }).waitFor();
+    expect(await page.getByLabel('New key').count()).toBe(0);
+    expect(await page.content()).not.toContain(key);
+
+    await page.getByRole('button', { name: 'Revoke Browser key' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
+    await page.getByText('Revoked Browser key').waitFor();
+    const after = await api('GET', '/api/v1/tasks', { apiKey: key });
+
+    expect(after.status).toBe(401);
+    await context.close();
+  }, 60_000);
+});
+
+describe('keyboard only', () => {
+  it('signs in and creates a record without the mouse', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await page.goto('/dashboard#/tasks/new');
+    await page.getByLabel('Email').waitFor();
+    await page.keyboard.press('Tab');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('email');
+    await page.keyboard.type(tenant.admin.email);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(tenant.admin.password);
+    await page.keyboard.press('Enter');
+    await page.getByLabel('title').waitFor();
+    // From the top of the form: Tab to the title field, type, Enter submits.
+    await page.getByLabel('title').focus();
+    await page.keyboard.type('Typed with the keyboard');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('No mouse involved');
+    // Tab through the rest of the form to Save.
+    for (let i = 0; i < 20 && (await page.evaluate(() => document.activeElement?.textContent)) !== 'Save'; i++) await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Save');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/#\/tasks\/tsk_/);
+    created.push(decodeURIComponent(new URL(page.url()).hash.split('/')[2]));
+
+    expect(await page.getByLabel('title').inputValue()).toBe('Typed with the keyboard');
+    await context.close();
+  }, 60_000);
+});
+
+describe('every page', () => {
+  it('has no serious or critical accessibility violation (axe-core), and is photographed at both sizes in both themes', async () => {
+    const task = await createTask({ title: 'Photographed task', description: 'For the screenshots' });
+    const pages: [string, string, (p: Page) => Promise<void>][] = [
+      ['sign-in', '', async (p) => void (await p.getByRole('button', { name: 'Sign in' }).waitFor())],
+      ['explorer', '#/tasks', async (p) => void (await p.getByRole('table').locator('tbody tr').first().waitFor())],
+      ['explorer-empty', '#/customers', async (p) => void (await p.getByText('No customers yet').waitFor())],
+      ['editor-new', '#/tasks/new', async (p) => void (await p.getByLabel('title').waitFor())],
+      ['editor-edit', `#/tasks/${task.id}`, async (p) => void (await p.getByLabel('title').waitFor())],
+      ['keys', '#/keys', async (p) => void (await p.getByRole('heading', { name: 'API keys' }).waitFor())],
+    ];
+    const files: string[] = [];
+    for (const [name, hash, ready] of pages) {
+      const signedIn = name !== 'sign-in';
+      const context = await newContext(browser, signedIn ? { storageState: state } : {});
+      const page = await context.newPage();
+      await page.goto(`/dashboard${hash}`);
+      await ready(page);
+      await expectAccessible(page, name);
+      await context.close();
+      files.push(
+        ...(await screenshots(browser, name, signedIn ? state : undefined, async (p) => {
+          await p.goto(`/dashboard${hash}`);
+          await ready(p);
+        })),
+      );
+    }
+
+    expect(files).toHaveLength(pages.length * 4);
+  }, 180_000);
+});

@@ -1,0 +1,95 @@
+/**
+ * The editor's form generation from OPTIONS descriptors (dashboard/src/form.ts): pure, no browser.
+ */
+import { describe, expect, it } from 'vitest';
+import { columns, formField, formFields, initialValues, parseMetadata, toBody, type EntityDescription } from '../../../dashboard/src/form.js';
+
+const tasks: EntityDescription = {
+  entity: 'task',
+  slug: 'tasks',
+  methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+  schema: {
+    id: { type: 'string', required: false, generated: true, primaryKey: true },
+    title: { type: 'string', required: true, generated: false, maxLength: 200 },
+    description: { type: 'string', required: false, generated: false, validation: { max: 10000 } },
+    status: { type: 'enum', required: false, generated: false, values: ['todo', 'in_progress', 'completed'], default: 'todo' },
+    assigneeId: { type: 'string', required: false, generated: false, maxLength: 64, references: 'users' },
+    tagIds: { type: 'array', items: { type: 'string' }, required: false, generated: false },
+    createdAt: { type: 'datetime', required: false, generated: true },
+    updatedAt: { type: 'datetime', required: false, generated: true },
+  },
+  relations: {
+    assignee: { type: 'belongsTo', entity: 'users', foreignKey: 'assigneeId' },
+    tags: { type: 'manyToMany', entity: 'tags', foreignKey: 'tagIds' },
+  },
+  permissions: { read: true, write: true, delete: true },
+};
+
+describe('formFields', () => {
+  it('makes one input per writable field, in schema order, leaving out generated ones', () => {
+    expect(formFields(tasks).map((f) => f.name)).toEqual(['title', 'description', 'status', 'assigneeId', 'tagIds']);
+  });
+
+  it('marks required fields and carries maxLength; long text gets a text area', () => {
+    const [title, description] = formFields(tasks);
+    expect(title).toEqual({ name: 'title', kind: 'text', required: true, maxLength: 200 });
+    expect(description).toMatchObject({ kind: 'textarea', required: false, maxLength: 10000 });
+  });
+
+  it('turns an enum into a select of its values with its default', () => {
+    expect(formFields(tasks)[2]).toEqual({ name: 'status', kind: 'select', required: false, options: ['todo', 'in_progress', 'completed'], default: 'todo' });
+  });
+
+  it('turns references and relation keys into pickers of the related entity', () => {
+    const fields = formFields(tasks);
+    expect(fields[3]).toMatchObject({ kind: 'relation', relatedEntity: 'users' });
+    expect(fields[4]).toMatchObject({ kind: 'relations', relatedEntity: 'tags' });
+  });
+
+  it('finds a belongsTo relation by its foreign key when the field names no reference', () => {
+    expect(formField('taskId', { type: 'string', required: true }, { task: { type: 'belongsTo', entity: 'tasks', foreignKey: 'taskId' } })).toMatchObject({ kind: 'relation', relatedEntity: 'tasks', required: true });
+  });
+
+  it('gives numbers their bounds, patterns to strings, and booleans a check box', () => {
+    expect(formField('price', { type: 'number', required: true, validation: { min: 0, max: 10 } })).toEqual({ name: 'price', kind: 'number', required: true, min: 0, max: 10 });
+    expect(formField('color', { type: 'string', validation: { pattern: '^#[0-9a-fA-F]{6}$' } })).toMatchObject({ kind: 'text', pattern: '^#[0-9a-fA-F]{6}$' });
+    expect(formField('done', { type: 'boolean' }).kind).toBe('checkbox');
+    expect(formField('due', { type: 'datetime' }).kind).toBe('datetime');
+  });
+});
+
+describe('columns', () => {
+  it('shows every field but lists, id first and the times last', () => {
+    expect(columns(tasks)).toEqual(['id', 'title', 'description', 'status', 'assigneeId', 'createdAt', 'updatedAt']);
+  });
+});
+
+describe('toBody', () => {
+  const fields = formFields(tasks);
+
+  it('sends on create what was filled in, numbers as numbers, and leaves out empty fields', () => {
+    const values = { ...initialValues(fields), title: 'Write', description: '' };
+    expect(toBody(fields, values)).toEqual({ title: 'Write', status: 'todo' });
+    expect(toBody([formField('price', { type: 'number' })], { price: '12.5' })).toEqual({ price: 12.5 });
+  });
+
+  it('sends on update only what changed, a cleared field as null', () => {
+    const record = { id: 'tsk_1', title: 'Old', description: 'Text', status: 'todo', tagIds: ['tag_1'] };
+    const original = initialValues(fields, record);
+    const values = { ...original, title: 'New', description: '', tagIds: ['tag_1', 'tag_2'] };
+    expect(toBody(fields, values, original)).toEqual({ title: 'New', description: null, tagIds: ['tag_1', 'tag_2'] });
+  });
+
+  it('keeps a number the server must judge (a negative price) rather than dropping it', () => {
+    expect(toBody([formField('price', { type: 'number', validation: { min: 0 } })], { price: '-1' })).toEqual({ price: -1 });
+  });
+});
+
+describe('parseMetadata', () => {
+  it('accepts an object or nothing, and explains anything else', () => {
+    expect(parseMetadata('')).toEqual({});
+    expect(parseMetadata('{"a": 1}')).toEqual({ value: { a: 1 } });
+    expect(parseMetadata('[1]').error).toBe('must be a JSON object');
+    expect(parseMetadata('{').error).toMatch(/^is not valid JSON/);
+  });
+});
