@@ -24,6 +24,8 @@ import { Construct } from 'constructs';
 import path from 'node:path';
 import { DEPLOYMENT_SECRET_ARN_ENV } from '../../shared/auth/deployment-secret.js';
 import { config } from '../../shared/config.js';
+// The local runtime applies the same limits (infra/local/stream-failures.ts).
+import { FANOUT_MAX_RECORD_AGE_SECONDS, FANOUT_RETRY_ATTEMPTS as FANOUT_RETRY_ATTEMPTS_SHARED } from '../../shared/webhooks/redrive.js';
 import { BASE_ENVIRONMENT, createBundledFunction, PROJECT_ROOT, registryEnvironment } from './functions.js';
 import { tableEnvName, type Tables } from './tables.js';
 
@@ -34,12 +36,12 @@ export const FANOUT_TIMEOUT = Duration.seconds(60);
  * failing record holds up its shard while it is retried: ten retries wait out a throttle or a
  * short outage without stalling every later change for long.
  */
-export const FANOUT_RETRY_ATTEMPTS = 10;
+export const FANOUT_RETRY_ATTEMPTS = FANOUT_RETRY_ATTEMPTS_SHARED;
 /**
  * A record older than this goes to the failure queue instead of being retried (the fan-out was
  * down or far behind): well inside the stream's 24-hour retention, so the redrive can still read it.
  */
-export const FANOUT_MAX_RECORD_AGE = Duration.hours(6);
+export const FANOUT_MAX_RECORD_AGE = Duration.seconds(FANOUT_MAX_RECORD_AGE_SECONDS);
 /** How long the stream keeps a record (DynamoDB Streams, fixed). */
 export const STREAM_RETENTION = Duration.hours(24);
 

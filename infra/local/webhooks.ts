@@ -18,6 +18,7 @@ import { useDeliveryQueue, type DeliveryQueue } from '../../shared/webhooks/queu
 import { LocalQueue, type ReceivedMessage } from './queue.js';
 import { StreamPoller } from './stream-poller.js';
 import type { Running } from './supervisor.js';
+import { fanoutFailureQueue, withFailureDestination } from './stream-failures.js';
 
 /** The delivery function's timeout; the queue's visibility timeout is 6 times it, as on AWS. */
 export const DELIVERY_TIMEOUT_SECONDS = 30;
@@ -30,10 +31,13 @@ export interface LocalWebhooks {
   /** For the supervisor: the delivery workers now running, and starting them again. */
   running(): Running;
   restart(): Promise<Running>;
+  /** Stream records the fan-out gave up on (stream-failures.ts). */
+  fanoutFailures: LocalQueue;
   stop(): Promise<void>;
 }
 
-function acquireLock(dir: string): boolean {
+/** Takes DATA_DIR/webhooks for this process (a server, or `npm run events:redrive`); false when another live process holds it. */
+export function acquireLock(dir: string): boolean {
   const file = join(dir, 'owner.pid');
   for (let i = 0; i < 2; i++) {
     try {
@@ -110,23 +114,9 @@ export async function startLocalWebhooks(dataDir: string | undefined): Promise<L
       return undefined;
     }
   }
-  const deadLetter = new LocalQueue({ name: 'webhook-deliveries-dlq', file: dir && join(dir, 'deliveries-dlq.jsonl'), visibilityTimeoutSeconds: 30 });
-  const queue = new LocalQueue({
-    name: 'webhook-deliveries',
-    file: dir && join(dir, 'deliveries.jsonl'),
-    visibilityTimeoutSeconds: 6 * DELIVERY_TIMEOUT_SECONDS,
-    maxReceiveCount: maxAttempts(),
-    deadLetter,
-  });
-  const port: DeliveryQueue = {
-    async sendBatch(messages) {
-      for (const m of messages) queue.send(m.body, m.delaySeconds ?? 0);
-      return [];
-    },
-    async changeVisibility(receiptHandle, seconds) {
-      queue.changeVisibility(receiptHandle, seconds);
-    },
-  };
+  const { queue, deadLetter } = deliveryQueues(dir);
+  const fanoutFailures = fanoutFailureQueue(dir);
+  const port: DeliveryQueue = deliveryQueuePort(queue);
   useDeliveryQueue(port);
 
   const fanout = (await import('../../functions/webhooks/fanout.js')) as { handler: (e: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse> };
@@ -143,7 +133,8 @@ export async function startLocalWebhooks(dataDir: string | undefined): Promise<L
     dynamo,
     streams,
     tableName: config().tables.events,
-    handler: (event) => fanout.handler(event),
+    // The mapping's retry limit, record age and on-failure destination, as on AWS.
+    handler: withFailureDestination((event) => fanout.handler(event), { destination: fanoutFailures, streams, functionName: 'local-webhook-fanout' }),
     checkpointFile: dir && join(dir, 'events-stream.json'),
     // The event source mapping's filter on AWS (infra/aws/webhooks.ts): inserts only.
     filter: (record) => record.eventName === 'INSERT',
@@ -183,6 +174,7 @@ export async function startLocalWebhooks(dataDir: string | undefined): Promise<L
       workers = startWorkers(consume);
       return { ended: workers.ended };
     },
+    fanoutFailures,
     stop: async () => {
       running = false;
       queue.wakeWaiters();
@@ -190,10 +182,37 @@ export async function startLocalWebhooks(dataDir: string | undefined): Promise<L
       await workers.done;
       queue.close();
       deadLetter.close();
+      fanoutFailures.close();
       streams.destroy();
       dynamo.destroy();
       useDeliveryQueue(undefined);
       if (dir) rmSync(join(dir, 'owner.pid'), { force: true });
+    },
+  };
+}
+
+/** The delivery queue and its dead-letter queue of a DATA_DIR's webhooks directory (in memory without one). */
+export function deliveryQueues(dir: string | undefined): { queue: LocalQueue; deadLetter: LocalQueue } {
+  const deadLetter = new LocalQueue({ name: 'webhook-deliveries-dlq', file: dir && join(dir, 'deliveries-dlq.jsonl'), visibilityTimeoutSeconds: 30 });
+  const queue = new LocalQueue({
+    name: 'webhook-deliveries',
+    file: dir && join(dir, 'deliveries.jsonl'),
+    visibilityTimeoutSeconds: 6 * DELIVERY_TIMEOUT_SECONDS,
+    maxReceiveCount: maxAttempts(),
+    deadLetter,
+  });
+  return { queue, deadLetter };
+}
+
+/** The local delivery queue as the fan-out and delivery functions see it. */
+export function deliveryQueuePort(queue: LocalQueue): DeliveryQueue {
+  return {
+    async sendBatch(messages) {
+      for (const m of messages) queue.send(m.body, m.delaySeconds ?? 0);
+      return [];
+    },
+    async changeVisibility(receiptHandle, seconds) {
+      queue.changeVisibility(receiptHandle, seconds);
     },
   };
 }

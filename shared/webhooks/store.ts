@@ -299,3 +299,49 @@ export async function storeInboundEvent(provider: string, eventId: string, type:
     throw error;
   }
 }
+
+/**
+ * Marks a delivery that never finished an attempt as failed (its message reached the dead-letter
+ * queue: the delivery function crashed or timed out on every receive); undefined when it was not
+ * pending any more (an attempt recorded its own outcome).
+ */
+export async function markDeliveryFailed(webhookId: string, id: string, error: string, now: string): Promise<StoredDelivery | undefined> {
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: deliveryKey(webhookId, id),
+        UpdateExpression: 'SET #status = :failed, #error = :error, nextAttemptAt = :null, lastAttemptAt = if_not_exists(lastAttemptAt, :now)',
+        ConditionExpression: 'attribute_exists(pk) AND #status = :pending',
+        ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+        ExpressionAttributeValues: { ':failed': 'failed', ':pending': 'pending', ':error': error, ':null': null, ':now': now },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return strip<StoredDelivery>(Attributes);
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;
+    throw error;
+  }
+}
+
+/** Makes a failed delivery pending again, to be queued for a replay; undefined when it is not failed (or gone). */
+export async function reopenDelivery(webhookId: string, id: string): Promise<StoredDelivery | undefined> {
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: deliveryKey(webhookId, id),
+        UpdateExpression: 'SET #status = :pending, nextAttemptAt = :null',
+        ConditionExpression: 'attribute_exists(pk) AND #status = :failed',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':failed': 'failed', ':pending': 'pending', ':null': null },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return strip<StoredDelivery>(Attributes);
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;
+    throw error;
+  }
+}

@@ -19,12 +19,15 @@ export interface DynamoProxy {
   requests: RecordedRequest[];
   /** Requests of this operation whose body contains `text`. */
   count(operation: string, text: string): number;
+  /** While set, requests it returns true for are answered with DynamoDB's 500 InternalServerError (fault injection). */
+  refuse?: (operation: string, body: string) => boolean;
   stop(): Promise<void>;
 }
 
 export async function startDynamoProxy(target: string): Promise<DynamoProxy> {
   const to = new URL(target);
   const requests: RecordedRequest[] = [];
+  const proxy = {} as DynamoProxy;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -32,6 +35,11 @@ export async function startDynamoProxy(target: string): Promise<DynamoProxy> {
       const body = Buffer.concat(chunks);
       const operation = String(req.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
       requests.push({ operation, body: body.toString('utf8'), at: Date.now() });
+      if (proxy.refuse?.(operation, body.toString('utf8'))) {
+        res.writeHead(500, { 'content-type': 'application/x-amz-json-1.0' });
+        res.end(JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'refused by the test proxy' }));
+        return;
+      }
       const upstream = request(
         { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: { ...req.headers, host: to.host } },
         (reply) => {
@@ -45,14 +53,15 @@ export async function startDynamoProxy(target: string): Promise<DynamoProxy> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  Object.assign(proxy, {
     url: `http://127.0.0.1:${port}`,
     requests,
-    count: (operation, text) => requests.filter((r) => r.operation === operation && r.body.includes(text)).length,
+    count: (operation: string, text: string) => requests.filter((r) => r.operation === operation && r.body.includes(text)).length,
     stop: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       }),
-  };
+  });
+  return proxy;
 }
