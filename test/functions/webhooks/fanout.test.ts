@@ -21,6 +21,10 @@ function streamRecord(seq: string, type: string, eventName: 'INSERT' | 'REMOVE' 
   return { eventName, eventSource: 'aws:dynamodb', dynamodb: { SequenceNumber: seq, NewImage: marshall(item) as never } };
 }
 
+function lockTimeout(): Error {
+  return Object.assign(new Error('This action timed out because it too long waiting for a lock. This request will succeed in actual DynamoDB API'), { name: 'InternalFailure', $metadata: { httpStatusCode: 500 } });
+}
+
 const webhook = (id: string, events: string[], extra: Record<string, unknown> = {}) => ({ pk: 'TENANT#ten_f', sk: `WEBHOOK#${id}`, id, tenantId: 'ten_f', url: 'https://93.184.215.14/', events, secret: 'x', status: 'active', createdBy: 'usr_admin', creatorRole: 'admin', ...extra });
 
 beforeAll(() => {
@@ -69,8 +73,22 @@ describe('fan-out handler', () => {
     expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(2);
   });
 
+  it("retries an engine-busy answer in place (DynamoDB Local's lock timeout, throttling): no record fails", async () => {
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    ddb
+      .on(PutCommand)
+      .rejectsOnce(lockTimeout())
+      .rejectsOnce(Object.assign(new Error('throttled'), { name: 'ProvisionedThroughputExceededException' }))
+      .resolves({});
+
+    const result = await handler({ Records: [streamRecord('1', 'task.created')] });
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect(sqs.commandCalls(SendMessageBatchCommand)[0].args[0].input.Entries).toHaveLength(2);
+  });
+
   it('reports the first record when the subscriptions cannot be read', async () => {
-    ddb.on(QueryCommand).rejects(new Error('ThrottlingException'));
+    ddb.on(QueryCommand).rejects(new Error('the engine is down'));
     const result = await handler({ Records: [streamRecord('5', 'task.created')] });
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: '5' }]);
   });
