@@ -66,11 +66,21 @@ describe('fan-out handler', () => {
     expect(ddb.commandCalls(QueryCommand)).toHaveLength(1);
   });
 
-  it('reports the record whose messages the queue refused; earlier records are done', async () => {
-    sqs.on(SendMessageBatchCommand).resolvesOnce({ Successful: [], Failed: [] }).resolves({ Failed: [{ Id: '0', Code: 'InternalError', SenderFault: false }] });
+  it('reports the first record whose messages the queue refused, so that it and every later one are retried', async () => {
+    // The queue refuses the messages of records 2 and 3 (their delivery log entries were written with their event ids).
+    const refusedDeliveries = new Set<string>();
+    ddb.on(PutCommand).callsFake((input: { Item: { id: string; eventId: string } }) => {
+      if (['evt_2', 'evt_3'].includes(input.Item.eventId)) refusedDeliveries.add(input.Item.id);
+      return {};
+    });
+    sqs.on(SendMessageBatchCommand).callsFake((input: { Entries: { Id: string; MessageBody: string }[] }) => ({
+      Failed: input.Entries.filter((e) => refusedDeliveries.has(JSON.parse(e.MessageBody).deliveryId)).map((e) => ({ Id: e.Id, Code: 'InternalError', SenderFault: false })),
+    }));
+
     const result = await handler({ Records: [streamRecord('1', 'task.created'), streamRecord('2', 'task.created'), streamRecord('3', 'task.created')] });
+
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: '2' }]);
-    expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(2);
+    expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(3);
   });
 
   it("retries an engine-busy answer in place (DynamoDB Local's lock timeout, throttling): no record fails", async () => {
