@@ -9,6 +9,9 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { onFirstUse } from '../../shared/http/on-first-use.js';
 import { loadLogger, logger } from '../../shared/logger.js';
 
+/** After an error of ours, the message is received again within this (plus up to as much jitter). */
+const ENGINE_RETRY_SECONDS = 2;
+
 const deliveryCode = onFirstUse(() => Promise.all([import('../../shared/webhooks/delivery.js'), import('../../shared/webhooks/queue.js')]));
 
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
@@ -31,9 +34,16 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
         await queue.changeVisibility(record.receiptHandle, outcome.kind === 'retry' ? outcome.afterSeconds : 0);
         failures.push({ itemIdentifier: record.messageId });
       } catch (error) {
-        // Retried after the queue's visibility timeout.
+        // Our own fault (the engine still busy after the in-place retries, say), not the
+        // receiver's: tried again in a few seconds, not after the visibility timeout, and the
+        // schedule's attempts (counted per POST made) are untouched.
         logger.error('webhook delivery failed', { deliveryId: message.deliveryId, error: (error as Error).message });
         failures.push({ itemIdentifier: record.messageId });
+        try {
+          await queue.changeVisibility(record.receiptHandle, ENGINE_RETRY_SECONDS + Math.round(Math.random() * ENGINE_RETRY_SECONDS));
+        } catch {
+          // The visibility timeout brings it back instead.
+        }
       }
     }),
   );

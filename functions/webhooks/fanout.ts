@@ -13,6 +13,9 @@ const fanOutCode = onFirstUse(() =>
   Promise.all([import('../../shared/webhooks/events.js'), import('../../shared/webhooks/fanout.js'), import('../../shared/webhooks/queue.js')]),
 );
 
+/** Records of a batch fanned out at once (WEBHOOK_FANOUT_CONCURRENCY; docs/delivery-guarantees.md has the measurement). */
+const FANOUT_CONCURRENCY = Math.max(1, Number(process.env.WEBHOOK_FANOUT_CONCURRENCY) || 16);
+
 export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   // The logger loads on first use; loaded first, every line of the invocation is written before it returns.
   await loadLogger();
@@ -21,17 +24,26 @@ export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatch
   const [{ changeEventFromImage }, { fanOutEvent }, { deliveryQueue }] = await fanOutCode();
   const queue = deliveryQueue();
   logger.debug('webhook fan-out batch', { records: event.Records.length });
-  for (const record of event.Records) {
-    if (record.eventName !== 'INSERT') continue;
-    const change = changeEventFromImage(record.dynamodb?.NewImage as never);
-    if (!change) continue;
-    try {
-      await fanOutEvent(change, findEntity, queue);
-    } catch (error) {
-      logger.error('webhook fan-out failed', { eventId: change.id, error: (error as Error).message });
-      // In order: this record and every later one are retried.
-      return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
+  // The records of a batch are fanned out FANOUT_CONCURRENCY at a time (each waits on DynamoDB
+  // and the queue, not on the CPU); on failures the first failed record is reported, so it and
+  // every later one are retried (a later one already fanned out is queued again: at least once).
+  const outcomes: boolean[] = new Array(event.Records.length).fill(true);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < event.Records.length; i = next++) {
+      const record = event.Records[i];
+      if (record.eventName !== 'INSERT') continue;
+      const change = changeEventFromImage(record.dynamodb?.NewImage as never);
+      if (!change) continue;
+      try {
+        await fanOutEvent(change, findEntity, queue);
+      } catch (error) {
+        logger.error('webhook fan-out failed', { eventId: change.id, error: (error as Error).message });
+        outcomes[i] = false;
+      }
     }
-  }
-  return { batchItemFailures: [] };
+  };
+  await Promise.all(Array.from({ length: Math.min(FANOUT_CONCURRENCY, event.Records.length) }, worker));
+  const failed = outcomes.indexOf(false);
+  return { batchItemFailures: failed < 0 ? [] : [{ itemIdentifier: event.Records[failed].dynamodb?.SequenceNumber ?? '' }] };
 }

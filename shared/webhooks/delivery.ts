@@ -69,8 +69,9 @@ async function webhookFailed(webhook: StoredWebhook, now: Date): Promise<void> {
 }
 
 /**
- * A queue message's attempt. `receiveCount` is the attempt number (SQS's ApproximateReceiveCount).
- * A deleted or disabled webhook gets no further attempts.
+ * A queue message's attempt. `receiveCount` is SQS's ApproximateReceiveCount (the redrive
+ * limit); the retry schedule follows the delivery's own attempt count. A deleted or disabled
+ * webhook gets no further attempts.
  */
 export async function deliverFromQueue(message: DeliveryMessage, receiveCount: number): Promise<QueueOutcome> {
   const [webhook, delivery] = await Promise.all([getWebhook(message.tenantId, message.webhookId), getDelivery(message.webhookId, message.deliveryId)]);
@@ -93,7 +94,12 @@ export async function deliverFromQueue(message: DeliveryMessage, receiveCount: n
     await webhookSucceeded(webhook);
     return { kind: 'done' };
   }
-  const wait = receiveCount < maxAttempts() ? backoffSeconds(receiveCount) : undefined;
+  // Attempts are counted in the delivery's log (only POSTs made count), so a receive that ended
+  // in an engine error before any POST uses no retry of the schedule. The queue's own receive
+  // count still ends the flow at its redrive limit: no retry is promised beyond it.
+  const attemptNumber = delivery.attempts + 1;
+  const exhausted = attemptNumber >= maxAttempts() || receiveCount >= maxAttempts();
+  const wait = exhausted ? undefined : backoffSeconds(attemptNumber);
   if (wait === undefined) {
     await recordAttempt(webhook.id, delivery.id, { ...outcome(result), status: 'failed', lastAttemptAt: now.toISOString(), nextAttemptAt: null });
     await webhookFailed(webhook, now);

@@ -12,8 +12,20 @@
  *   eventId, type, payload, receivedAt, expiresAt (TTL, 30 days)}
  */
 import { createHash } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DeleteCommandOutput,
+  type GetCommandOutput,
+  type PutCommandOutput,
+  type QueryCommandOutput,
+  type UpdateCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
+import { whileBusy } from '../data/busy.js';
 import { db } from '../data/client.js';
 import { BadRequestError } from '../errors.js';
 
@@ -97,12 +109,26 @@ export function pendingDelivery(
   };
 }
 
+/**
+ * Every call of the store: an engine-busy answer (throttling, DynamoDB Local's lock timeout) is
+ * retried here, in place, with jitter (shared/data/busy.ts), so that a busy engine delays a
+ * fan-out or a delivery by moments instead of failing it and costing a delivery attempt.
+ */
+function send(command: GetCommand): Promise<GetCommandOutput>;
+function send(command: PutCommand): Promise<PutCommandOutput>;
+function send(command: UpdateCommand): Promise<UpdateCommandOutput>;
+function send(command: DeleteCommand): Promise<DeleteCommandOutput>;
+function send(command: QueryCommand): Promise<QueryCommandOutput>;
+function send(command: GetCommand | PutCommand | UpdateCommand | DeleteCommand | QueryCommand): Promise<unknown> {
+  return whileBusy(() => db().send(command as never));
+}
+
 export async function putWebhook(webhook: StoredWebhook): Promise<void> {
-  await db().send(new PutCommand({ TableName: table(), Item: { ...webhookKey(webhook.tenantId, webhook.id), kind: 'webhook', ...webhook }, ConditionExpression: 'attribute_not_exists(pk)' }));
+  await send(new PutCommand({ TableName: table(), Item: { ...webhookKey(webhook.tenantId, webhook.id), kind: 'webhook', ...webhook }, ConditionExpression: 'attribute_not_exists(pk)' }));
 }
 
 export async function getWebhook(tenantId: string, id: string): Promise<StoredWebhook | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: table(), Key: webhookKey(tenantId, id), ConsistentRead: true }));
+  const { Item } = await send(new GetCommand({ TableName: table(), Key: webhookKey(tenantId, id), ConsistentRead: true }));
   return strip<StoredWebhook>(Item);
 }
 
@@ -110,7 +136,7 @@ export async function listWebhooks(tenantId: string): Promise<StoredWebhook[]> {
   const items: StoredWebhook[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await db().send(
+    const page = await send(
       new QueryCommand({
         TableName: table(),
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
@@ -139,7 +165,7 @@ export async function updateWebhook(tenantId: string, id: string, changes: Parti
     }
   });
   try {
-    const { Attributes } = await db().send(
+    const { Attributes } = await send(
       new UpdateCommand({
         TableName: table(),
         Key: webhookKey(tenantId, id),
@@ -160,7 +186,7 @@ export async function updateWebhook(tenantId: string, id: string, changes: Parti
 /** Starts (or keeps) the webhook's failing period; returns the webhook as stored now. */
 export async function markFailing(tenantId: string, id: string, now: string): Promise<StoredWebhook | undefined> {
   try {
-    const { Attributes } = await db().send(
+    const { Attributes } = await send(
       new UpdateCommand({
         TableName: table(),
         Key: webhookKey(tenantId, id),
@@ -178,14 +204,14 @@ export async function markFailing(tenantId: string, id: string, now: string): Pr
 }
 
 export async function deleteWebhook(tenantId: string, id: string): Promise<boolean> {
-  const { Attributes } = await db().send(new DeleteCommand({ TableName: table(), Key: webhookKey(tenantId, id), ReturnValues: 'ALL_OLD' }));
+  const { Attributes } = await send(new DeleteCommand({ TableName: table(), Key: webhookKey(tenantId, id), ReturnValues: 'ALL_OLD' }));
   return Attributes !== undefined;
 }
 
 /** Stores a new delivery; false when it exists already (the same event fanned out again). */
 export async function createDelivery(delivery: StoredDelivery): Promise<boolean> {
   try {
-    await db().send(
+    await send(
       new PutCommand({
         TableName: table(),
         Item: { ...deliveryKey(delivery.webhookId, delivery.id), kind: 'delivery', ...delivery },
@@ -200,7 +226,7 @@ export async function createDelivery(delivery: StoredDelivery): Promise<boolean>
 }
 
 export async function getDelivery(webhookId: string, id: string): Promise<StoredDelivery | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: table(), Key: deliveryKey(webhookId, id), ConsistentRead: true }));
+  const { Item } = await send(new GetCommand({ TableName: table(), Key: deliveryKey(webhookId, id), ConsistentRead: true }));
   return strip<StoredDelivery>(Item);
 }
 
@@ -217,7 +243,7 @@ export interface AttemptRecord {
 /** Records one attempt: attempts + 1 and its outcome. */
 export async function recordAttempt(webhookId: string, id: string, attempt: AttemptRecord): Promise<StoredDelivery | undefined> {
   try {
-    const { Attributes } = await db().send(
+    const { Attributes } = await send(
       new UpdateCommand({
         TableName: table(),
         Key: deliveryKey(webhookId, id),
@@ -257,7 +283,7 @@ function decodeCursor(cursor: string): string {
 
 export async function listDeliveries(webhookId: string, limit: number, cursor?: string): Promise<{ deliveries: StoredDelivery[]; nextCursor: string | null }> {
   const pk = `WEBHOOK#${webhookId}`;
-  const page = await db().send(
+  const page = await send(
     new QueryCommand({
       TableName: table(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
@@ -276,7 +302,7 @@ export async function listDeliveries(webhookId: string, limit: number, cursor?: 
 export async function storeInboundEvent(provider: string, eventId: string, type: string | undefined, payload: string): Promise<boolean> {
   const now = new Date();
   try {
-    await db().send(
+    await send(
       new PutCommand({
         TableName: table(),
         Item: {

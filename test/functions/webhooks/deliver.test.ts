@@ -32,6 +32,10 @@ function record(id: string, deliveryId: string, receiveCount = 1, webhookId = 'w
   };
 }
 
+function lockTimeout(): Error {
+  return Object.assign(new Error('This action timed out because it too long waiting for a lock. This request will succeed in actual DynamoDB API'), { name: 'InternalFailure', $metadata: { httpStatusCode: 500 } });
+}
+
 const delivery = (id: string) => ({ pk: 'WEBHOOK#whk_1', sk: `DELIVERY#${id}`, id, webhookId: 'whk_1', tenantId: 'ten_1', eventId: `evt_${id}`, eventType: 'task.created', payload: '{}', status: 'pending', attempts: 0 });
 
 beforeAll(async () => {
@@ -66,11 +70,15 @@ describe('delivery handler', () => {
     const result = await handler(event);
     expect(result.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['m2', 'm3']);
     const visibility = sqs.commandCalls(ChangeMessageVisibilityCommand).map((c) => c.args[0].input);
-    expect(visibility).toHaveLength(1);
-    expect(visibility[0].ReceiptHandle).toBe('rh-m2');
+    expect(visibility).toHaveLength(2);
+    const receiverFailed = visibility.find((v) => v.ReceiptHandle === 'rh-m2')!;
     // The first retry of the default schedule: 5 s ± 20 %.
-    expect(visibility[0].VisibilityTimeout).toBeGreaterThanOrEqual(4);
-    expect(visibility[0].VisibilityTimeout).toBeLessThanOrEqual(6);
+    expect(receiverFailed.VisibilityTimeout).toBeGreaterThanOrEqual(4);
+    expect(receiverFailed.VisibilityTimeout).toBeLessThanOrEqual(6);
+    // Our own error (the delivery could not be read): back in a few seconds, not after the visibility timeout.
+    const ours = visibility.find((v) => v.ReceiptHandle === 'rh-m3')!;
+    expect(ours.VisibilityTimeout).toBeGreaterThanOrEqual(2);
+    expect(ours.VisibilityTimeout).toBeLessThanOrEqual(4);
     const statuses = ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input.ExpressionAttributeValues?.[':status']).filter(Boolean);
     expect(statuses.sort()).toEqual(['pending', 'succeeded']);
   });
@@ -106,6 +114,32 @@ describe('delivery handler', () => {
     const result = await handler({ Records: [record('m5', 'dlv_x', 2, 'whk_gone')] });
     expect(result.batchItemFailures).toEqual([]);
     expect(post).not.toHaveBeenCalled();
+  });
+
+  it("retries DynamoDB Local's lock timeout in place: one POST, the delivery succeeds, no batch failure", async () => {
+    post.mockResolvedValue({ ok: true, responseCode: 200, responseTimeMs: 4 });
+    ddb.on(GetCommand, { Key: { pk: 'WEBHOOK#whk_1', sk: 'DELIVERY#dlv_busy' } }).rejectsOnce(lockTimeout()).resolves({ Item: delivery('dlv_busy') });
+    ddb.on(UpdateCommand).rejectsOnce(lockTimeout()).resolves({ Attributes: {} });
+
+    const result = await handler({ Records: [record('m9', 'dlv_busy')] });
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect(post).toHaveBeenCalledTimes(1);
+    const statuses = ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input.ExpressionAttributeValues?.[':status']).filter(Boolean);
+    expect(statuses).toEqual(['succeeded', 'succeeded']);
+  });
+
+  it('follows the retry schedule by the attempts made, not by receives lost to errors of ours', async () => {
+    post.mockResolvedValue({ ok: false, responseCode: 500, responseTimeMs: 3, error: 'receiver answered 500' });
+    // One POST made so far, but received 3 times (two receives ended in an error of ours).
+    ddb.on(GetCommand, { Key: { pk: 'WEBHOOK#whk_1', sk: 'DELIVERY#dlv_second' } }).resolves({ Item: { ...delivery('dlv_second'), attempts: 1 } });
+
+    await handler({ Records: [record('m10', 'dlv_second', 3)] });
+
+    // The second retry of the default schedule: 300 s ± 20 % (the third would be 1,800 s).
+    const wait = sqs.commandCalls(ChangeMessageVisibilityCommand)[0].args[0].input.VisibilityTimeout!;
+    expect(wait).toBeGreaterThanOrEqual(240);
+    expect(wait).toBeLessThanOrEqual(360);
   });
 
   it('drops a message that is not a delivery', async () => {

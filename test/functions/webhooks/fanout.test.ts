@@ -21,6 +21,10 @@ function streamRecord(seq: string, type: string, eventName: 'INSERT' | 'REMOVE' 
   return { eventName, eventSource: 'aws:dynamodb', dynamodb: { SequenceNumber: seq, NewImage: marshall(item) as never } };
 }
 
+function lockTimeout(): Error {
+  return Object.assign(new Error('This action timed out because it too long waiting for a lock. This request will succeed in actual DynamoDB API'), { name: 'InternalFailure', $metadata: { httpStatusCode: 500 } });
+}
+
 const webhook = (id: string, events: string[], extra: Record<string, unknown> = {}) => ({ pk: 'TENANT#ten_f', sk: `WEBHOOK#${id}`, id, tenantId: 'ten_f', url: 'https://93.184.215.14/', events, secret: 'x', status: 'active', createdBy: 'usr_admin', creatorRole: 'admin', ...extra });
 
 beforeAll(() => {
@@ -62,15 +66,39 @@ describe('fan-out handler', () => {
     expect(ddb.commandCalls(QueryCommand)).toHaveLength(1);
   });
 
-  it('reports the record whose messages the queue refused; earlier records are done', async () => {
-    sqs.on(SendMessageBatchCommand).resolvesOnce({ Successful: [], Failed: [] }).resolves({ Failed: [{ Id: '0', Code: 'InternalError', SenderFault: false }] });
+  it('reports the first record whose messages the queue refused, so that it and every later one are retried', async () => {
+    // The queue refuses the messages of records 2 and 3 (their delivery log entries were written with their event ids).
+    const refusedDeliveries = new Set<string>();
+    ddb.on(PutCommand).callsFake((input: { Item: { id: string; eventId: string } }) => {
+      if (['evt_2', 'evt_3'].includes(input.Item.eventId)) refusedDeliveries.add(input.Item.id);
+      return {};
+    });
+    sqs.on(SendMessageBatchCommand).callsFake((input: { Entries: { Id: string; MessageBody: string }[] }) => ({
+      Failed: input.Entries.filter((e) => refusedDeliveries.has(JSON.parse(e.MessageBody).deliveryId)).map((e) => ({ Id: e.Id, Code: 'InternalError', SenderFault: false })),
+    }));
+
     const result = await handler({ Records: [streamRecord('1', 'task.created'), streamRecord('2', 'task.created'), streamRecord('3', 'task.created')] });
+
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: '2' }]);
-    expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(2);
+    expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(3);
+  });
+
+  it("retries an engine-busy answer in place (DynamoDB Local's lock timeout, throttling): no record fails", async () => {
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    ddb
+      .on(PutCommand)
+      .rejectsOnce(lockTimeout())
+      .rejectsOnce(Object.assign(new Error('throttled'), { name: 'ProvisionedThroughputExceededException' }))
+      .resolves({});
+
+    const result = await handler({ Records: [streamRecord('1', 'task.created')] });
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect(sqs.commandCalls(SendMessageBatchCommand)[0].args[0].input.Entries).toHaveLength(2);
   });
 
   it('reports the first record when the subscriptions cannot be read', async () => {
-    ddb.on(QueryCommand).rejects(new Error('ThrottlingException'));
+    ddb.on(QueryCommand).rejects(new Error('the engine is down'));
     const result = await handler({ Records: [streamRecord('5', 'task.created')] });
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: '5' }]);
   });
