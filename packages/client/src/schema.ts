@@ -340,7 +340,7 @@ export interface paths {
         put?: never;
         /**
          * Import comments
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written.
          */
         post: operations["importCommentRecords"];
         delete?: never;
@@ -360,7 +360,7 @@ export interface paths {
         put?: never;
         /**
          * Import customers
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written.
          */
         post: operations["importCustomerRecords"];
         delete?: never;
@@ -380,7 +380,7 @@ export interface paths {
         put?: never;
         /**
          * Import orders
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written.
          */
         post: operations["importOrderRecords"];
         delete?: never;
@@ -400,7 +400,7 @@ export interface paths {
         put?: never;
         /**
          * Import products
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written.
          */
         post: operations["importProductRecords"];
         delete?: never;
@@ -420,7 +420,7 @@ export interface paths {
         put?: never;
         /**
          * Import tags
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written.
          */
         post: operations["importTagRecords"];
         delete?: never;
@@ -3063,7 +3063,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request conflicts with the current state (an e-mail already used, a concurrent change, an Idempotency-Key still in progress). Codes: CONFLICT, IDEMPOTENCY_KEY_IN_PROGRESS. */
+        /** @description The request conflicts with the current state (an e-mail already used, a value of a unique field another record holds: UNIQUE_VIOLATION with `details` naming the field, a concurrent change, an Idempotency-Key still in progress). Codes: CONFLICT, UNIQUE_VIOLATION, IDEMPOTENCY_KEY_IN_PROGRESS. */
         Conflict: {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -3194,7 +3194,7 @@ export interface components {
         From: string;
         /** @description Alternative spelling of endDate. */
         To: string;
-        /** @description The datetime field the date range applies to. */
+        /** @description The datetime or date field the date range applies to. */
         DateField: string;
         /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
         Distinct: boolean;
@@ -4446,6 +4446,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -4513,6 +4514,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -4580,6 +4582,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -4649,6 +4652,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -4715,6 +4719,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -6061,7 +6066,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -6354,7 +6359,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -6644,7 +6649,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -6890,7 +6895,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -7184,7 +7189,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -7469,7 +7474,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -8666,7 +8671,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -8780,6 +8785,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -8818,7 +8824,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -8934,6 +8940,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -8972,7 +8979,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -9080,6 +9087,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
