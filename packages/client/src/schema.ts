@@ -1909,9 +1909,12 @@ export interface components {
             methods: ("GET" | "POST" | "PATCH" | "DELETE" | "OPTIONS")[];
             schema: {
                 [key: string]: {
+                    /** @description string, number, enum, datetime, date (YYYY-MM-DD), boolean, uuid; array for manyToMany id lists. */
                     type: string;
                     required: boolean;
                     generated: boolean;
+                    /** @description No two live records hold the same value (409 UNIQUE_VIOLATION); absent when false. */
+                    unique?: boolean;
                 };
             };
             relations: {
