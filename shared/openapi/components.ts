@@ -304,7 +304,12 @@ export const COMMON_SCHEMAS: Record<string, Schema> = {
         additionalProperties: {
           type: 'object',
           required: ['type', 'required', 'generated'],
-          properties: { type: { type: 'string' }, required: { type: 'boolean' }, generated: { type: 'boolean' } },
+          properties: {
+            type: { type: 'string', description: 'string, number, enum, datetime, date (YYYY-MM-DD), boolean, uuid; array for manyToMany id lists.' },
+            required: { type: 'boolean' },
+            generated: { type: 'boolean' },
+            unique: { type: 'boolean', description: 'No two live records hold the same value (409 UNIQUE_VIOLATION); absent when false.' },
+          },
         },
       },
       relations: {

@@ -109,6 +109,10 @@ function recordSchema(entity: LoadedEntity): Schema {
     // A stored optional field may have been cleared with null.
     properties[name] = field.required ? value : { anyOf: [value, { type: 'null' }] };
     if (field.references) properties[name].description = `Id of a ${field.references === 'users' ? 'user of the tenant' : `record of ${field.references}`}.`;
+    if (field.unique) {
+      const scope = entity.access.public ? 'across every tenant' : 'in the tenant';
+      properties[name].description = [properties[name].description, `Unique ${scope}: a value another record holds answers 409 UNIQUE_VIOLATION.`].filter(Boolean).join(' ');
+    }
   }
   for (const key of linkKeys(entity)) properties[key] = { type: 'array', items: { type: 'string' } };
   properties.createdAt = { type: 'string', format: 'date-time', readOnly: true };

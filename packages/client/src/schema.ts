@@ -340,7 +340,7 @@ export interface paths {
         put?: never;
         /**
          * Import comments
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written.
          */
         post: operations["importCommentRecords"];
         delete?: never;
@@ -360,7 +360,7 @@ export interface paths {
         put?: never;
         /**
          * Import customers
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written.
          */
         post: operations["importCustomerRecords"];
         delete?: never;
@@ -380,7 +380,7 @@ export interface paths {
         put?: never;
         /**
          * Import orders
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written.
          */
         post: operations["importOrderRecords"];
         delete?: never;
@@ -400,7 +400,7 @@ export interface paths {
         put?: never;
         /**
          * Import products
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written.
          */
         post: operations["importProductRecords"];
         delete?: never;
@@ -420,7 +420,7 @@ export interface paths {
         put?: never;
         /**
          * Import tags
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written.
          */
         post: operations["importTagRecords"];
         delete?: never;
@@ -1967,9 +1967,12 @@ export interface components {
             methods: ("GET" | "POST" | "PATCH" | "DELETE" | "OPTIONS")[];
             schema: {
                 [key: string]: {
+                    /** @description string, number, enum, datetime, date (YYYY-MM-DD), boolean, uuid; array for manyToMany id lists. */
                     type: string;
                     required: boolean;
                     generated: boolean;
+                    /** @description No two live records hold the same value (409 UNIQUE_VIOLATION); absent when false. */
+                    unique?: boolean;
                 };
             };
             relations: {
@@ -3121,7 +3124,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request conflicts with the current state (an e-mail already used, a concurrent change, an Idempotency-Key still in progress). Codes: CONFLICT, IDEMPOTENCY_KEY_IN_PROGRESS. */
+        /** @description The request conflicts with the current state (an e-mail already used, a value of a unique field another record holds: UNIQUE_VIOLATION with `details` naming the field, a concurrent change, an Idempotency-Key still in progress). Codes: CONFLICT, UNIQUE_VIOLATION, IDEMPOTENCY_KEY_IN_PROGRESS. */
         Conflict: {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -3252,7 +3255,7 @@ export interface components {
         From: string;
         /** @description Alternative spelling of endDate. */
         To: string;
-        /** @description The datetime field the date range applies to. */
+        /** @description The datetime or date field the date range applies to. */
         DateField: string;
         /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
         Distinct: boolean;
@@ -4504,6 +4507,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -4571,6 +4575,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -4638,6 +4643,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -4707,6 +4713,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -4773,6 +4780,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -6237,7 +6245,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -6530,7 +6538,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -6820,7 +6828,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -7066,7 +7074,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -7360,7 +7368,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -7645,7 +7653,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -8842,7 +8850,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -8956,6 +8964,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -8994,7 +9003,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -9110,6 +9119,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -9148,7 +9158,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -9256,6 +9266,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];

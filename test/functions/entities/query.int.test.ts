@@ -76,6 +76,21 @@ describe('default order, pagination and headers', () => {
     expect(ids(await me.get('/api/v1/tasks?_=123&utm_source=x'))).toEqual(byId('T6', 'T5', 'T4', 'T3', 'T2', 'T1'));
   });
 
+  it('refuses an unknown parameter on READ too, and accepts its documented parameters', async () => {
+    const task = (await me.post('/api/v1/tasks', { title: 'Read with parameters' })).body.data;
+
+    const typo = await me.get(`/api/v1/tasks/${task.id}?feilds=title`);
+    const listOnly = await me.get(`/api/v1/tasks/${task.id}?page=2`);
+    const documented = await me.get(`/api/v1/tasks/${task.id}?fields=title&include=assignee&includeFields[assignee]=name&includeMetadata=true&metas=all`);
+
+    expect(typo.status).toBe(400);
+    expect(typo.body).toMatchObject({ code: 'INVALID_REQUEST', details: { feilds: expect.any(String) } });
+    expect(listOnly.status).toBe(400);
+    expect(listOnly.body.details).toHaveProperty('page');
+    expect(documented.status, documented.text).toBe(200);
+    await me.del(`/api/v1/tasks/${task.id}`);
+  });
+
   it('refuses a parameter that is neither documented nor a field, naming it (a typo never lists everything)', async () => {
     const response = await me.get('/api/v1/tasks?stauts=completed&limit=2');
 

@@ -5,7 +5,8 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vite
 import { CONFLICT_ATTEMPTS, withPartialCopies, firstPage, pageAfter, queryAll, queryPartition, readCounter, readCounters, skipEntries, transact, WriteConflict } from '../../../shared/data/records.js';
 import { copyItem, listingSortKey, recordItem, type StoredRecord, type TransactItem } from '../../../shared/data/records-keys.js';
 import { tableName } from '../../../shared/data/client.js';
-import { ServiceUnavailableError } from '../../../shared/errors.js';
+import { ServiceUnavailableError, UniqueViolationError } from '../../../shared/errors.js';
+import { uniquePut } from '../../../shared/data/unique-keys.js';
 import { loadDefinitions, type LoadedEntity } from '../../../shared/registry/index.js';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
@@ -41,6 +42,20 @@ describe('transact', () => {
     expect(sent[0][1].Update!.Key).toEqual({ pk: 'ten#tasks', sk: '#count#3' });
     expect(sent[1][1].Update!.Key).toEqual({ pk: 'ten#tasks', sk: '#count#7' });
     expect(sent[1][0]).toEqual(copy);
+  });
+
+  it('turns a failed condition on a uniqueness item into 409 UNIQUE_VIOLATION naming the field (not a WriteConflict, not a 500)', async () => {
+    dynamo.on(TransactWriteCommand).rejects(cancelled('None', 'None', 'ConditionalCheckFailed', 'None'));
+    const record: TransactItem = { Put: { TableName: 'R', Item: { pk: 'ten#members', sk: '8#a', kind: 'record' } } };
+    const copy: TransactItem = { Put: { TableName: 'R', Item: { pk: 'ten#members#x', sk: '8#a', kind: 'index' } } };
+    const unique = uniquePut('R', { pk: 'ten#members#unique#email=a', sk: '#unique', kind: 'unique', entity: 'members', field: 'email', recordId: 'mem_a', tenantId: 'ten' });
+    const event: TransactItem = { Put: { TableName: 'E', Item: { pk: 'e', sk: 'e' } } };
+
+    const error = await transact([record, copy, unique, event]).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(UniqueViolationError);
+    expect(error).toMatchObject({ status: 409, code: 'UNIQUE_VIOLATION', details: { email: expect.any(String) } });
+    expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(1);
   });
 
   it('answers 503 when collisions go on', async () => {

@@ -118,8 +118,22 @@ describe('validateDefinition', () => {
     [{ relations: { parts: { type: 'oneToOne', entity: 'parts', foreignKey: 'widgetId' } } }, "relation 'parts': type must be one of belongsTo, hasMany, manyToMany"],
     [{ rateLimit: { limit: 0, window: '1h' } }, 'rateLimit must be'],
     [{ colour: 'red' }, "unknown key 'colour'"],
+    [{ fields: { on: { type: 'boolean', unique: true } } }, "field 'on': type boolean cannot be unique"],
+    [{ fields: { code: { type: 'string', unique: true, default: 'x' } } }, "field 'code': a unique field cannot have a default"],
+    [{ fields: { code: { type: 'string', unique: 'yes' } } }, "field 'code': unique must be a boolean"],
+    [{ fields: { day: { type: 'date', default: '2023-02-29' } } }, "field 'day': default \"2023-02-29\" is not a calendar date YYYY-MM-DD"],
   ])('refuses %j', (overrides, expected) => {
     expect(problemsOf(widget(overrides))).toContain(expected);
+  });
+
+  it('accepts unique fields of the types that can be unique, and date fields with a default', () => {
+    const entity = validateDefinition(
+      widget({ fields: { code: { type: 'string', unique: true }, serial: { type: 'number', unique: true }, day: { type: 'date', default: '2024-02-29', indexed: true } } }),
+      'entities/widgets.ts',
+    );
+
+    expect(entity.fields.code.unique).toBe(true);
+    expect(entity.fields.day.type).toBe('date');
   });
 
   it('refuses something that is not an object', () => {
