@@ -65,7 +65,7 @@ describe('README.md and docs/', () => {
     const text = readFileSync(join(ROOT, file), 'utf8');
     const rootScripts = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts as Record<string, string>;
     const missing: string[] = [];
-    for (const m of text.matchAll(/npm run ([\w:@/-]+)(?: --workspace[ =]([\w@/.-]+))?/g)) {
+    for (const m of text.matchAll(/npm run (?:-[a-z-]+ )*([\w:@/-]+)(?: --workspace[ =]([\w@/.-]+))?/g)) {
       const [, script, workspace] = m;
       let scripts = rootScripts;
       if (workspace) {
