@@ -94,6 +94,22 @@ function isEngineOn(pid: number, path: string): boolean {
   }
 }
 
+/**
+ * The endpoint of an engine running on `dataDir` (started by `npm start`), read from its pid file
+ * and its command line (`-port N`); undefined when none runs there. Lets another process (the
+ * admin CLI) use the same database instead of starting an engine of its own.
+ */
+export function runningEngineEndpoint(dataDir: string): string | undefined {
+  const path = resolve(dataDir);
+  const file = join(path, PID_FILE);
+  if (!existsSync(file)) return undefined;
+  const pid = Number(readFileSync(file, 'utf8').trim());
+  if (!Number.isSafeInteger(pid) || pid <= 0 || !isEngineOn(pid, path)) return undefined;
+  const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  const port = Number(args[args.indexOf('-port') + 1]);
+  return Number.isSafeInteger(port) && port > 0 ? `http://127.0.0.1:${port}` : undefined;
+}
+
 /** Stops an engine an earlier run left on `path` (its process died without stopping it). */
 async function stopLeftover(path: string): Promise<void> {
   const file = join(path, PID_FILE);
