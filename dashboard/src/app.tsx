@@ -8,6 +8,7 @@ import { Explorer } from './pages/explorer.js';
 import { Editor } from './pages/editor.js';
 import { Keys } from './pages/keys.js';
 import { Webhooks } from './pages/webhooks.js';
+import { Files } from './pages/files.js';
 import { ErrorText, Loading } from './ui.js';
 
 export function App() {
@@ -73,6 +74,11 @@ function Shell() {
                 Webhooks
               </a>
             </li>
+            <li>
+              <a href={href('files')} aria-current={current === 'files' ? 'page' : undefined}>
+                Files
+              </a>
+            </li>
           </ul>
         </nav>
         <div class="account">
@@ -108,6 +114,7 @@ function Page({ segments, entityList }: { segments: string[]; entityList?: strin
   if (!first) return entityList ? <p>No entities are registered.</p> : <Loading label="Loading the entities" />;
   if (first === 'keys') return <Keys />;
   if (first === 'webhooks') return <Webhooks />;
+  if (first === 'files') return <Files />;
   if (entityList && !entityList.includes(first)) {
     return (
       <section>

@@ -60,7 +60,7 @@ describe('signing in and out', () => {
     await nav.getByRole('link', { name: 'tasks', exact: true }).waitFor();
 
     for (const slug of ['tasks', 'products', 'comments', 'tags', 'orders', 'customers']) expect(await nav.getByRole('link', { name: slug, exact: true }).count()).toBe(1);
-    expect(await nav.getByRole('link', { name: 'API keys' }).count()).toBe(1);
+    for (const name of ['API keys', 'Webhooks', 'Files']) expect(await nav.getByRole('link', { name, exact: true }).count()).toBe(1);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     const after = await context.request.get('/api/v1/users/me');
@@ -314,6 +314,47 @@ describe('API keys', () => {
   }, 60_000);
 });
 
+describe('files', () => {
+  it('uploads a dropped file with a progress bar, lists it, opens it and deletes it', async () => {
+    const context = await newContext(browser, { storageState: state });
+    const page = await context.newPage();
+    const problems = watch(page);
+    await page.goto('/dashboard#/files');
+    await page.getByText('No files yet').waitFor();
+    // Every value the progress bar shows, as the page draws it.
+    await page.evaluate(() => {
+      (window as unknown as { seen: number[] }).seen = [];
+      new MutationObserver(() => {
+        const bar = document.querySelector('progress');
+        if (bar) (window as unknown as { seen: number[] }).seen.push(Number(bar.getAttribute('value')));
+      }).observe(document.body, { subtree: true, childList: true, attributes: true });
+    });
+    // A 2 MB PDF, dropped on the drop zone.
+    const dataTransfer = await page.evaluateHandle(() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([`%PDF-1.4\n${'%'.repeat(2 * 1024 * 1024)}\n%%EOF\n`], 'dropped report.pdf', { type: 'application/pdf' }));
+      return dt;
+    });
+    await page.dispatchEvent('.dropzone', 'drop', { dataTransfer });
+    await page.getByText('Uploaded dropped report.pdf').waitFor({ timeout: 20_000 });
+    const link = page.getByRole('link', { name: 'dropped report.pdf' });
+    await link.waitFor();
+    const seen = await page.evaluate(() => (window as unknown as { seen: number[] }).seen);
+    const opened = await context.request.get(await link.getAttribute('href') as string);
+
+    expect(seen.length).toBeGreaterThan(0);
+    expect(Math.max(...seen)).toBeGreaterThan(0);
+    expect(opened.status()).toBe(200);
+    expect((await opened.body()).subarray(0, 8).toString()).toBe('%PDF-1.4');
+
+    await page.getByRole('button', { name: 'Delete dropped report.pdf' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('No files yet').waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+});
+
 describe('keyboard only', () => {
   it('signs in and creates a record without the mouse', async () => {
     const context = await newContext(browser);
@@ -354,6 +395,7 @@ describe('every page', () => {
       ['editor-new', '#/tasks/new', async (p) => void (await p.getByLabel('title').waitFor())],
       ['editor-edit', `#/tasks/${task.id}`, async (p) => void (await p.getByLabel('title').waitFor())],
       ['keys', '#/keys', async (p) => void (await p.getByRole('heading', { name: 'API keys' }).waitFor())],
+      ['files', '#/files', async (p) => void (await p.getByRole('heading', { name: 'Files' }).waitFor())],
     ];
     const files: string[] = [];
     for (const [name, hash, ready] of pages) {
