@@ -314,6 +314,53 @@ describe('API keys', () => {
   }, 60_000);
 });
 
+describe('import and export', () => {
+  it('imports a CSV with a preview and reports the one bad row from the server', async () => {
+    const context = await newContext(browser, { storageState: state });
+    const page = await context.newPage();
+    await page.goto('/dashboard#/products');
+    await page.getByRole('button', { name: 'Import' }).click();
+    const dialog = page.getByRole('dialog');
+    const csv = ['name,price,status,category', 'Imported lamp,19.5,active,home', 'Imported chair,-3,active,home', 'Imported desk,120,inactive,office'].join('\n');
+    await dialog.getByLabel('CSV or JSON file').setInputFiles({ name: 'products.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await dialog.getByRole('table', { name: 'Preview of products.csv' }).waitFor();
+    expect(await dialog.getByRole('table').locator('tbody tr').count()).toBe(3);
+    await dialog.getByRole('button', { name: 'Import 3 records' }).click();
+    await dialog.getByText('2 created, 1 refused.').waitFor();
+    const refused = await dialog.getByRole('list', { name: 'Refused rows' }).innerText();
+    const bar = dialog.getByRole('progressbar');
+    const barValue = [await bar.getAttribute('value'), await bar.getAttribute('max')];
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    const listed = await api('GET', `/api/v1/products?search=Imported`, { cookie: tenant.admin.cookie });
+
+    expect(refused).toMatch(/^Row 2: .*price/);
+    expect(barValue).toEqual(['3', '3']);
+    expect(listed.body.data.map((p: { name: string }) => p.name).sort()).toEqual(['Imported desk', 'Imported lamp']);
+    await api('DELETE', '/api/v1/products', { cookie: tenant.admin.cookie, body: { ids: listed.body.data.map((p: { id: string }) => p.id) } });
+    await context.close();
+  }, 60_000);
+
+  it('exports the current view as CSV and as NDJSON', async () => {
+    const context = await newContext(browser, { storageState: state });
+    const page = await context.newPage();
+    await page.goto(`/dashboard#/tasks?search=alpha&sort=title&order=asc`);
+    await page.getByRole('table').locator('tbody tr').first().waitFor();
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    const [ndjson] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export NDJSON' }).click()]);
+    const { readFile } = await import('node:fs/promises');
+    const csvLines = (await readFile((await csv.path())!, 'utf8')).trim().split(/\r?\n/);
+    const records = (await readFile((await ndjson.path())!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { title: string });
+
+    expect(csv.suggestedFilename()).toMatch(/^tasks-.*\.csv$/);
+    expect(csvLines[0]).toBe('id,title,description,status,priority,assigneeId,createdAt,updatedAt');
+    expect(records.length).toBe(csvLines.length - 1);
+    expect(records.length).toBeGreaterThanOrEqual(6);
+    expect(records.every((r) => /alpha/i.test(r.title))).toBe(true);
+    expect(records.map((r) => r.title)).toEqual(records.map((r) => r.title).sort());
+    await context.close();
+  }, 60_000);
+});
+
 describe('files', () => {
   it('uploads a dropped file with a progress bar, lists it, opens it and deletes it', async () => {
     const context = await newContext(browser, { storageState: state });
