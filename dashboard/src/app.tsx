@@ -1,12 +1,14 @@
 /** The shell: sign-in when there is no session, else the navigation and the page of the route. */
 import { useEffect } from 'preact/hooks';
-import { client, sessionExpired, unwrap } from './api.js';
+import { client, lastCall, sessionExpired, unwrap } from './api.js';
 import { href, navigate, route } from './router.js';
 import { entities, entitiesError, loadEntities, loadMe, me, notice, setMe } from './state.js';
 import { SignIn } from './pages/sign-in.js';
 import { Explorer } from './pages/explorer.js';
 import { Editor } from './pages/editor.js';
 import { Keys } from './pages/keys.js';
+import { Webhooks } from './pages/webhooks.js';
+import { Files } from './pages/files.js';
 import { ErrorText, Loading } from './ui.js';
 
 export function App() {
@@ -67,9 +69,24 @@ function Shell() {
                 API keys
               </a>
             </li>
+            <li>
+              <a href={href('webhooks')} aria-current={current === 'webhooks' ? 'page' : undefined}>
+                Webhooks
+              </a>
+            </li>
+            <li>
+              <a href={href('files')} aria-current={current === 'files' ? 'page' : undefined}>
+                Files
+              </a>
+            </li>
           </ul>
         </nav>
         <div class="account">
+          {lastCall.value?.rateLimitRemaining && (
+            <span class="quota" title={`Requests left of ${lastCall.value.rateLimitLimit} in this hour's window for your session (X-RateLimit-Remaining)`}>
+              {lastCall.value.rateLimitRemaining} left
+            </span>
+          )}
           <span class="who" title={me.value!.email}>
             {me.value!.email}
             {me.value!.role === 'admin' ? ' · admin' : ''}
@@ -96,6 +113,8 @@ function Page({ segments, entityList }: { segments: string[]; entityList?: strin
   const [first, second] = segments;
   if (!first) return entityList ? <p>No entities are registered.</p> : <Loading label="Loading the entities" />;
   if (first === 'keys') return <Keys />;
+  if (first === 'webhooks') return <Webhooks />;
+  if (first === 'files') return <Files />;
   if (entityList && !entityList.includes(first)) {
     return (
       <section>

@@ -76,13 +76,17 @@ export function entitySlugs(document: { paths?: Record<string, Record<string, un
 }
 
 export const entities = signal<string[] | undefined>(load<string[]>('entities'));
+/** The webhook event types (`<entity name>.created|updated|deleted`): the document's `webhooks`. */
+export const eventTypes = signal<string[]>(load<string[]>('eventTypes') ?? []);
 export const entitiesError = signal<string | undefined>(undefined);
 
 /** The document is public, cached by the browser and never rate-limited. */
 export async function loadEntities(): Promise<void> {
   if (entities.value) return;
   try {
-    const { body } = await unwrap<{ paths: Record<string, Record<string, unknown>> }>(client.GET('/api/v1/openapi.json'));
+    const { body } = await unwrap<{ paths: Record<string, Record<string, unknown>>; webhooks?: Record<string, unknown> }>(client.GET('/api/v1/openapi.json'));
+    eventTypes.value = Object.keys(body.webhooks ?? {}).sort();
+    save('eventTypes', eventTypes.value);
     entities.value = entitySlugs(body);
     save('entities', entities.value);
   } catch (e) {

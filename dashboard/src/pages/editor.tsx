@@ -24,21 +24,35 @@ function metadataText(record?: ApiRecord): string {
   return m && typeof m === 'object' && Object.keys(m).length ? JSON.stringify(m, null, 2) : '';
 }
 
+type Choice = { id: string; label: string };
+
+/** Choices are kept for a few minutes: opening one record after another costs no picker request. */
+const CHOICES_TTL_MS = 5 * 60_000;
+const choiceCache = new Map<string, { at: number; pending: Promise<Choice[]> }>();
+
+function loadChoices(entity: string): Promise<Choice[]> {
+  const cached = choiceCache.get(entity);
+  if (cached && Date.now() - cached.at < CHOICES_TTL_MS) return cached.pending;
+  const pending = unwrap<{ data: Record<string, unknown>[] }>(client.GET(collectionPath(entity), { params: { query: { limit: 100 } as never } })).then(({ body }) =>
+    body.data.map((r) => {
+      const label = ['name', 'title', 'email'].map((k) => r[k]).find((v) => typeof v === 'string') as string | undefined;
+      return { id: String(r.id), label: label ? `${label} (${String(r.id)})` : String(r.id) };
+    }),
+  );
+  pending.catch(() => choiceCache.delete(entity));
+  choiceCache.set(entity, { at: Date.now(), pending });
+  return pending;
+}
+
 /** A relation picker's choices: up to 100 records of the related entity, labelled by their first text field. */
-function useChoices(entity?: string): { choices?: { id: string; label: string }[]; error?: string } {
-  const [state, setState] = useState<{ choices?: { id: string; label: string }[]; error?: string }>({});
+function useChoices(entity?: string): { choices?: Choice[]; error?: string } {
+  const [state, setState] = useState<{ choices?: Choice[]; error?: string }>({});
   useEffect(() => {
     if (!entity) return;
-    unwrap<{ data: Record<string, unknown>[] }>(client.GET(collectionPath(entity), { params: { query: { limit: 100 } as never } }))
-      .then(({ body }) =>
-        setState({
-          choices: body.data.map((r) => {
-            const label = ['name', 'title', 'email'].map((k) => r[k]).find((v) => typeof v === 'string') as string | undefined;
-            return { id: String(r.id), label: label ? `${label} (${String(r.id)})` : String(r.id) };
-          }),
-        }),
-      )
-      .catch((e: Error) => setState({ error: e.message }));
+    loadChoices(entity).then(
+      (choices) => setState({ choices }),
+      (e: Error) => setState({ error: e.message }),
+    );
   }, [entity]);
   return state;
 }

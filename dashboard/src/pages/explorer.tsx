@@ -10,6 +10,7 @@ import { clientCall, curlCommand, listQuery, OPERATOR_LABELS, OPERATORS, PAGE_SI
 import { href, navigate, route } from '../router.js';
 import { describe, flash } from '../state.js';
 import { Confirm, ErrorText, Loading } from '../ui.js';
+import { EXPORT_MAX, exportView, ImportDialog } from './transfer.js';
 
 interface ListState {
   records: ApiRecord[];
@@ -37,6 +38,8 @@ export function Explorer({ slug }: { slug: string }) {
   const [confirming, setConfirming] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const [reload, setReload] = useState(0);
+  const [importing, setImporting] = useState(false);
+  const [exporting, setExporting] = useState(false);
 
   const live = useLive(slug, Boolean(description?.permissions.read));
   const params = route.value.params;
@@ -77,6 +80,18 @@ export function Explorer({ slug }: { slug: string }) {
   const canDelete = description?.permissions.delete && description.methods.includes('DELETE');
   const filtered = Boolean(view.search || view.filters.length);
 
+  async function runExport(format: 'csv' | 'ndjson') {
+    setExporting(true);
+    try {
+      const count = await exportView(slug, description!, query, format);
+      flash(`Exported ${count} ${slug} as ${format.toUpperCase()}.`);
+    } catch (e) {
+      setError(e as Error);
+    } finally {
+      setExporting(false);
+    }
+  }
+
   async function bulkDelete() {
     setDeleting(true);
     try {
@@ -95,11 +110,28 @@ export function Explorer({ slug }: { slug: string }) {
     <section class="explorer">
       <div class="page-head">
         <h1>{slug}</h1>
-        {canWrite && (
-          <a href={href(`${slug}/new`)} role="button">
-            New
-          </a>
-        )}
+        <div class="head-actions">
+          {description && (
+            <>
+              <button type="button" class="secondary outline" aria-busy={exporting ? 'true' : undefined} disabled={exporting} title={`Up to ${EXPORT_MAX} records of this view`} onClick={() => runExport('csv')}>
+                Export CSV
+              </button>
+              <button type="button" class="secondary outline" disabled={exporting} title={`Up to ${EXPORT_MAX} records of this view`} onClick={() => runExport('ndjson')}>
+                Export NDJSON
+              </button>
+            </>
+          )}
+          {canWrite && (
+            <button type="button" class="secondary outline" onClick={() => setImporting(true)}>
+              Import
+            </button>
+          )}
+          {canWrite && (
+            <a href={href(`${slug}/new`)} role="button">
+              New
+            </a>
+          )}
+        </div>
       </div>
       <Toolbar view={view} description={description} onChange={show} />
       {error && <ErrorText message={error.message} code={(error as ApiFailure).code} />}
@@ -206,6 +238,7 @@ export function Explorer({ slug }: { slug: string }) {
         </>
       )}
       {description && !list && !error && <Loading label={`Loading ${slug}`} />}
+      {importing && description && <ImportDialog slug={slug} description={description} onClose={() => setImporting(false)} onDone={() => setReload((n) => n + 1)} />}
       {confirming && (
         <Confirm
           title={`Delete ${selected.size} ${slug}?`}

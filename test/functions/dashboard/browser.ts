@@ -22,11 +22,11 @@ export async function launch(): Promise<Browser> {
 
 export type StorageState = Awaited<ReturnType<BrowserContext['storageState']>>;
 
-export async function newContext(browser: Browser, options: { size?: keyof typeof SIZES; dark?: boolean; storageState?: StorageState } = {}): Promise<BrowserContext> {
+export async function newContext(browser: Browser, options: { size?: keyof typeof SIZES; dark?: boolean; storageState?: StorageState; baseURL?: string } = {}): Promise<BrowserContext> {
   return browser.newContext({
     viewport: SIZES[options.size ?? 'desktop'],
     colorScheme: options.dark ? 'dark' : 'light',
-    baseURL: baseUrl(),
+    baseURL: options.baseURL ?? baseUrl(),
     ...(options.storageState ? { storageState: options.storageState } : {}),
   });
 }
@@ -66,12 +66,12 @@ export async function expectAccessible(page: Page, label: string): Promise<void>
 }
 
 /** The page at both sizes and both themes, each a PNG named after the page. */
-export async function screenshots(browser: Browser, name: string, storageState: StorageState | undefined, visit: (page: Page) => Promise<void>): Promise<string[]> {
+export async function screenshots(browser: Browser, name: string, storageState: StorageState | undefined, visit: (page: Page) => Promise<void>, baseURL?: string): Promise<string[]> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const files: string[] = [];
   for (const size of Object.keys(SIZES) as (keyof typeof SIZES)[]) {
     for (const dark of [false, true]) {
-      const context = await newContext(browser, { size, dark, storageState });
+      const context = await newContext(browser, { size, dark, storageState, baseURL });
       const page = await context.newPage();
       await visit(page);
       await settled(page);

@@ -60,7 +60,7 @@ describe('signing in and out', () => {
     await nav.getByRole('link', { name: 'tasks', exact: true }).waitFor();
 
     for (const slug of ['tasks', 'products', 'comments', 'tags', 'orders', 'customers']) expect(await nav.getByRole('link', { name: slug, exact: true }).count()).toBe(1);
-    expect(await nav.getByRole('link', { name: 'API keys' }).count()).toBe(1);
+    for (const name of ['API keys', 'Webhooks', 'Files']) expect(await nav.getByRole('link', { name, exact: true }).count()).toBe(1);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     const after = await context.request.get('/api/v1/users/me');
@@ -314,6 +314,94 @@ describe('API keys', () => {
   }, 60_000);
 });
 
+describe('import and export', () => {
+  it('imports a CSV with a preview and reports the one bad row from the server', async () => {
+    const context = await newContext(browser, { storageState: state });
+    const page = await context.newPage();
+    await page.goto('/dashboard#/products');
+    await page.getByRole('button', { name: 'Import' }).click();
+    const dialog = page.getByRole('dialog');
+    const csv = ['name,price,status,category', 'Imported lamp,19.5,active,home', 'Imported chair,-3,active,home', 'Imported desk,120,inactive,office'].join('\n');
+    await dialog.getByLabel('CSV or JSON file').setInputFiles({ name: 'products.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await dialog.getByRole('table', { name: 'Preview of products.csv' }).waitFor();
+    expect(await dialog.getByRole('table').locator('tbody tr').count()).toBe(3);
+    await dialog.getByRole('button', { name: 'Import 3 records' }).click();
+    await dialog.getByText('2 created, 1 refused.').waitFor();
+    const refused = await dialog.getByRole('list', { name: 'Refused rows' }).innerText();
+    const bar = dialog.getByRole('progressbar');
+    const barValue = [await bar.getAttribute('value'), await bar.getAttribute('max')];
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    const listed = await api('GET', `/api/v1/products?search=Imported`, { cookie: tenant.admin.cookie });
+
+    expect(refused).toMatch(/^Row 2: .*price/);
+    expect(barValue).toEqual(['3', '3']);
+    expect(listed.body.data.map((p: { name: string }) => p.name).sort()).toEqual(['Imported desk', 'Imported lamp']);
+    await api('DELETE', '/api/v1/products', { cookie: tenant.admin.cookie, body: { ids: listed.body.data.map((p: { id: string }) => p.id) } });
+    await context.close();
+  }, 60_000);
+
+  it('exports the current view as CSV and as NDJSON', async () => {
+    const context = await newContext(browser, { storageState: state });
+    const page = await context.newPage();
+    await page.goto(`/dashboard#/tasks?search=alpha&sort=title&order=asc`);
+    await page.getByRole('table').locator('tbody tr').first().waitFor();
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    const [ndjson] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export NDJSON' }).click()]);
+    const { readFile } = await import('node:fs/promises');
+    const csvLines = (await readFile((await csv.path())!, 'utf8')).trim().split(/\r?\n/);
+    const records = (await readFile((await ndjson.path())!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { title: string });
+
+    expect(csv.suggestedFilename()).toMatch(/^tasks-.*\.csv$/);
+    expect(csvLines[0]).toBe('id,title,description,status,priority,assigneeId,createdAt,updatedAt');
+    expect(records.length).toBe(csvLines.length - 1);
+    expect(records.length).toBeGreaterThanOrEqual(6);
+    expect(records.every((r) => /alpha/i.test(r.title))).toBe(true);
+    expect(records.map((r) => r.title)).toEqual(records.map((r) => r.title).sort());
+    await context.close();
+  }, 60_000);
+});
+
+describe('files', () => {
+  it('uploads a dropped file with a progress bar, lists it, opens it and deletes it', async () => {
+    const context = await newContext(browser, { storageState: state });
+    const page = await context.newPage();
+    const problems = watch(page);
+    await page.goto('/dashboard#/files');
+    await page.getByText('No files yet').waitFor();
+    // Every value the progress bar shows, as the page draws it.
+    await page.evaluate(() => {
+      (window as unknown as { seen: number[] }).seen = [];
+      new MutationObserver(() => {
+        const bar = document.querySelector('progress');
+        if (bar) (window as unknown as { seen: number[] }).seen.push(Number(bar.getAttribute('value')));
+      }).observe(document.body, { subtree: true, childList: true, attributes: true });
+    });
+    // A 2 MB PDF, dropped on the drop zone.
+    const dataTransfer = await page.evaluateHandle(() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([`%PDF-1.4\n${'%'.repeat(2 * 1024 * 1024)}\n%%EOF\n`], 'dropped report.pdf', { type: 'application/pdf' }));
+      return dt;
+    });
+    await page.dispatchEvent('.dropzone', 'drop', { dataTransfer });
+    await page.getByText('Uploaded dropped report.pdf').waitFor({ timeout: 20_000 });
+    const link = page.getByRole('link', { name: 'dropped report.pdf' });
+    await link.waitFor();
+    const seen = await page.evaluate(() => (window as unknown as { seen: number[] }).seen);
+    const opened = await context.request.get(await link.getAttribute('href') as string);
+
+    expect(seen.length).toBeGreaterThan(0);
+    expect(Math.max(...seen)).toBeGreaterThan(0);
+    expect(opened.status()).toBe(200);
+    expect((await opened.body()).subarray(0, 8).toString()).toBe('%PDF-1.4');
+
+    await page.getByRole('button', { name: 'Delete dropped report.pdf' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('No files yet').waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+});
+
 describe('keyboard only', () => {
   it('signs in and creates a record without the mouse', async () => {
     const context = await newContext(browser);
@@ -354,6 +442,7 @@ describe('every page', () => {
       ['editor-new', '#/tasks/new', async (p) => void (await p.getByLabel('title').waitFor())],
       ['editor-edit', `#/tasks/${task.id}`, async (p) => void (await p.getByLabel('title').waitFor())],
       ['keys', '#/keys', async (p) => void (await p.getByRole('heading', { name: 'API keys' }).waitFor())],
+      ['files', '#/files', async (p) => void (await p.getByRole('heading', { name: 'Files' }).waitFor())],
     ];
     const files: string[] = [];
     for (const [name, hash, ready] of pages) {

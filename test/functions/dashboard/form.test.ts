@@ -93,3 +93,28 @@ describe('parseMetadata', () => {
     expect(parseMetadata('{').error).toMatch(/^is not valid JSON/);
   });
 });
+
+describe('import rows (dashboard/src/transfer.ts)', async () => {
+  const { parseRows, toItem, toCsv, toNdjson } = await import('../../../dashboard/src/transfer.js');
+  const products: EntityDescription = {
+    entity: 'product', slug: 'products', methods: ['GET', 'POST'], relations: {}, permissions: { read: true, write: true, delete: true },
+    schema: { id: { type: 'uuid', generated: true, primaryKey: true }, name: { type: 'string', required: true }, price: { type: 'number' }, tagIds: { type: 'array' }, createdAt: { type: 'datetime', generated: true } },
+  };
+
+  it('reads CSV with a header row, a JSON array and NDJSON', () => {
+    expect(parseRows('p.csv', 'name,price\nLamp,"1,5"\n').rows).toEqual([{ name: 'Lamp', price: '1,5' }]);
+    expect(parseRows('p.json', '[{"name":"Lamp"}]').rows).toEqual([{ name: 'Lamp' }]);
+    expect(parseRows('p.ndjson', '{"name":"A"}\n{"name":"B"}\n').rows).toHaveLength(2);
+    expect(parseRows('p.json', '[1]').error).toBe('the JSON must be an array of objects');
+  });
+
+  it('types CSV cells by the description, drops generated fields and empty cells, keeps what the server must judge', () => {
+    expect(toItem({ id: 'x', name: 'Lamp', price: '19.5', tagIds: 'a; b', createdAt: 'now' }, products)).toEqual({ name: 'Lamp', price: 19.5, tagIds: ['a', 'b'] });
+    expect(toItem({ name: '', price: 'cheap' }, products)).toEqual({ price: 'cheap' });
+  });
+
+  it('writes CSV and NDJSON', () => {
+    expect(toCsv([{ id: '1', name: 'Lamp, big', tagIds: ['a', 'b'] }], ['id', 'name', 'tagIds'])).toBe('id,name,tagIds\r\n1,"Lamp, big",a;b');
+    expect(toNdjson([{ a: 1 }, { b: 2 }])).toBe('{"a":1}\n{"b":2}\n');
+  });
+});

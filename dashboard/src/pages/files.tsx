@@ -1,0 +1,173 @@
+/**
+ * Files of the signed-in user: upload by drag and drop (or a file picker) with a progress bar,
+ * list, open, delete. Uploads go through POST /api/v1/upload (multipart) with XMLHttpRequest,
+ * whose upload progress fetch (and so the typed client) cannot report.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiFailure, apiOrigin, client, unwrap, type Pagination } from '../api.js';
+import { flash } from '../state.js';
+import { Confirm, ErrorText, Loading } from '../ui.js';
+
+interface StoredFile {
+  id: string;
+  filename: string;
+  size: number;
+  type: string;
+  url: string;
+  createdAt: string;
+}
+
+/** What one multipart request may carry (a Lambda request), less room for the multipart framing. */
+export const MULTIPART_FILE_LIMIT = 4_669_440 - 4096;
+const TYPES = ['image/jpeg', 'image/png', 'application/pdf'];
+
+function size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** POST /api/v1/upload with progress; resolves with the stored file or rejects with the API's error. */
+function upload(file: File, onProgress: (fraction: number) => void): Promise<StoredFile> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', `${apiOrigin}/api/v1/upload`);
+    xhr.responseType = 'json';
+    xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded / e.total);
+    xhr.onload = () => {
+      const body = xhr.response as { data?: StoredFile; error?: string; code?: string } | null;
+      if (xhr.status >= 200 && xhr.status < 300 && body?.data) resolve(body.data);
+      else reject(new ApiFailure(xhr.status, body?.code ?? `HTTP_${xhr.status}`, body?.error ?? `Upload failed (${xhr.status})`));
+    };
+    xhr.onerror = () => reject(new ApiFailure(0, 'NETWORK_ERROR', 'The upload could not reach the API'));
+    const form = new FormData();
+    form.append('file', file, file.name);
+    xhr.send(form);
+  });
+}
+
+export function Files() {
+  const [files, setFiles] = useState<StoredFile[]>();
+  const [total, setTotal] = useState(0);
+  const [error, setError] = useState<Error>();
+  const [progress, setProgress] = useState<{ name: string; fraction: number }>();
+  const [dragging, setDragging] = useState(false);
+  const [removing, setRemoving] = useState<StoredFile>();
+  const [reload, setReload] = useState(0);
+  const input = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    unwrap<{ data: StoredFile[]; pagination: Pagination }>(client.GET('/api/v1/uploads', { params: { query: { limit: 100 } } } as never))
+      .then(({ body }) => {
+        setFiles(body.data);
+        setTotal(body.pagination.total);
+      })
+      .catch(setError);
+  }, [reload]);
+
+  async function send(file: File) {
+    setError(undefined);
+    if (file.size > MULTIPART_FILE_LIMIT) {
+      setError(new Error(`${file.name} is ${size(file.size)}: the dashboard uploads files up to ${size(MULTIPART_FILE_LIMIT)} (larger files, up to 10 MiB, go through POST /api/v1/upload/presign from a program).`));
+      return;
+    }
+    setProgress({ name: file.name, fraction: 0 });
+    try {
+      const stored = await upload(file, (fraction) => setProgress({ name: file.name, fraction }));
+      flash(`Uploaded ${stored.filename} (${size(stored.size)}).`);
+      setReload((n) => n + 1);
+    } catch (e) {
+      setError(e as Error);
+    } finally {
+      setProgress(undefined);
+      if (input.current) input.current.value = '';
+    }
+  }
+
+  async function remove(file: StoredFile) {
+    try {
+      await unwrap(client.DELETE('/api/v1/uploads/{id}', { params: { path: { id: file.id } } } as never));
+      flash(`Deleted ${file.filename}.`);
+      setReload((n) => n + 1);
+    } catch (e) {
+      setError(e as Error);
+    } finally {
+      setRemoving(undefined);
+    }
+  }
+
+  return (
+    <section class="files">
+      <div class="page-head">
+        <h1>Files</h1>
+      </div>
+      <div
+        class={`dropzone ${dragging ? 'dragging' : ''}`}
+        onDragOver={(e) => {
+          e.preventDefault();
+          setDragging(true);
+        }}
+        onDragLeave={() => setDragging(false)}
+        onDrop={(e) => {
+          e.preventDefault();
+          setDragging(false);
+          const file = e.dataTransfer?.files[0];
+          if (file) send(file);
+        }}
+      >
+        <label for="file-input">Drop a file here, or choose one</label>
+        <input id="file-input" ref={input} type="file" accept={TYPES.join(',')} aria-describedby="file-hint" disabled={Boolean(progress)} onChange={(e) => e.currentTarget.files?.[0] && send(e.currentTarget.files[0])} />
+        <small id="file-hint">JPEG, PNG or PDF (judged by the file's bytes), up to {size(MULTIPART_FILE_LIMIT)}.</small>
+        {progress && (
+          <div class="progress">
+            <label for="upload-progress">
+              Uploading {progress.name}: {Math.round(progress.fraction * 100)}%
+            </label>
+            <progress id="upload-progress" value={progress.fraction} max={1} />
+          </div>
+        )}
+      </div>
+      {error && <ErrorText message={error.message} code={(error as ApiFailure).code} />}
+      {!files && !error && <Loading label="Loading your files" />}
+      {files && files.length === 0 && <p class="empty">No files yet. Drop one above to upload it.</p>}
+      {files && files.length > 0 && (
+        <>
+          <p class="list-meta">{total === 1 ? '1 file' : `${total} files`}</p>
+          <div class="table-wrap">
+            <table class="striped">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Size</th>
+                  <th scope="col">Uploaded</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {files.map((f) => (
+                  <tr key={f.id}>
+                    <td>
+                      <a href={`${apiOrigin}/api/v1/files/${encodeURIComponent(f.id)}`} target="_blank" rel="noopener">
+                        {f.filename}
+                      </a>
+                    </td>
+                    <td>{f.type}</td>
+                    <td>{size(f.size)}</td>
+                    <td>{new Date(f.createdAt).toLocaleString()}</td>
+                    <td>
+                      <button type="button" class="danger outline small" aria-label={`Delete ${f.filename}`} onClick={() => setRemoving(f)}>
+                        Delete
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+      {removing && <Confirm title={`Delete ${removing.filename}?`} text="The file is removed from storage; links to it stop working." action="Delete" onConfirm={() => remove(removing)} onClose={() => setRemoving(undefined)} />}
+    </section>
+  );
+}
