@@ -40,7 +40,7 @@ export interface SoakResult {
   stream: { live: number; replayed: number; missing: number; reconnects: number };
   webhooks: { expected: number; delivered: number; missing: number; duplicates: number; badSignatures: number; lagMs: { p50: number; p95: number; p99: number; max: number } };
   errors: { fiveXxOutsideFaults: number; fiveXxDuringFaults: number; transportErrors: number; examples: string[] };
-  engine: { killedAt: number; recoveredAfterMs: number | undefined };
+  engine: { killedAt: number; recoveredAfterMs: number | undefined; lines: string[] };
   rssMiB: { node: { first: number; max: number; last: number }; engine: { first: number; max: number; last: number } };
 }
 
@@ -250,7 +250,7 @@ export async function soak(options: { minutes: number; log?: (line: string) => v
   let requests = 0;
   let stream: StreamClient | undefined;
   let sampler: NodeJS.Timeout | undefined;
-  const engine: SoakResult['engine'] = { killedAt: 0, recoveredAfterMs: undefined };
+  const engine: SoakResult['engine'] = { killedAt: 0, recoveredAfterMs: undefined, lines: [] };
   try {
     await receiver.start();
     const { key: auth } = await apiKeyOf(api, admin, 'soak');
@@ -377,6 +377,8 @@ export async function soak(options: { minutes: number; log?: (line: string) => v
         }
         fault.to = Date.now();
         engine.recoveredAfterMs = fault.to - fault.from;
+        // What npm start said about it (its supervisor's lines), for the report.
+        engine.lines = server.output().split('\n').filter((l) => /^(DynamoDB Local|the local S3 server|the webhook workers) /.test(l));
         log(`soak: serving again after ${engine.recoveredAfterMs} ms`);
       }
       // The receiver down from 55 % of the run, for 60 s (a sixth of a short run at most).

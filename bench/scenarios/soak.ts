@@ -35,7 +35,7 @@ export async function run(_context: BenchContext): Promise<BenchRow[]> {
     { scenario, metric: 'webhooks: delivered / expected', value: `${r.webhooks.delivered} / ${r.webhooks.expected}`, target: 'all', pass: r.webhooks.missing === 0, note: `${r.webhooks.duplicates} duplicates, ${r.webhooks.badSignatures} bad signatures` },
     { scenario, metric: 'delivery lag p50 / p95 / p99 / max', value: `${lag.p50} / ${lag.p95} / ${lag.p99} / ${lag.max}`, unit: 'ms', note: 'acknowledged create → delivery received, outage included' },
     { scenario, metric: '5xx outside faults', value: r.errors.fiveXxOutsideFaults, target: '0', pass: r.errors.fiveXxOutsideFaults === 0, note: `${r.errors.fiveXxDuringFaults} during faults (503 while the engine restarts), ${r.errors.transportErrors} without an answer; ${r.errors.examples.join('; ')}` },
-    { scenario, metric: 'engine back after kill -9', value: r.engine.recoveredAfterMs ?? 'never', unit: 'ms', target: '≤ 30000', pass: (r.engine.recoveredAfterMs ?? Infinity) <= 30_000, note: `killed at ${r.engine.killedAt} s` },
+    { scenario, metric: 'engine back after kill -9', value: r.engine.recoveredAfterMs ?? 'never', unit: 'ms', target: '≤ 30000', pass: (r.engine.recoveredAfterMs ?? Infinity) <= 30_000, note: `killed at ${r.engine.killedAt} s; ${r.engine.lines.join(' / ')}` },
     { scenario, metric: 'RSS node first / max / last', value: `${r.rssMiB.node.first} / ${r.rssMiB.node.max} / ${r.rssMiB.node.last}`, unit: 'MiB' },
     { scenario, metric: 'RSS engine first / max / last', value: `${r.rssMiB.engine.first} / ${r.rssMiB.engine.max} / ${r.rssMiB.engine.last}`, unit: 'MiB' },
   ];

@@ -22,6 +22,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 interface CurlRun {
   code: number;
   status: number;
+  /** Bytes of the body curl sent. */
+  uploaded: number;
   body: string;
   stderr: string;
 }
@@ -29,14 +31,15 @@ interface CurlRun {
 function curl(args: string[]): Promise<CurlRun> {
   const out = join(dir, `out-${Math.random().toString(36).slice(2)}`);
   return new Promise((resolve) => {
-    execFile('curl', ['-sS', '-o', out, '-w', '%{http_code}', ...args], { timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile('curl', ['-sS', '-o', out, '-w', '%{http_code} %{size_upload}', ...args], { timeout: 60_000 }, (error, stdout, stderr) => {
       let body = '';
       try {
         body = readFileSync(out, 'utf8');
       } catch {
         // no body written
       }
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, status: Number(stdout), body, stderr });
+      const [status, uploaded] = stdout.split(' ').map(Number);
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, status, uploaded, body, stderr });
     });
   });
 }
@@ -49,6 +52,8 @@ describe('local gateway limits', () => {
     expect(run.code).toBe(0);
     expect(run.status).toBe(413);
     expect(JSON.parse(run.body)).toMatchObject({ success: false, code: 'PAYLOAD_TOO_LARGE' });
+    // No `100 Continue` came: the body was never sent.
+    expect(run.uploaded).toBe(0);
   });
 
   it('answers 413 to a client already sending an oversized body, which reads it rather than a broken pipe', async () => {
@@ -60,6 +65,23 @@ describe('local gateway limits', () => {
     expect(run.status).toBe(413);
     expect(JSON.parse(run.body)).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
   });
+
+  it('lets fetch read the 413 of a 100 MB body it is still sending, never a broken pipe', async () => {
+    // Closing at once, with the body still arriving, made fetch fail with EPIPE about one time in two.
+    const body = Buffer.alloc(100 * 1024 * 1024, 0x20);
+    const outcomes: string[] = [];
+
+    for (let i = 0; i < 5; i++) {
+      try {
+        const res = await fetch(`${baseUrl}/api/v1/tags`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+        outcomes.push(`${res.status} ${((await res.json()) as { code: string }).code}`);
+      } catch (error) {
+        outcomes.push(`${(error as Error).message}: ${((error as Error).cause as Error | undefined)?.message}`);
+      }
+    }
+
+    expect(outcomes).toEqual(Array(5).fill('413 PAYLOAD_TOO_LARGE'));
+  }, 60_000);
 
   it('sends 100 Continue for a body within the limit, which is then read', async () => {
     const small = join(dir, 'small.json');

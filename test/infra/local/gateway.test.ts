@@ -136,3 +136,49 @@ describe('local gateway', () => {
     expect(await res.json()).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
   });
 });
+
+describe('local gateway while a supervised part restarts', () => {
+  const down = { parts: ['DynamoDB Local'], essential: true };
+  let degraded: Server;
+  let degradedBase: string;
+  beforeAll(async () => {
+    degraded = createGateway(async () => echo, { down: () => down.parts, essentialDown: () => down.essential });
+    await new Promise<void>((resolve) => degraded.listen(0, '127.0.0.1', resolve));
+    degradedBase = `http://127.0.0.1:${(degraded.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => degraded.close(() => resolve())));
+
+  it('answers health 503 degraded, naming the part, while the engine restarts', async () => {
+    down.parts = ['DynamoDB Local'];
+    down.essential = true;
+
+    const res = await fetch(`${degradedBase}/api/health`);
+
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect(await res.json()).toMatchObject({ status: 'degraded', restarting: ['DynamoDB Local'] });
+  });
+
+  it('answers other requests 503 SERVICE_UNAVAILABLE with Retry-After while the engine restarts, without calling the function', async () => {
+    down.parts = ['DynamoDB Local'];
+    down.essential = true;
+
+    const res = await fetch(`${degradedBase}/api/v1/users/usr_1`);
+
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect(await res.json()).toMatchObject({ success: false, code: 'SERVICE_UNAVAILABLE' });
+  });
+
+  it('keeps serving while a part requests do not need restarts, health saying degraded with 200', async () => {
+    down.parts = ['the webhook workers'];
+    down.essential = false;
+
+    const health = await fetch(`${degradedBase}/api/health`);
+    const request = await fetch(`${degradedBase}/api/v1/users/usr_1`);
+
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: 'degraded', restarting: ['the webhook workers'] });
+    expect(request.status).toBe(200);
+  });
+});
