@@ -98,6 +98,8 @@ export interface WebhookConfig {
   queueUrl?: string;
   /** Inbound provider receivers: provider → secret. */
   inboundSecrets: Record<string, string>;
+  /** Records of one stream batch the fan-out handles at once. */
+  fanoutConcurrency: number;
 }
 
 function seconds(name: string, fallback: number[]): number[] {
@@ -160,6 +162,7 @@ function load(): Config {
       disableAfterSeconds: int('WEBHOOK_DISABLE_AFTER_SECONDS', 5 * 24 * 3600),
       queueUrl: process.env.WEBHOOK_QUEUE_URL || undefined,
       inboundSecrets: json<Record<string, string>>('INBOUND_WEBHOOK_SECRETS', {}),
+      fanoutConcurrency: Math.max(1, int('WEBHOOK_FANOUT_CONCURRENCY', 16)),
     },
   };
 }

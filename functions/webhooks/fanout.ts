@@ -5,6 +5,7 @@
  * SDK load with the first batch (shared/http/on-first-use.ts), not at cold start.
  */
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { config } from '../../shared/config.js';
 import { onFirstUse } from '../../shared/http/on-first-use.js';
 import { loadLogger, logger } from '../../shared/logger.js';
 import { findEntity, loadRegistry } from '../../shared/registry/index.js';
@@ -12,9 +13,6 @@ import { findEntity, loadRegistry } from '../../shared/registry/index.js';
 const fanOutCode = onFirstUse(() =>
   Promise.all([import('../../shared/webhooks/events.js'), import('../../shared/webhooks/fanout.js'), import('../../shared/webhooks/queue.js')]),
 );
-
-/** Records of a batch fanned out at once (WEBHOOK_FANOUT_CONCURRENCY; docs/delivery-guarantees.md has the measurement). */
-const FANOUT_CONCURRENCY = Math.max(1, Number(process.env.WEBHOOK_FANOUT_CONCURRENCY) || 16);
 
 export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   // The logger loads on first use; loaded first, every line of the invocation is written before it returns.
@@ -24,7 +22,7 @@ export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatch
   const [{ changeEventFromImage }, { fanOutEvent }, { deliveryQueue }] = await fanOutCode();
   const queue = deliveryQueue();
   logger.debug('webhook fan-out batch', { records: event.Records.length });
-  // The records of a batch are fanned out FANOUT_CONCURRENCY at a time (each waits on DynamoDB
+  // The records of a batch are fanned out several at a time (each waits on DynamoDB
   // and the queue, not on the CPU); on failures the first failed record is reported, so it and
   // every later one are retried (a later one already fanned out is queued again: at least once).
   const outcomes: boolean[] = new Array(event.Records.length).fill(true);
@@ -43,7 +41,8 @@ export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatch
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(FANOUT_CONCURRENCY, event.Records.length) }, worker));
+  // WEBHOOK_FANOUT_CONCURRENCY (default 16; docs/delivery-guarantees.md has the measurement).
+  await Promise.all(Array.from({ length: Math.min(config().webhooks.fanoutConcurrency, event.Records.length) }, worker));
   const failed = outcomes.indexOf(false);
   return { batchItemFailures: failed < 0 ? [] : [{ itemIdentifier: event.Records[failed].dynamodb?.SequenceNumber ?? '' }] };
 }

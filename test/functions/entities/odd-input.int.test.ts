@@ -31,11 +31,14 @@ describe('writes of values DynamoDB cannot store', () => {
     expect(responses[3].body.details).toHaveProperty('metadata');
   });
 
-  it('answers 422 for metadata nested too deep (even thousands of levels) and for empty keys in metadata or metas', async () => {
+  it('answers 422 for metadata nested deeper than DynamoDB stores, 400 at parse past 64 levels, and 422 for empty keys in metadata or metas', async () => {
     const deep = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+    const tooDeepToParse = await user.post('/api/v1/tasks', undefined, { rawBody: `{"title":"Deeper","metadata":${deep(50_000)}}`, headers: { 'Content-Type': 'application/json' } });
+    expect(tooDeepToParse.status, tooDeepToParse.text).toBe(400);
+    expect(tooDeepToParse.body.code).toBe('INVALID_REQUEST');
     const responses = [
       await user.post('/api/v1/tasks', undefined, { rawBody: `{"title":"Deep","metadata":${deep(40)}}`, headers: { 'Content-Type': 'application/json' } }),
-      await user.post('/api/v1/tasks', undefined, { rawBody: `{"title":"Deeper","metadata":${deep(50_000)}}`, headers: { 'Content-Type': 'application/json' } }),
+      await user.post('/api/v1/tasks', undefined, { rawBody: `{"title":"Deep 62","metadata":${deep(62)}}`, headers: { 'Content-Type': 'application/json' } }),
       await user.post('/api/v1/tasks', { title: 'Empty key', metadata: { '': 1 } }),
       await user.post('/api/v1/tasks', { title: 'Empty metas key', metas: { '': 'x' } }),
     ];

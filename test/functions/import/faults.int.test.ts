@@ -50,7 +50,7 @@ function watch(options: { failAt?: number; fault?: Error; busyFor?: number } = {
         seen.transactions += 1;
         if (seen.transactions === options.failAt) throw options.fault ?? Object.assign(new Error('injected'), { name: 'ValidationException', $metadata: { httpStatusCode: 400 } });
         if (seen.transactions <= (options.busyFor ?? 0)) {
-          throw Object.assign(new Error('This action timed out because it too long waiting for a lock. This request will succeed in actual DynamoDB API'), { name: 'InternalFailure', $metadata: { httpStatusCode: 500 } });
+          throw Object.assign(new Error('This action timed out because it too long waiting for a lock. This request will succeed in actual DynamoDB API'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } });
         }
       }
       return send(command);

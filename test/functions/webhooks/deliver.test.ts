@@ -33,7 +33,7 @@ function record(id: string, deliveryId: string, receiveCount = 1, webhookId = 'w
 }
 
 function lockTimeout(): Error {
-  return Object.assign(new Error('This action timed out because it too long waiting for a lock. This request will succeed in actual DynamoDB API'), { name: 'InternalFailure', $metadata: { httpStatusCode: 500 } });
+  return Object.assign(new Error('This action timed out because it too long waiting for a lock. This request will succeed in actual DynamoDB API'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } });
 }
 
 const delivery = (id: string) => ({ pk: 'WEBHOOK#whk_1', sk: `DELIVERY#${id}`, id, webhookId: 'whk_1', tenantId: 'ten_1', eventId: `evt_${id}`, eventType: 'task.created', payload: '{}', status: 'pending', attempts: 0 });

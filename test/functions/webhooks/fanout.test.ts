@@ -22,7 +22,7 @@ function streamRecord(seq: string, type: string, eventName: 'INSERT' | 'REMOVE' 
 }
 
 function lockTimeout(): Error {
-  return Object.assign(new Error('This action timed out because it too long waiting for a lock. This request will succeed in actual DynamoDB API'), { name: 'InternalFailure', $metadata: { httpStatusCode: 500 } });
+  return Object.assign(new Error('This action timed out because it too long waiting for a lock. This request will succeed in actual DynamoDB API'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } });
 }
 
 const webhook = (id: string, events: string[], extra: Record<string, unknown> = {}) => ({ pk: 'TENANT#ten_f', sk: `WEBHOOK#${id}`, id, tenantId: 'ten_f', url: 'https://93.184.215.14/', events, secret: 'x', status: 'active', createdBy: 'usr_admin', creatorRole: 'admin', ...extra });

@@ -4,7 +4,7 @@ import { busyDelay, isEngineBusy, whileBusy } from '../../../shared/data/busy.js
 import { restampEvents, type TransactItem } from '../../../shared/data/records-keys.js';
 
 const lockTimeout = Object.assign(new Error('This action timed out because it too long waiting for a lock. This request will succeed in actual DynamoDB API'), {
-  name: 'InternalFailure',
+  name: 'InternalServerError',
   $metadata: { httpStatusCode: 500 },
 });
 
