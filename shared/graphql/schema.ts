@@ -9,8 +9,8 @@
  *   `assigneeId: ID`), createdAt: String!, updatedAt: String!, deletedAt: String (soft-delete
  *   entities) }. So Task is SPEC.md's (id, title, description, status, priority, assignee,
  *   createdAt, updatedAt), with status and priority as enums (TaskStatus, TaskPriority: the same
- *   strings in JSON) and the stored assigneeId beside assignee. Enum inputs and filters take the
- *   same enums.
+ *   strings in JSON) and the stored assigneeId beside assignee. Inputs and filters take enum
+ *   values as String.
  * - Query: <name>(id: ID!): <Type> (null when absent or not visible);
  *   <slug in camelCase>(page: Int, limit: Int, filter: <Type>Filter): <Type>Connection! with
  *   edges [{node}], pageInfo {hasNextPage, hasPreviousPage} and totalCount.
@@ -107,12 +107,14 @@ function enumerable(values: readonly string[] | undefined): values is readonly s
 }
 
 /**
- * The GraphQL types of an entity's fields: an enum field is a GraphQL enum `<Type><Field>` whose
- * values are the field's values (so its JSON is the same string); a field whose values are not
- * all GraphQL names (`in-progress`, `2x`) stays a String. Other fields map to their scalar.
+ * The GraphQL output types of an entity's fields: an enum field is a GraphQL enum `<Type><Field>`
+ * whose values are the field's values (so its JSON is the same string); a field whose values are
+ * not all GraphQL names (`in-progress`, `2x`) stays a String. Other fields map to their scalar.
+ * Inputs and filters take enum values as String (`status: "todo"` keeps working, and a value
+ * outside the enum is the service's 422 VALIDATION_FAILED with details, as in REST).
  */
-function fieldTypes(entity: LoadedEntity, taken: ReadonlySet<string>): Map<string, GraphQLOutputType & GraphQLInputType> {
-  const types = new Map<string, GraphQLOutputType & GraphQLInputType>();
+function fieldTypes(entity: LoadedEntity, taken: ReadonlySet<string>): Map<string, GraphQLOutputType> {
+  const types = new Map<string, GraphQLOutputType>();
   const type = namesOf(entity).type;
   for (const [name, field] of Object.entries(entity.fields)) {
     if (field.type !== 'enum' || !enumerable(field.values)) {
@@ -221,8 +223,7 @@ function buildSchema(): GraphQLSchema {
       },
     });
     const filterFields: GraphQLInputFieldConfigMap = {};
-    const types = typesOf.get(entity.slug)!;
-    for (const name of Object.keys(entity.fields)) filterFields[name] = { type: types.get(name)! };
+    for (const [name, field] of Object.entries(entity.fields)) filterFields[name] = { type: scalarOf(field) };
     filterFields.search = { type: GraphQLString, description: 'Words that must all appear in the searchable fields' };
     const filter = new GraphQLInputObjectType({ name: `${names.type}Filter`, fields: filterFields });
 
@@ -269,7 +270,7 @@ function buildSchema(): GraphQLSchema {
     const inputFields = (mode: 'create' | 'update'): GraphQLInputFieldConfigMap => {
       const fields: GraphQLInputFieldConfigMap = {};
       for (const [name, field] of writableFields(entity)) {
-        const base = field.references ? GraphQLID : types.get(name)!;
+        const base = field.references ? GraphQLID : scalarOf(field);
         fields[name] = { type: mode === 'create' && field.required ? new GraphQLNonNull(base) : base };
       }
       for (const key of linkKeys(entity)) fields[key] = { type: new GraphQLList(new GraphQLNonNull(GraphQLID)) };

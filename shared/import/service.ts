@@ -120,23 +120,24 @@ async function checkUniqueValues(entity: LoadedEntity, results: ItemResult[], au
   const wanted: { result: ItemResult; field: string; key: Key }[] = [];
   for (const r of results) {
     if (!r.input) continue;
+    const keys: { field: string; key: Key }[] = [];
     for (const field of fields) {
-      // A field already found wrong: the item is invalid, its other values are not held.
-      if (!r.input) break;
       const value = valueOf(r, field);
       if (!holdsValue(value)) continue;
       if (!uniqueKeyFits(entity, auth.tenantId, field, value)) {
         r.details = { ...(r.details ?? {}), [field]: 'is too long for a unique field (at most about 1900 bytes once URL-encoded)' };
         delete r.input;
-        continue;
-      }
-      const key = uniqueKey(entity, auth.tenantId, field, value);
+      } else keys.push({ field, key: uniqueKey(entity, auth.tenantId, field, value) });
+    }
+    for (const { field, key } of keys) {
       const earlier = seen.get(key.pk);
       if (earlier !== undefined) markTaken(r, field, `must be unique: item ${earlier} of this import has the same value`);
-      else {
-        seen.set(key.pk, r.index);
-        wanted.push({ result: r, field, key });
-      }
+    }
+    // Only an item still valid claims its values for the items after it.
+    if (!r.input) continue;
+    for (const { field, key } of keys) {
+      seen.set(key.pk, r.index);
+      wanted.push({ result: r, field, key });
     }
   }
   if (wanted.length === 0) return;

@@ -5,13 +5,22 @@
  */
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { resetConfig } from '../../../shared/config.js';
+import { createDynamoClient, tableName } from '../../../shared/data/client.js';
+import { recordKey } from '../../../shared/data/records-keys.js';
 import { api } from '../../support/http.js';
 import { newTenant, newUser, type TestTenant } from '../../support/identity.js';
 import { startServer, type TestServer } from '../../support/server.js';
 import { keyOf } from './support.js';
 
 const ENTITIES_DIR = fileURLToPath(new URL('../../support/entities/', import.meta.url));
+
+process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
+resetConfig();
+const engine = DynamoDBDocumentClient.from(createDynamoClient());
+const stored = async (pk: string, sk: string) => (await engine.send(new GetCommand({ TableName: tableName('records'), Key: { pk, sk }, ConsistentRead: true }))).Item;
 
 let server: TestServer;
 let tenant: TestTenant;
@@ -254,6 +263,32 @@ describe('unique fields: bulk, import and batch', () => {
     expect(response.status, response.text).toBe(200);
     expect(response.body.responses.map((r: { status: number }) => r.status)).toEqual([201, 409, 201]);
     expect(response.body.responses[1].body).toMatchObject({ code: 'UNIQUE_VIOLATION' });
+  });
+});
+
+describe('unique fields: storage', () => {
+  it('writes the uniqueness item in the agreed layout, and marks what the record holds', async () => {
+    const value = `Ada+${fresh('x')}@example.com`;
+    const member = (await as(key).post('/api/v1/members', { name: 'Stored', email: value })).body.data;
+    const sku = fresh('SKU #1');
+    const listing = (await as(key).post('/api/v1/listings', { sku })).body.data;
+
+    const held = await stored(`${tenant.tenantId}#members#unique#email=${encodeURIComponent(value)}`, '#unique');
+    const publicItem = await stored(`*#listings#unique#sku=${encodeURIComponent(sku)}`, '#unique');
+
+    expect(held).toEqual({
+      pk: `${tenant.tenantId}#members#unique#email=${encodeURIComponent(value)}`,
+      sk: '#unique',
+      kind: 'unique',
+      entity: 'members',
+      field: 'email',
+      recordId: member.id,
+      tenantId: tenant.tenantId,
+    });
+    expect(publicItem).toMatchObject({ kind: 'unique', entity: 'listings', field: 'sku', recordId: listing.id, tenantId: tenant.tenantId });
+    const home = recordKey({ tableName: 'members', access: { public: false, shared: true }, idFormat: { type: 'prefixed', prefix: 'mem' } }, member.id, tenant.tenantId);
+    expect((await stored(home.pk, home.sk))?.uniques).toEqual(['email']);
+    expect(member.uniques).toBeUndefined();
   });
 });
 

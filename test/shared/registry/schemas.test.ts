@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../shared/errors.js';
 import { loadDefinitions, validateDefinition, type LoadedEntity } from '../../../shared/registry/index.js';
-import { bodySchema, checkCreate, checkUpdate, METADATA_MAX_CHARS } from '../../../shared/registry/schemas.js';
+import { bodySchema, checkCreate, checkUpdate, isCalendarDate, isDateTime, mergedProblems, METADATA_MAX_CHARS } from '../../../shared/registry/schemas.js';
 
 let entities: Record<string, LoadedEntity>;
 
@@ -166,5 +166,46 @@ describe('checkCreate: what DynamoDB cannot store', () => {
   it('drops __proto__ and constructor keys of metas, and names a __proto__ body key in details', () => {
     expect(checkCreate(entities.tasks, JSON.parse('{"title":"x","metas":{"constructor":"c","__proto__":"p","k":"v"}}')).metas).toEqual({ k: 'v' });
     expect(Object.keys(detailsOf(() => checkCreate(entities.tasks, JSON.parse('{"title":"x","__proto__":{"a":1}}'))))).toEqual(['__proto__']);
+  });
+});
+
+describe('dates and date-times', () => {
+  it('knows a calendar date from a date that does not exist', () => {
+    expect(isCalendarDate('2024-02-29')).toBe(true);
+    expect(isCalendarDate('0001-01-01')).toBe(true);
+    expect(isCalendarDate('2023-02-29')).toBe(false);
+    expect(isCalendarDate('2024-04-31')).toBe(false);
+    expect(isCalendarDate('2024-1-01')).toBe(false);
+  });
+
+  it('refuses a date-time whose day or time does not exist (Date.parse accepts February 30)', () => {
+    expect(isDateTime('2024-02-29T23:59:59Z')).toBe(true);
+    expect(isDateTime('2024-02-30T00:00:00Z')).toBe(false);
+    expect(isDateTime('2024-02-01T24:00:00Z')).toBe(false);
+    expect(isDateTime('2024-02-01T23:59:60Z')).toBe(false);
+  });
+});
+
+describe('mergedProblems', () => {
+  const gauge = validateDefinition({
+    name: 'gauge',
+    slug: 'gauges',
+    tableName: 'gauges',
+    idFormat: { type: 'uuid' },
+    fields: {
+      label: { type: 'string', maxLength: 5 },
+      tier: { type: 'enum', values: ['a', 'b'], default: 'a' },
+      site: { type: 'string', required: true },
+      day: { type: 'date' },
+    },
+    access: { public: false, shared: true },
+  });
+
+  it('names every field the stored values break under the current definition', () => {
+    expect(Object.keys(mergedProblems(gauge, { label: 'too long', tier: 'c', day: '2023-02-29' })).sort()).toEqual(['day', 'label', 'site', 'tier']);
+  });
+
+  it('counts a defaulted field left out as holding its default, and ignores fields no longer defined', () => {
+    expect(mergedProblems(gauge, { site: 'x', removed: 42 })).toEqual({});
   });
 });

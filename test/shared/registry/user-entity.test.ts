@@ -95,5 +95,7 @@ describe('an extra entity with every field type', () => {
     expect(String(fields.customerId.type)).toBe('ID');
     expect(String(fields.customer.type)).toBe('Customer');
     expect(String(fields.dateRequired.type)).toBe('String!');
+    const input = (schema.getType('CreateGadgetInput') as unknown as { getFields(): Record<string, { type: { toString(): string } }> }).getFields();
+    expect(String(input.enumField.type)).toBe('String');
   });
 });
