@@ -9,6 +9,7 @@ import { Editor } from './pages/editor.js';
 import { Keys } from './pages/keys.js';
 import { Webhooks } from './pages/webhooks.js';
 import { Files } from './pages/files.js';
+import { Settings } from './pages/settings.js';
 import { ErrorText, Loading } from './ui.js';
 
 export function App() {
@@ -79,6 +80,11 @@ function Shell() {
                 Files
               </a>
             </li>
+            <li>
+              <a href={href('settings')} aria-current={current === 'settings' ? 'page' : undefined}>
+                Settings
+              </a>
+            </li>
           </ul>
         </nav>
         <div class="account">
@@ -115,6 +121,7 @@ function Page({ segments, entityList }: { segments: string[]; entityList?: strin
   if (first === 'keys') return <Keys />;
   if (first === 'webhooks') return <Webhooks />;
   if (first === 'files') return <Files />;
+  if (first === 'settings') return <Settings />;
   if (entityList && !entityList.includes(first)) {
     return (
       <section>
