@@ -41,7 +41,8 @@ function Shell() {
   const list = entities.value;
 
   useEffect(() => {
-    if (!current && list?.length) navigate(list[0], undefined, { replace: true });
+    // The route as it is now (not as rendered): the user may have gone elsewhere meanwhile.
+    if (!route.value.segments[0] && list?.length) navigate(list[0], undefined, { replace: true });
   }, [current, list]);
 
   useEffect(() => {

@@ -87,6 +87,7 @@ describe('signing in and out', () => {
     const page = await context.newPage();
     await signIn(page, tenant.admin.email, tenant.admin.password);
     await page.goto('/dashboard#/tasks?sort=title&order=asc');
+    await page.getByRole('heading', { name: 'tasks' }).waitFor();
     await page.getByRole('table').waitFor();
     // The session ends elsewhere (logged out with the same cookie).
     await context.request.post('/api/v1/auth/logout');
