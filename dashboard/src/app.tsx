@@ -9,6 +9,7 @@ import { Editor } from './pages/editor.js';
 import { Keys } from './pages/keys.js';
 import { Webhooks } from './pages/webhooks.js';
 import { Files } from './pages/files.js';
+import { Settings } from './pages/settings.js';
 import { ErrorText, Loading } from './ui.js';
 
 export function App() {
@@ -40,7 +41,8 @@ function Shell() {
   const list = entities.value;
 
   useEffect(() => {
-    if (!current && list?.length) navigate(list[0], undefined, { replace: true });
+    // The route as it is now (not as rendered): the user may have gone elsewhere meanwhile.
+    if (!route.value.segments[0] && list?.length) navigate(list[0], undefined, { replace: true });
   }, [current, list]);
 
   useEffect(() => {
@@ -79,6 +81,11 @@ function Shell() {
                 Files
               </a>
             </li>
+            <li>
+              <a href={href('settings')} aria-current={current === 'settings' ? 'page' : undefined}>
+                Settings
+              </a>
+            </li>
           </ul>
         </nav>
         <div class="account">
@@ -115,6 +122,7 @@ function Page({ segments, entityList }: { segments: string[]; entityList?: strin
   if (first === 'keys') return <Keys />;
   if (first === 'webhooks') return <Webhooks />;
   if (first === 'files') return <Files />;
+  if (first === 'settings') return <Settings />;
   if (entityList && !entityList.includes(first)) {
     return (
       <section>

@@ -8,7 +8,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../../support/http.js';
-import { newTenant, type TestTenant } from '../../support/identity.js';
+import { newTenant, OPERATOR, type TestTenant } from '../../support/identity.js';
 import { expectAccessible, launch, newContext, screenshots, signIn, watch, type StorageState } from './browser.js';
 
 let browser: Browser;
@@ -87,6 +87,7 @@ describe('signing in and out', () => {
     const page = await context.newPage();
     await signIn(page, tenant.admin.email, tenant.admin.password);
     await page.goto('/dashboard#/tasks?sort=title&order=asc');
+    await page.getByRole('heading', { name: 'tasks' }).waitFor();
     await page.getByRole('table').waitFor();
     // The session ends elsewhere (logged out with the same cookie).
     await context.request.post('/api/v1/auth/logout');
@@ -402,6 +403,55 @@ describe('files', () => {
   }, 60_000);
 });
 
+describe('settings', () => {
+  it('saves preferences and tenant settings, adds a user and makes them an admin', async () => {
+    const context = await newContext(browser, { storageState: state });
+    const page = await context.newPage();
+    const problems = watch(page);
+    await page.goto('/dashboard#/settings');
+    await page.getByLabel('Preferences', { exact: true }).fill('{"theme": {"density": "compact"}}');
+    await page.getByRole('button', { name: 'Save preferences' }).click();
+    await page.getByText('Saved your preferences.').waitFor();
+    await page.getByLabel('Settings', { exact: true }).fill('{"workflow": "kanban"}');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Saved the tenant settings.').waitFor();
+    const email = `added-${Date.now()}@test.local`;
+    await page.getByLabel('Email of the new user').fill(email);
+    await page.getByLabel('Name of the new user').fill('Added in the browser');
+    await page.getByLabel('Initial password').fill('added-password-1');
+    await page.getByRole('button', { name: 'Add user' }).click();
+    await page.getByText(`Added ${email}.`).waitFor();
+    await page.getByLabel(`Role of ${email}`).selectOption('admin');
+    await page.getByText(`${email} is now an admin.`).waitFor();
+    const me = await api('GET', '/api/v1/users/me', { cookie: tenant.admin.cookie });
+    const tenantNow = await api('GET', '/api/v1/tenants/me', { cookie: tenant.admin.cookie });
+    const users = await api('GET', '/api/v1/users', { cookie: tenant.admin.cookie });
+
+    expect(me.body.data.preferences).toEqual({ theme: { density: 'compact' } });
+    expect(tenantNow.body.data.settings).toEqual({ workflow: 'kanban' });
+    expect(users.body.data.find((u: { email: string }) => u.email === email)).toMatchObject({ role: 'admin', name: 'Added in the browser' });
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it('lets the platform operator create a tenant', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await signIn(page, OPERATOR.email, OPERATOR.password, '#/settings');
+    const email = `new-admin-${Date.now()}@test.local`;
+    await page.getByLabel('Tenant name').fill('Made in the dashboard');
+    await page.getByLabel('Admin email').fill(email);
+    await page.getByLabel('Admin name').fill('First admin');
+    await page.getByLabel('Admin password').fill('first-admin-password-1');
+    await page.getByRole('button', { name: 'Create tenant' }).click();
+    await page.getByText(/Created tenant Made in the dashboard \(ten_/).waitFor();
+    const login = await api('POST', '/api/v1/auth/login', { body: { email, password: 'first-admin-password-1' } });
+
+    expect(login.status).toBe(200);
+    await context.close();
+  }, 60_000);
+});
+
 describe('keyboard only', () => {
   it('signs in and creates a record without the mouse', async () => {
     const context = await newContext(browser);
@@ -443,6 +493,7 @@ describe('every page', () => {
       ['editor-edit', `#/tasks/${task.id}`, async (p) => void (await p.getByLabel('title').waitFor())],
       ['keys', '#/keys', async (p) => void (await p.getByRole('heading', { name: 'API keys' }).waitFor())],
       ['files', '#/files', async (p) => void (await p.getByRole('heading', { name: 'Files' }).waitFor())],
+      ['settings', '#/settings', async (p) => void (await p.getByRole('heading', { name: 'Users of the tenant' }).waitFor())],
     ];
     const files: string[] = [];
     for (const [name, hash, ready] of pages) {
