@@ -4,6 +4,7 @@
  */
 import { LocalRuntimeError } from './dynamodb-local.js';
 import { startLocalStack } from './server.js';
+import { describeSeed } from './seed.js';
 
 // Lambda runs Node 22; locally on Node 20 the SDK's notice about its future minimum is noise.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -17,9 +18,11 @@ async function main(): Promise<void> {
     dataDir: process.env.DATA_DIR || '.data',
     dynamoEndpoint: process.env.DYNAMODB_ENDPOINT || process.env.AWS_ENDPOINT_URL_DYNAMODB || undefined,
     admin: { email: process.env.ADMIN_EMAIL, password: process.env.ADMIN_PASSWORD },
+    seed: process.env.SEED || undefined,
   });
   console.log(`Entity Record API listening on ${stack.url} (DynamoDB at ${stack.dynamoEndpoint})`);
   console.log(welcome(stack.url, stack.admin));
+  if (stack.seeded) console.log('skipped' in stack.seeded ? stack.seeded.skipped : `${describeSeed(stack.seeded, stack.url)}\n`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

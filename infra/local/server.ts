@@ -2,7 +2,9 @@
  * The whole local stack behind `npm start` (and the test harness): DynamoDB Local (unless
  * DYNAMODB_ENDPOINT names another engine), the tables, the bootstrap admin, the gateway.
  */
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { config, resetConfig } from '../../shared/config.js';
 import { createDynamoClient } from '../../shared/data/client.js';
 import { DEFAULT_ADMIN_EMAIL, ensureBootstrapAdmin } from '../../shared/auth/bootstrap.js';
@@ -19,6 +21,7 @@ import { startObjectStorage, type LocalObjectStorage } from './object-storage.js
 import { ensureTables } from './tables.js';
 import { releaseEarlierLocks } from './idempotency-locks.js';
 import { startLocalWebhooks } from './webhooks.js';
+import { seedDemo, type SeedResult } from './seed.js';
 
 export interface LocalStackOptions {
   host: string;
@@ -28,6 +31,8 @@ export interface LocalStackOptions {
   /** An engine that is already running; DynamoDB Local is not started then. */
   dynamoEndpoint?: string;
   admin?: { email?: string; password?: string };
+  /** `demo`: load the sample data (infra/local/seed.ts) when the database starts empty. */
+  seed?: string;
 }
 
 export interface LocalStack {
@@ -40,11 +45,15 @@ export interface LocalStack {
    * yet (kept in `passwordFile`, DATA_DIR/admin-password, until then).
    */
   admin: { email: string; password?: string; passwordFile?: string };
+  /** What SEED=demo did: the sample data and how to sign in, or why nothing was loaded. */
+  seeded?: SeedResult | { skipped: string };
   stop(): Promise<void>;
 }
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const startedAt = Date.now();
+  // "Empty" is judged before the engine creates its database file.
+  const freshData = !options.dataDir || !existsSync(join(options.dataDir, 'shared-local-instance.db'));
   let engine: DynamoLocal | undefined;
   const dynamoEndpoint = options.dynamoEndpoint ?? (engine = await startDynamoLocal({ dataDir: options.dataDir })).endpoint;
   // Handlers read the endpoint through config(), exactly as they read it on Lambda.
@@ -74,6 +83,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // A bad entity definition stops start-up here, not at the first request.
     await loadRegistry();
     await checkPlugins();
+    let seeded: LocalStack['seeded'];
+    if (options.seed === 'demo') seeded = freshData || options.dynamoEndpoint ? await seedDemo() : { skipped: `SEED=demo loads the sample data into an empty DATA_DIR only; ${options.dataDir} has data: run npm run seed to add it` };
+    else if (options.seed) seeded = { skipped: `SEED=${options.seed} is not known: the one sample data set is SEED=demo` };
     webhooks = await startLocalWebhooks(options.dataDir);
     const server = createGateway();
     await new Promise<void>((resolve, reject) => {
@@ -86,6 +98,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       dynamoEndpoint,
       generatedAdmin,
       admin,
+      seeded,
       stop: async () => {
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
