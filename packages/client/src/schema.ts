@@ -320,7 +320,7 @@ export interface paths {
         put?: never;
         /**
          * Import tasks
-         * @description `assignUsers` resolves each item's `assigneeEmail` to a user of the tenant; `notify` emits task.created for each imported task.
+         * @description `assignUsers` resolves each item's `assigneeEmail` to a user of the tenant; `notify` emits task.created for each imported task. Also takes `Content-Type: text/csv` (header row = field names, one task a row) with `?assignUsers=true&notify=true` in the query string.
          */
         post: operations["importTasks"];
         delete?: never;
@@ -340,7 +340,7 @@ export interface paths {
         put?: never;
         /**
          * Import comments
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written. Also takes `Content-Type: text/csv` (header row = field names, one item a row; an empty cell leaves the field out) with `?skipInvalid=true&returnFailures=true` in the query string.
          */
         post: operations["importCommentRecords"];
         delete?: never;
@@ -360,7 +360,7 @@ export interface paths {
         put?: never;
         /**
          * Import customers
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written. Also takes `Content-Type: text/csv` (header row = field names, one item a row; an empty cell leaves the field out) with `?skipInvalid=true&returnFailures=true` in the query string.
          */
         post: operations["importCustomerRecords"];
         delete?: never;
@@ -380,7 +380,7 @@ export interface paths {
         put?: never;
         /**
          * Import orders
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written. Also takes `Content-Type: text/csv` (header row = field names, one item a row; an empty cell leaves the field out) with `?skipInvalid=true&returnFailures=true` in the query string.
          */
         post: operations["importOrderRecords"];
         delete?: never;
@@ -400,7 +400,7 @@ export interface paths {
         put?: never;
         /**
          * Import products
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written. Also takes `Content-Type: text/csv` (header row = field names, one item a row; an empty cell leaves the field out) with `?skipInvalid=true&returnFailures=true` in the query string.
          */
         post: operations["importProductRecords"];
         delete?: never;
@@ -420,7 +420,7 @@ export interface paths {
         put?: never;
         /**
          * Import tags
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written. Also takes `Content-Type: text/csv` (header row = field names, one item a row; an empty cell leaves the field out) with `?skipInvalid=true&returnFailures=true` in the query string.
          */
         post: operations["importTagRecords"];
         delete?: never;
