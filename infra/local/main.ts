@@ -5,6 +5,7 @@
 import { LocalRuntimeError } from './dynamodb-local.js';
 import { startLocalStack } from './server.js';
 import { describeSeed } from './seed.js';
+import { readPendingPassword } from './admin-password.js';
 
 // Lambda runs Node 22; locally on Node 20 the SDK's notice about its future minimum is noise.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -64,8 +65,10 @@ function welcome(url: string, admin: { email: string; password?: string; passwor
 main().catch((error: unknown) => {
   const e = error as NodeJS.ErrnoException;
   if (error instanceof LocalRuntimeError) console.error(error.message);
-  else if (e.code === 'EADDRINUSE') console.error(`Port ${process.env.PORT ?? 3000} is already in use: stop what uses it or set PORT to another port.`);
-  else if (e.code === 'EACCES') console.error(`Not allowed to listen on port ${process.env.PORT ?? 3000}: set PORT to a port above 1024.`);
+  else if (e.code === 'EADDRINUSE') {
+    if (!process.env.DYNAMODB_ENDPOINT && readPendingPassword(process.env.DATA_DIR || '.data')) console.error('The admin\'s generated password is kept: the next start that serves shows it.');
+    console.error(`Port ${process.env.PORT ?? 3000} is already in use: stop what uses it or set PORT to another port.`);
+  } else if (e.code === 'EACCES') console.error(`Not allowed to listen on port ${process.env.PORT ?? 3000}: set PORT to a port above 1024.`);
   else console.error(`Could not start: ${e.message}`);
   process.exit(1);
 });

@@ -69,7 +69,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (engine) await releaseEarlierLocks(client, startedAt);
     client.destroy();
     const adminEmail = normalizeEmail(options.admin?.email || DEFAULT_ADMIN_EMAIL);
-    const dataDir = options.dataDir;
+    // The password is kept beside the database it opens: only when the engine is our own on DATA_DIR.
+    const dataDir = options.dynamoEndpoint ? undefined : options.dataDir;
     const pending = dataDir ? readPendingPassword(dataDir) : undefined;
     const generatedAdmin = await ensureBootstrapAdmin({
       email: adminEmail,
