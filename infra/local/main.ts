@@ -10,6 +10,9 @@ import { readPendingPassword } from './admin-password.js';
 // Lambda runs Node 22; locally on Node 20 the SDK's notice about its future minimum is noise.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+// Read before start-up sets DYNAMODB_ENDPOINT to the engine it starts.
+const EXTERNAL_ENGINE = Boolean(process.env.DYNAMODB_ENDPOINT || process.env.AWS_ENDPOINT_URL_DYNAMODB);
+
 async function main(): Promise<void> {
   const host = process.env.HOST || '127.0.0.1';
   const port = Number(process.env.PORT ?? 3000);
@@ -66,7 +69,7 @@ main().catch((error: unknown) => {
   const e = error as NodeJS.ErrnoException;
   if (error instanceof LocalRuntimeError) console.error(error.message);
   else if (e.code === 'EADDRINUSE') {
-    if (!process.env.DYNAMODB_ENDPOINT && readPendingPassword(process.env.DATA_DIR || '.data')) console.error('The admin\'s generated password is kept: the next start that serves shows it.');
+    if (!EXTERNAL_ENGINE && readPendingPassword(process.env.DATA_DIR || '.data')) console.error('The admin\'s generated password is kept: the next start that serves shows it.');
     console.error(`Port ${process.env.PORT ?? 3000} is already in use: stop what uses it or set PORT to another port.`);
   } else if (e.code === 'EACCES') console.error(`Not allowed to listen on port ${process.env.PORT ?? 3000}: set PORT to a port above 1024.`);
   else console.error(`Could not start: ${e.message}`);
