@@ -166,5 +166,5 @@ describe('npm run admin', () => {
       expect(run.code, command.join(' ')).toBe(0);
       expect(run.stdout).toMatch(/^Usage: npm run admin -- /);
     }
-  }, 120_000);
+  }, 400_000);
 });
