@@ -46,7 +46,7 @@ export interface DrainResult {
 
 const NOT_HIGH = encodeURIComponent(JSON.stringify({ priority: { $ne: 'high' } }));
 
-/** Every order of the README's query language on tasks: default, each sortable field both ways, filters, search. */
+/** Every order of the query language (docs/query-language.md) on tasks: default, each sortable field both ways, filters, search. */
 export const DRAIN_ORDERS: DrainOrder[] = [
   { name: 'default (createdAt desc, id)', query: '', matches: () => true },
   { name: 'createdAt asc', query: '&order=asc', matches: () => true },

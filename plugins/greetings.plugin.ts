@@ -1,5 +1,5 @@
 /**
- * The worked example of a plugin (README, "Plugins"): one declaration of plain data, one module
+ * The worked example of a plugin (docs/plugins.md): one declaration of plain data, one module
  * with its handlers (plugins/greetings.handlers.ts).
  */
 import { definePlugin } from '../shared/plugins/types.js';

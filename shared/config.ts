@@ -1,6 +1,6 @@
 /**
  * Deployment configuration, read from the environment once per cold start.
- * Every variable is listed in the README; defaults are the contract's values.
+ * Every variable is listed in docs/configuration.md; defaults are the values the API is specified with.
  */
 import pkg from '../package.json' with { type: 'json' };
 

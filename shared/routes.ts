@@ -87,8 +87,9 @@ function specificity(a: CompiledPath, b: CompiledPath): number {
  * template exists but not with this method.
  */
 export function matchPath(method: string, rawPath: string): { path: string; params: Record<string, string>; route?: Route } | undefined {
-  // A trailing slash names the same resource (/api/docs/ is /api/docs), as on API Gateway.
-  const path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
+  // The reference page answers with or without a trailing slash (people type both). Elsewhere a
+  // trailing slash stays unknown: /api/v1/files/%2e%2e, resolved by URL to /api/v1/, is a 404.
+  const path = rawPath === '/api/docs/' ? '/api/docs' : rawPath;
   const actual = path.split('/').slice(1).map((s) => {
     try {
       return decodeURIComponent(s);

@@ -3,7 +3,7 @@
  * DynamoDB Local; table names come from the environment (shared/config.ts) in both.
  *
  * Every table has a string partition key `pk` and sort key `sk`; what lives where is described
- * in README.md ("Data model").
+ * in docs/data-model.md.
  */
 import type { Config } from './config.js';
 

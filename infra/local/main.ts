@@ -6,9 +6,14 @@
  */
 import { LocalRuntimeError } from './dynamodb-local.js';
 import { startLocalStack } from './server.js';
+import { describeSeed } from './seed.js';
+import { readPendingPassword } from './admin-password.js';
 
 // Lambda runs Node 22; locally on Node 20 the SDK's notice about its future minimum is noise.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+// Read before start-up sets DYNAMODB_ENDPOINT to the engine it starts.
+const EXTERNAL_ENGINE = Boolean(process.env.DYNAMODB_ENDPOINT || process.env.AWS_ENDPOINT_URL_DYNAMODB);
 
 async function main(): Promise<void> {
   const host = process.env.HOST || '127.0.0.1';
@@ -30,9 +35,11 @@ async function main(): Promise<void> {
     dataDir: process.env.DATA_DIR || '.data',
     dynamoEndpoint: process.env.DYNAMODB_ENDPOINT || process.env.AWS_ENDPOINT_URL_DYNAMODB || undefined,
     admin: { email: process.env.ADMIN_EMAIL, password: process.env.ADMIN_PASSWORD },
+    seed: process.env.SEED || undefined,
   });
   console.log(`Entity Record API listening on ${stack.url} (DynamoDB at ${stack.dynamoEndpoint})`);
   console.log(welcome(stack.url, stack.admin));
+  if (stack.seeded) console.log('skipped' in stack.seeded ? stack.seeded.skipped : `${describeSeed(stack.seeded, stack.url)}\n`);
   const started = stack;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -74,8 +81,10 @@ function welcome(url: string, admin: { email: string; password?: string; passwor
 main().catch((error: unknown) => {
   const e = error as NodeJS.ErrnoException;
   if (error instanceof LocalRuntimeError) console.error(error.message);
-  else if (e.code === 'EADDRINUSE') console.error(`Port ${process.env.PORT ?? 3000} is already in use: stop what uses it or set PORT to another port.`);
-  else if (e.code === 'EACCES') console.error(`Not allowed to listen on port ${process.env.PORT ?? 3000}: set PORT to a port above 1024.`);
+  else if (e.code === 'EADDRINUSE') {
+    if (!EXTERNAL_ENGINE && readPendingPassword(process.env.DATA_DIR || '.data')) console.error('The admin\'s generated password is kept: the next start that serves shows it.');
+    console.error(`Port ${process.env.PORT ?? 3000} is already in use: stop what uses it or set PORT to another port.`);
+  } else if (e.code === 'EACCES') console.error(`Not allowed to listen on port ${process.env.PORT ?? 3000}: set PORT to a port above 1024.`);
   else console.error(`Could not start: ${e.message}`);
   process.exit(1);
 });

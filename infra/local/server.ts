@@ -3,7 +3,9 @@
  * DYNAMODB_ENDPOINT names another engine), the tables, the bootstrap admin, the gateway, and the
  * supervisor that restarts the engine, the S3 server and the webhook workers when they stop.
  */
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { config, resetConfig } from '../../shared/config.js';
 import { createDynamoClient } from '../../shared/data/client.js';
 import { DEFAULT_ADMIN_EMAIL, ensureBootstrapAdmin } from '../../shared/auth/bootstrap.js';
@@ -22,6 +24,7 @@ import { ensureTables } from './tables.js';
 import { releaseEarlierLocks } from './idempotency-locks.js';
 import { startLocalWebhooks } from './webhooks.js';
 import { Supervisor } from './supervisor.js';
+import { seedDemo, type SeedResult } from './seed.js';
 
 export interface LocalStackOptions {
   host: string;
@@ -36,6 +39,8 @@ export interface LocalStackOptions {
    * and is given up on, with a message saying what to do; the caller stops the stack.
    */
   onGiveUp?: (message: string) => void;
+  /** `demo`: load the sample data (infra/local/seed.ts) when the database starts empty. */
+  seed?: string;
 }
 
 export interface LocalStack {
@@ -50,6 +55,8 @@ export interface LocalStack {
    * yet (kept in `passwordFile`, DATA_DIR/admin-password, until then).
    */
   admin: { email: string; password?: string; passwordFile?: string };
+  /** What SEED=demo did: the sample data and how to sign in, or why nothing was loaded. */
+  seeded?: SeedResult | { skipped: string };
   stop(): Promise<void>;
 }
 
@@ -67,6 +74,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         process.exit(1);
       }),
   );
+  // "Empty" is judged before the engine creates its database file.
+  const freshData = !options.dataDir || !existsSync(join(options.dataDir, 'shared-local-instance.db'));
   let engine: DynamoLocal | undefined;
   const dynamoEndpoint = options.dynamoEndpoint ?? (engine = await startDynamoLocal({ dataDir: options.dataDir })).endpoint;
   // Handlers read the endpoint through config(), exactly as they read it on Lambda.
@@ -82,7 +91,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (engine) await releaseEarlierLocks(client, startedAt);
     client.destroy();
     const adminEmail = normalizeEmail(options.admin?.email || DEFAULT_ADMIN_EMAIL);
-    const dataDir = options.dataDir;
+    // The password is kept beside the database it opens: only when the engine is our own on DATA_DIR.
+    const dataDir = options.dynamoEndpoint ? undefined : options.dataDir;
     const pending = dataDir ? readPendingPassword(dataDir) : undefined;
     const generatedAdmin = await ensureBootstrapAdmin({
       email: adminEmail,
@@ -98,6 +108,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await checkPlugins();
     // The dashboard's files, rebuilt when a source changed since the last build.
     ensureDashboardBuilt();
+    let seeded: LocalStack['seeded'];
+    if (options.seed === 'demo') seeded = freshData || options.dynamoEndpoint ? await seedDemo() : { skipped: `SEED=demo loads the sample data into an empty DATA_DIR only; ${options.dataDir} has data: run npm run seed to add it` };
+    else if (options.seed) seeded = { skipped: `SEED=${options.seed} is not known: the one sample data set is SEED=demo` };
     webhooks = await startLocalWebhooks(options.dataDir);
     if (engine) {
       const started = engine;
@@ -126,6 +139,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       generatedAdmin,
       down: () => supervisor.down(),
       admin,
+      seeded,
       stop: async () => {
         supervisor.stop();
         await new Promise<void>((resolve) => {

@@ -1,5 +1,5 @@
 /**
- * Text generation settings, read from the environment once per cold start (README, Configuration).
+ * Text generation settings, read from the environment once per cold start (docs/configuration.md).
  * On AWS the stack sets AI_PROVIDER=bedrock and the two model ids from CDK context.
  */
 export type ModelName = 'fast' | 'quality';

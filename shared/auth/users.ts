@@ -3,7 +3,7 @@
  * caller's tenant and tenant creation by the operator. Handlers stay thin; everything that
  * decides something lives here. Nothing returned from here contains a password or its hash.
  *
- * Rules (also in the README's reference section):
+ * Rules (also in docs/authentication.md):
  * - E-mails are unique across all tenants and stored lower-case.
  * - Passwords: at least 8 characters (at most 1024).
  * - User administration (POST/GET /users, GET/PATCH/DELETE /users/{id}) is for admins: a session

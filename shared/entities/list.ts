@@ -1,7 +1,7 @@
 /**
  * LIST: request parameters (shared/query/params.ts) → a plan (shared/query/plan.ts) → DynamoDB.
  *
- * Cost per access path (items read; see README "Query language"):
+ * Cost per access path (items read; see docs/query-language.md):
  * - partition, page 1: ONE Query returning the partition's counter items, the page and one item
  *   more (whether a next page exists); more Queries only when the page passes 1 MB; on an indexed
  *   field's partition, ONE more Query (in parallel): the base partition's counter items, which

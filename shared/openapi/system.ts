@@ -228,7 +228,7 @@ export const SYSTEM_OPERATIONS: Readonly<Record<string, Describe>> = {
 
   [routeKey('POST', `${V1}/import/tasks`)]: () => ({
     tag: 'Import', operationId: 'importTasks', summary: 'Import tasks',
-    description: '`assignUsers` resolves each item\'s `assigneeEmail` to a user of the tenant; `notify` emits task.created for each imported task.',
+    description: '`assignUsers` resolves each item\'s `assigneeEmail` to a user of the tenant; `notify` emits task.created for each imported task. Also takes `Content-Type: text/csv` (header row = field names, one task a row) with `?assignUsers=true&notify=true` in the query string.',
     requestBody: {
       schema: {
         type: 'object', required: ['tasks'],
@@ -246,7 +246,7 @@ export const SYSTEM_OPERATIONS: Readonly<Record<string, Describe>> = {
   }),
   [routeKey('POST', `${V1}/import/{entity}`)]: ({ entity }) => ({
     tag: 'Import', operationId: `import${entity ? schemaNames(entity).record : ''}Records`, summary: `Import ${entity?.slug ?? 'records'}`,
-    description: 'With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written.',
+    description: 'With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written. Also takes `Content-Type: text/csv` (header row = field names, one item a row; an empty cell leaves the field out) with `?skipInvalid=true&returnFailures=true` in the query string.',
     requestBody: {
       schema: {
         type: 'object', required: ['items'],

@@ -56,7 +56,7 @@ describe('npm run admin', () => {
   it('tenants create: a tenant whose admin signs in with the printed password', async () => {
     expect(tenantId).toMatch(/^ten_/);
     await expect(login(tenantAdmin.email, tenantAdmin.password)).resolves.toMatch(/^session=/);
-  });
+  }, 120_000);
 
   it('users create, list and role', async () => {
     const email = uniqueEmail('cli-user');
@@ -71,7 +71,7 @@ describe('npm run admin', () => {
     expect(promoted.stdout.trim()).toBe(`${email} is now admin`);
     const me = await api('GET', '/api/v1/users/me', { cookie: await login(email, password.exec(created.stdout)![1]) });
     expect(me.body.data.role).toBe('admin');
-  });
+  }, 120_000);
 
   it('keys create (shown once), list and revoke', async () => {
     const created = await admin(['keys', 'create', tenantAdmin.email, '--scopes', 'tasks:read', '--name', 'from the CLI']);
@@ -90,14 +90,14 @@ describe('npm run admin', () => {
     // container would); the tables no longer hold it: the list says so.
     const after = await admin(['keys', 'list', tenantAdmin.email, '--json']);
     expect(JSON.parse(after.stdout).map((k: { id: string }) => k.id)).not.toContain(keyId);
-  });
+  }, 120_000);
 
   it('keys create without usable scopes says which exist', async () => {
     const run = await admin(['keys', 'create', tenantAdmin.email, '--scopes', 'everything']);
 
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/unknown scope 'everything'/);
-  });
+  }, 120_000);
 
   it('reset-password: the old password stops working, the printed one works', async () => {
     const run = await admin(['reset-password', tenantAdmin.email]);
@@ -106,7 +106,7 @@ describe('npm run admin', () => {
     await expect(login(tenantAdmin.email, tenantAdmin.password)).rejects.toThrow(/401/);
     await expect(login(tenantAdmin.email, fresh)).resolves.toMatch(/^session=/);
     tenantAdmin.password = fresh;
-  });
+  }, 120_000);
 
   it('import: 10,000 CSV rows with 3 bad ones, killed part-way and re-run, imports each good row once and reports the bad', async () => {
     const file = join(work, 'tasks.csv');
@@ -166,5 +166,5 @@ describe('npm run admin', () => {
       expect(run.code, command.join(' ')).toBe(0);
       expect(run.stdout).toMatch(/^Usage: npm run admin -- /);
     }
-  }, 120_000);
+  }, 400_000);
 });

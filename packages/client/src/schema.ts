@@ -320,7 +320,7 @@ export interface paths {
         put?: never;
         /**
          * Import tasks
-         * @description `assignUsers` resolves each item's `assigneeEmail` to a user of the tenant; `notify` emits task.created for each imported task.
+         * @description `assignUsers` resolves each item's `assigneeEmail` to a user of the tenant; `notify` emits task.created for each imported task. Also takes `Content-Type: text/csv` (header row = field names, one task a row) with `?assignUsers=true&notify=true` in the query string.
          */
         post: operations["importTasks"];
         delete?: never;
@@ -340,7 +340,7 @@ export interface paths {
         put?: never;
         /**
          * Import comments
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written. Also takes `Content-Type: text/csv` (header row = field names, one item a row; an empty cell leaves the field out) with `?skipInvalid=true&returnFailures=true` in the query string.
          */
         post: operations["importCommentRecords"];
         delete?: never;
@@ -360,7 +360,7 @@ export interface paths {
         put?: never;
         /**
          * Import customers
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written. Also takes `Content-Type: text/csv` (header row = field names, one item a row; an empty cell leaves the field out) with `?skipInvalid=true&returnFailures=true` in the query string.
          */
         post: operations["importCustomerRecords"];
         delete?: never;
@@ -380,7 +380,7 @@ export interface paths {
         put?: never;
         /**
          * Import orders
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written. Also takes `Content-Type: text/csv` (header row = field names, one item a row; an empty cell leaves the field out) with `?skipInvalid=true&returnFailures=true` in the query string.
          */
         post: operations["importOrderRecords"];
         delete?: never;
@@ -400,7 +400,7 @@ export interface paths {
         put?: never;
         /**
          * Import products
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written. Also takes `Content-Type: text/csv` (header row = field names, one item a row; an empty cell leaves the field out) with `?skipInvalid=true&returnFailures=true` in the query string.
          */
         post: operations["importProductRecords"];
         delete?: never;
@@ -420,7 +420,7 @@ export interface paths {
         put?: never;
         /**
          * Import tags
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written. Also takes `Content-Type: text/csv` (header row = field names, one item a row; an empty cell leaves the field out) with `?skipInvalid=true&returnFailures=true` in the query string.
          */
         post: operations["importTagRecords"];
         delete?: never;
@@ -734,40 +734,6 @@ export interface paths {
         };
         /** A script or style sheet of the reference page */
         get: operations["getDocsAsset"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The dashboard, a web console of the API */
-        get: operations["getDashboard"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard/{asset}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A script or style sheet of the dashboard (content-hashed name, cached for a year) */
-        get: operations["getDashboardAsset"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1820,15 +1786,11 @@ export interface components {
             nextCursor?: string | null;
         };
         Health: {
-            /**
-             * @description `degraded`: a part of the local runtime is restarting (`restarting` names it).
-             * @enum {string}
-             */
-            status: "ok" | "degraded" | "unavailable";
+            /** @enum {string} */
+            status: "ok" | "unavailable";
             version: string;
             /** Format: date-time */
             timestamp: string;
-            restarting?: string[];
         };
         SessionUser: {
             /** @example usr_3kTq9aZ1 */
@@ -1967,12 +1929,9 @@ export interface components {
             methods: ("GET" | "POST" | "PATCH" | "DELETE" | "OPTIONS")[];
             schema: {
                 [key: string]: {
-                    /** @description string, number, enum, datetime, date (YYYY-MM-DD), boolean, uuid; array for manyToMany id lists. */
                     type: string;
                     required: boolean;
                     generated: boolean;
-                    /** @description No two live records hold the same value (409 UNIQUE_VIOLATION); absent when false. */
-                    unique?: boolean;
                 };
             };
             relations: {
@@ -3124,7 +3083,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request conflicts with the current state (an e-mail already used, a value of a unique field another record holds: UNIQUE_VIOLATION with `details` naming the field, a concurrent change, an Idempotency-Key still in progress). Codes: CONFLICT, UNIQUE_VIOLATION, IDEMPOTENCY_KEY_IN_PROGRESS. */
+        /** @description The request conflicts with the current state (an e-mail already used, a concurrent change, an Idempotency-Key still in progress). Codes: CONFLICT, IDEMPOTENCY_KEY_IN_PROGRESS. */
         Conflict: {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -3255,7 +3214,7 @@ export interface components {
         From: string;
         /** @description Alternative spelling of endDate. */
         To: string;
-        /** @description The datetime or date field the date range applies to. */
+        /** @description The datetime field the date range applies to. */
         DateField: string;
         /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
         Distinct: boolean;
@@ -4507,7 +4466,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -4575,7 +4533,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -4643,7 +4600,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -4713,7 +4669,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -4780,7 +4735,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -5544,57 +5498,6 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    getDashboard: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The HTML page of the dashboard; it signs in with a session. */
-            200: {
-                headers: {
-                    "X-Request-ID": components["headers"]["X-Request-ID"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            500: components["responses"]["InternalError"];
-        };
-    };
-    getDashboardAsset: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The asset. */
-                asset: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The asset (JavaScript or CSS). */
-            200: {
-                headers: {
-                    "X-Request-ID": components["headers"]["X-Request-ID"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/javascript": string;
-                    "text/css": string;
-                };
-            };
-            404: components["responses"]["NotFound"];
-            500: components["responses"]["InternalError"];
-        };
-    };
     streamTasks: {
         parameters: {
             query?: never;
@@ -6245,7 +6148,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime or date field the date range applies to. */
+                /** @description The datetime field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -6538,7 +6441,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime or date field the date range applies to. */
+                /** @description The datetime field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -6828,7 +6731,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime or date field the date range applies to. */
+                /** @description The datetime field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -7074,7 +6977,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime or date field the date range applies to. */
+                /** @description The datetime field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -7368,7 +7271,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime or date field the date range applies to. */
+                /** @description The datetime field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -7653,7 +7556,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime or date field the date range applies to. */
+                /** @description The datetime field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -8850,7 +8753,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime or date field the date range applies to. */
+                /** @description The datetime field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -8964,7 +8867,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -9003,7 +8905,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime or date field the date range applies to. */
+                /** @description The datetime field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -9119,7 +9021,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -9158,7 +9059,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime or date field the date range applies to. */
+                /** @description The datetime field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -9266,7 +9167,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];

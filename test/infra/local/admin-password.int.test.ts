@@ -67,7 +67,7 @@ describe('the generated admin password', () => {
     const first = start(takenPort);
     expect(await first.exited).toBe(1);
     blocker.close();
-    expect(first.output()).toMatch(/Port \d+ is already in use/);
+    expect(first.output()).toMatch(/generated password is kept: the next start that serves shows it\.\nPort \d+ is already in use/);
     const file = join(dataDir, 'admin-password');
     expect(statSync(file).mode & 0o777).toBe(0o600);
 
