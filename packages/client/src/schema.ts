@@ -340,7 +340,7 @@ export interface paths {
         put?: never;
         /**
          * Import comments
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written. Also takes `Content-Type: text/csv` (header row = field names, one item a row; an empty cell leaves the field out) with `?skipInvalid=true&returnFailures=true` in the query string.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written. Also takes `Content-Type: text/csv` (header row = field names, one item a row; an empty cell leaves the field out) with `?skipInvalid=true&returnFailures=true` in the query string.
          */
         post: operations["importCommentRecords"];
         delete?: never;
@@ -360,7 +360,7 @@ export interface paths {
         put?: never;
         /**
          * Import customers
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written. Also takes `Content-Type: text/csv` (header row = field names, one item a row; an empty cell leaves the field out) with `?skipInvalid=true&returnFailures=true` in the query string.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written. Also takes `Content-Type: text/csv` (header row = field names, one item a row; an empty cell leaves the field out) with `?skipInvalid=true&returnFailures=true` in the query string.
          */
         post: operations["importCustomerRecords"];
         delete?: never;
@@ -380,7 +380,7 @@ export interface paths {
         put?: never;
         /**
          * Import orders
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written. Also takes `Content-Type: text/csv` (header row = field names, one item a row; an empty cell leaves the field out) with `?skipInvalid=true&returnFailures=true` in the query string.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written. Also takes `Content-Type: text/csv` (header row = field names, one item a row; an empty cell leaves the field out) with `?skipInvalid=true&returnFailures=true` in the query string.
          */
         post: operations["importOrderRecords"];
         delete?: never;
@@ -400,7 +400,7 @@ export interface paths {
         put?: never;
         /**
          * Import products
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written. Also takes `Content-Type: text/csv` (header row = field names, one item a row; an empty cell leaves the field out) with `?skipInvalid=true&returnFailures=true` in the query string.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written. Also takes `Content-Type: text/csv` (header row = field names, one item a row; an empty cell leaves the field out) with `?skipInvalid=true&returnFailures=true` in the query string.
          */
         post: operations["importProductRecords"];
         delete?: never;
@@ -420,7 +420,7 @@ export interface paths {
         put?: never;
         /**
          * Import tags
-         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index) and nothing is written. Also takes `Content-Type: text/csv` (header row = field names, one item a row; an empty cell leaves the field out) with `?skipInvalid=true&returnFailures=true` in the query string.
+         * @description With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written. Also takes `Content-Type: text/csv` (header row = field names, one item a row; an empty cell leaves the field out) with `?skipInvalid=true&returnFailures=true` in the query string.
          */
         post: operations["importTagRecords"];
         delete?: never;
@@ -734,6 +734,40 @@ export interface paths {
         };
         /** A script or style sheet of the reference page */
         get: operations["getDocsAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The dashboard, a web console of the API */
+        get: operations["getDashboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/{asset}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A script or style sheet of the dashboard (content-hashed name, cached for a year) */
+        get: operations["getDashboardAsset"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1786,11 +1820,15 @@ export interface components {
             nextCursor?: string | null;
         };
         Health: {
-            /** @enum {string} */
-            status: "ok" | "unavailable";
+            /**
+             * @description `degraded`: a part of the local runtime is restarting (`restarting` names it).
+             * @enum {string}
+             */
+            status: "ok" | "degraded" | "unavailable";
             version: string;
             /** Format: date-time */
             timestamp: string;
+            restarting?: string[];
         };
         SessionUser: {
             /** @example usr_3kTq9aZ1 */
@@ -1929,9 +1967,12 @@ export interface components {
             methods: ("GET" | "POST" | "PATCH" | "DELETE" | "OPTIONS")[];
             schema: {
                 [key: string]: {
+                    /** @description string, number, enum, datetime, date (YYYY-MM-DD), boolean, uuid; array for manyToMany id lists. */
                     type: string;
                     required: boolean;
                     generated: boolean;
+                    /** @description No two live records hold the same value (409 UNIQUE_VIOLATION); absent when false. */
+                    unique?: boolean;
                 };
             };
             relations: {
@@ -3083,7 +3124,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request conflicts with the current state (an e-mail already used, a concurrent change, an Idempotency-Key still in progress). Codes: CONFLICT, IDEMPOTENCY_KEY_IN_PROGRESS. */
+        /** @description The request conflicts with the current state (an e-mail already used, a value of a unique field another record holds: UNIQUE_VIOLATION with `details` naming the field, a concurrent change, an Idempotency-Key still in progress). Codes: CONFLICT, UNIQUE_VIOLATION, IDEMPOTENCY_KEY_IN_PROGRESS. */
         Conflict: {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -3214,7 +3255,7 @@ export interface components {
         From: string;
         /** @description Alternative spelling of endDate. */
         To: string;
-        /** @description The datetime field the date range applies to. */
+        /** @description The datetime or date field the date range applies to. */
         DateField: string;
         /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
         Distinct: boolean;
@@ -4466,6 +4507,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -4533,6 +4575,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -4600,6 +4643,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -4669,6 +4713,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -4735,6 +4780,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -5498,6 +5544,57 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    getDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The HTML page of the dashboard; it signs in with a session. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getDashboardAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The asset. */
+                asset: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The asset (JavaScript or CSS). */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                    "text/css": string;
+                };
+            };
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     streamTasks: {
         parameters: {
             query?: never;
@@ -6148,7 +6245,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -6441,7 +6538,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -6731,7 +6828,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -6977,7 +7074,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -7271,7 +7368,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -7556,7 +7653,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -8753,7 +8850,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -8867,6 +8964,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -8905,7 +9003,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -9021,6 +9119,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
@@ -9059,7 +9158,7 @@ export interface operations {
                 from?: components["parameters"]["From"];
                 /** @description Alternative spelling of endDate. */
                 to?: components["parameters"]["To"];
-                /** @description The datetime field the date range applies to. */
+                /** @description The datetime or date field the date range applies to. */
                 dateField?: components["parameters"]["DateField"];
                 /** @description With `fields` naming one field: the distinct values of that field as {value, label, entityType} items. */
                 distinct?: components["parameters"]["Distinct"];
@@ -9167,6 +9266,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
