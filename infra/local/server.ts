@@ -15,6 +15,7 @@ import { startObjectStorage, type LocalObjectStorage } from './object-storage.js
 import { ensureTables } from './tables.js';
 import { releaseEarlierLocks } from './idempotency-locks.js';
 import { startLocalWebhooks } from './webhooks.js';
+import { prepareMigrations, startMigrations, type BackgroundMigrations } from './migrations.js';
 
 export interface LocalStackOptions {
   host: string;
@@ -44,6 +45,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   useLocalDeploymentSecret(options.dataDir);
   let objects: LocalObjectStorage | undefined;
   let webhooks: Awaited<ReturnType<typeof startLocalWebhooks>>;
+  let migrations: BackgroundMigrations | undefined;
   try {
     objects = await startObjectStorage({ dataDir: options.dataDir, host: options.host });
     const client = createDynamoClient();
@@ -53,6 +55,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const generatedAdmin = await ensureBootstrapAdmin({ email: options.admin?.email, password: options.admin?.password });
     // A bad entity definition stops start-up here, not at the first request.
     await loadRegistry();
+    // Layouts recorded and served before the first request; their migrations run in the background.
+    const states = await prepareMigrations();
     await checkPlugins();
     webhooks = await startLocalWebhooks(options.dataDir);
     const server = createGateway();
@@ -61,6 +65,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       server.listen(options.port, options.host, () => resolve());
     });
     const { port } = server.address() as AddressInfo;
+    migrations = startMigrations(states);
     return {
       url: `http://${options.host}:${port}`,
       dynamoEndpoint,
@@ -70,6 +75,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           server.close(() => resolve());
           server.closeAllConnections();
         });
+        await migrations?.stop();
         await objects?.stop();
         await webhooks?.stop();
         await engine?.stop();

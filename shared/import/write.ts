@@ -34,6 +34,7 @@ import {
 } from '../data/records-keys.js';
 import { conflictBackoff, CONFLICT_ATTEMPTS, readRecords } from '../data/records.js';
 import { toApiError } from '../errors.js';
+import { ensureLayouts } from '../migrations/state.js';
 import type { LoadedEntity } from '../registry/types.js';
 
 export const MAX_TRANSACTION_ITEMS = 100;
@@ -139,6 +140,7 @@ export async function writeRecords(
   isOurs: (found: StoredRecord, planned: StoredRecord) => boolean,
 ): Promise<WriteOutcome> {
   const outcome: WriteOutcome = { written: new Map(), existing: new Map(), failed: new Map(), writeRequests: 0 };
+  await ensureLayouts();
   const queue = packTransactions(entity, planned, tables);
   while (queue.length) {
     const chunk = queue.shift()!;

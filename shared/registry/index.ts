@@ -23,6 +23,8 @@ export { RegistryError, validateDefinition, validateRegistry } from './validate.
 export type { EntityDefinition, LoadedEntity } from './types.js';
 
 export const ENTITY_FILES_ENV = 'ENTITY_FILES';
+/** A directory of definition files to use instead of shared/registry/entities/ (running from source only). */
+export const ENTITIES_DIR_ENV = 'ENTITIES_DIR';
 
 /** The directory of the built-in definitions, when running from source. */
 export function entitiesDirectory(): string | undefined {
@@ -57,9 +59,10 @@ export interface LoadOptions {
 export async function loadDefinitions(options: LoadOptions = {}): Promise<LoadedEntity[]> {
   let names: string[];
   let load: (name: string) => Promise<unknown>;
-  if (options.dir) {
-    names = entityFileNames(options.dir);
-    load = (name) => import(pathToFileURL(join(options.dir!, `${name}.ts`)).href);
+  const dir = options.dir ?? (process.env[ENTITIES_DIR_ENV] || undefined);
+  if (dir) {
+    names = entityFileNames(dir);
+    load = (name) => import(pathToFileURL(join(dir, `${name}.ts`)).href);
   } else {
     const dir = entitiesDirectory();
     const listed = process.env[ENTITY_FILES_ENV];

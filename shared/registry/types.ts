@@ -51,6 +51,8 @@ export interface FieldDefinition {
   validation?: FieldValidation;
   /** Taking part in `search` (text fields). */
   searchable?: boolean;
+  /** No two records (of a tenant; of all, for a public entity) hold the same value. */
+  unique?: boolean;
   /** Equality on this field is served by a listing partition of its own (see shared/data/records-keys.ts). */
   indexed?: boolean;
   /** May be used in `sort` (every non-protected field is sortable unless this is false). */

@@ -31,11 +31,11 @@ export class RegistryError extends Error {
 
 /** First path segments under /api/v1 that belong to core endpoints: never an entity slug. */
 export const RESERVED_SLUGS = new Set([
-  'auth', 'users', 'tenants', 'keys', 'api-keys', 'import', 'upload', 'webhooks', 'stream', 'batch', 'graphql', 'ai', 'health', 'docs',
+  'auth', 'users', 'tenants', 'keys', 'api-keys', 'import', 'upload', 'webhooks', 'stream', 'batch', 'graphql', 'ai', 'health', 'docs', 'migrations',
 ]);
 
 const DEFINITION_KEYS = new Set(['name', 'slug', 'tableName', 'idFormat', 'fields', 'permissions', 'access', 'operations', 'softDelete', 'relations', 'rateLimit']);
-const FIELD_KEYS = new Set(['type', 'required', 'maxLength', 'values', 'default', 'validation', 'searchable', 'indexed', 'sortable', 'generated', 'references']);
+const FIELD_KEYS = new Set(['type', 'required', 'maxLength', 'values', 'default', 'validation', 'searchable', 'indexed', 'sortable', 'generated', 'references', 'unique']);
 const PERMISSIONS: readonly PermissionName[] = ['create', 'read', 'update', 'delete'];
 const SCOPE = /^(\*|read|write|delete|[a-z][a-z0-9-]*:(read|write|delete|\*))$/;
 const FIELD_NAME = /^[a-zA-Z][a-zA-Z0-9_]{0,63}$/;
@@ -66,7 +66,7 @@ function checkField(name: string, field: unknown, problems: string[]): void {
     problems.push(`${at}: type must be one of ${FIELD_TYPES.join(', ')} (got ${JSON.stringify(f.type)})`);
     return;
   }
-  for (const flag of ['required', 'searchable', 'indexed', 'sortable'] as const) {
+  for (const flag of ['required', 'searchable', 'indexed', 'sortable', 'unique'] as const) {
     if (f[flag] !== undefined && typeof f[flag] !== 'boolean') problems.push(`${at}: ${flag} must be a boolean`);
   }
   if (f.generated !== undefined && typeof f.generated !== 'boolean' && f.generated !== 'caller') problems.push(`${at}: generated must be a boolean or 'caller'`);
