@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../../support/http.js';
 import { newTenant, newUser, type TestTenant, type TestUser } from '../../support/identity.js';
 import type { TestServer } from '../../support/server.js';
-import { definitionsDir, migrated, sorted, startWith, walk, type DefinitionsDir, type ModelRecord } from './support.js';
+import { loginAsOperator } from '../../support/identity.js';
+import { definitionsDir, migrated, migrationOf, sorted, startWith, walk, type DefinitionsDir, type ModelRecord } from './support.js';
 
 const slug = `inv${randomBytes(4).toString('hex')}`;
 const CURRENCIES = ['USD', 'EUR', 'GBP'];
@@ -31,7 +32,7 @@ function definition(fields: Fields): Record<string, unknown> {
 }
 
 /** A migration slow enough that the checks right after a restart run while it is under way. */
-const SLOW = { MIGRATION_PAUSE_MS: '150', MIGRATION_PAGE_SIZE: '10' };
+const SLOW = { MIGRATION_PAUSE_MS: '100', MIGRATION_PAGE_SIZE: '25' };
 
 let defs: DefinitionsDir;
 let server: TestServer | undefined;
@@ -243,5 +244,64 @@ describe('changing an entity while records exist', () => {
     expect(refused.body.details).toHaveProperty('number');
     await update(records[7].id, { number: 'short' });
     await checkViews(['archived']);
+  }, 300_000);
+
+  const latest: Fields = {
+    ...baseFields,
+    number: { ...baseFields.number, maxLength: 20, unique: true },
+    currency: { ...baseFields.currency, indexed: true },
+    archived: { type: 'boolean', default: false, indexed: true },
+  };
+
+  it('resumes a migration cut off by kill -9 where it stopped, and ends correct', async () => {
+    for (let i = 0; i < 90; i++) await create(i % 2 ? user : tenant.admin, { number: `k-${i}`, currency: pick(CURRENCIES), status: pick(STATUSES), amount: i });
+    const fields: Fields = { ...latest, number: { ...latest.number, indexed: true } };
+    await restart(fields, { MIGRATION_PAUSE_MS: '400', MIGRATION_PAGE_SIZE: '5' });
+    const operator = await loginAsOperator();
+    let before = await migrationOf(url(), slug, operator);
+    while (before.state !== 'done' && before.processed < 10) {
+      await new Promise((r) => setTimeout(r, 100));
+      before = await migrationOf(url(), slug, operator);
+    }
+    expect(before.state).toBe('running');
+    await server!.kill();
+    server = await startWith(inject('dynamoEndpoint'), defs.dir);
+
+    const status = await migrated(url(), slug);
+
+    expect(status.state).toBe('done');
+    // The same run, continued: not started over with a new one.
+    expect(status.run).toBe(before.run);
+    expect(status.processed).toBeGreaterThanOrEqual(model.size);
+    await checkViews(['archived']);
+    for (const record of [...model.values()].slice(-5)) {
+      const found = await walk(url(), `/api/v1/${slug}?number=${encodeURIComponent(String(record.data.number))}`, tenant.admin.cookie);
+      expect(found.ids).toEqual(expected('admin', (r) => r.number === record.data.number));
+      expect(found.totals[0]).toBe(found.ids.length);
+    }
+  }, 300_000);
+
+  it('keeps every acknowledged write made during a migration visible in every view afterwards', async () => {
+    const fields: Fields = { ...latest, number: { ...latest.number, indexed: true }, amount: { ...baseFields.amount, indexed: true } };
+    await restart(fields, SLOW);
+    const ids = [...model.keys()];
+    const writes: Promise<void>[] = [];
+    for (let i = 0; i < 12; i++) {
+      writes.push(create(i % 2 ? user : tenant.admin, { number: `c-${i}`, currency: pick(CURRENCIES), status: pick(STATUSES), amount: 1000 + i }).then(() => undefined));
+      writes.push(update(ids[i * 3], { amount: 2000 + i, status: pick(STATUSES), currency: pick(CURRENCIES) }));
+      if (i % 3 === 0) writes.push(remove(ids[i * 3 + 1]));
+    }
+    await Promise.all(writes);
+    await checkViews();
+
+    const status = await migrated(url(), slug);
+
+    expect(status.state).toBe('done');
+    await checkViews(['currency', 'status', 'archived']);
+    for (const record of [...model.values()].slice(0, 10)) {
+      const found = await walk(url(), `/api/v1/${slug}?amount=${record.data.amount}`, tenant.admin.cookie);
+      expect(sorted(found.ids)).toEqual(expected('admin', (r) => r.amount === record.data.amount));
+      expect(found.totals[0]).toBe(found.ids.length);
+    }
   }, 300_000);
 });
