@@ -2,7 +2,9 @@
  * The whole local stack behind `npm start` (and the test harness): DynamoDB Local (unless
  * DYNAMODB_ENDPOINT names another engine), the tables, the bootstrap admin, the gateway.
  */
+import { rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
 import { config, resetConfig } from '../../shared/config.js';
 import { createDynamoClient } from '../../shared/data/client.js';
 import { ensureBootstrapAdmin } from '../../shared/auth/bootstrap.js';
@@ -16,6 +18,9 @@ import { ensureTables } from './tables.js';
 import { releaseEarlierLocks } from './idempotency-locks.js';
 import { startLocalWebhooks } from './webhooks.js';
 import { prepareMigrations, startMigrations, type BackgroundMigrations } from './migrations.js';
+
+/** In DATA_DIR while `npm start` runs its engine: the engine's endpoint. */
+export const ENGINE_ENDPOINT_FILE = 'dynamodb-local.endpoint';
 
 export interface LocalStackOptions {
   host: string;
@@ -39,6 +44,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const startedAt = Date.now();
   let engine: DynamoLocal | undefined;
   const dynamoEndpoint = options.dynamoEndpoint ?? (engine = await startDynamoLocal({ dataDir: options.dataDir })).endpoint;
+  // `npm run migrate` finds the running engine of this DATA_DIR here (bin/migrate.ts).
+  const endpointFile = engine && options.dataDir ? join(resolve(options.dataDir), ENGINE_ENDPOINT_FILE) : undefined;
+  if (endpointFile) writeFileSync(endpointFile, `${dynamoEndpoint}\n`);
   // Handlers read the endpoint through config(), exactly as they read it on Lambda.
   process.env.DYNAMODB_ENDPOINT = dynamoEndpoint;
   resetConfig();
@@ -76,6 +84,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           server.closeAllConnections();
         });
         await migrations?.stop();
+        if (endpointFile) rmSync(endpointFile, { force: true });
         await objects?.stop();
         await webhooks?.stop();
         await engine?.stop();
