@@ -17,7 +17,8 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../data/client.js';
 import type { LoadedEntity } from '../registry/types.js';
-import { adoptedTarget, layoutChanges, layoutOf, needsPass, nextTarget, type Layout, type Target } from './layout.js';
+import { findEntity, isRegistryLoaded } from '../registry/index.js';
+import { adoptedTarget, layoutChanges, layoutHash, layoutOf, needsPass, nextTarget, type Layout, type Target } from './layout.js';
 import { setLiveLayout, type LiveLayout } from './live.js';
 
 export const STATE_PK = '#migrations';
@@ -105,17 +106,26 @@ export async function writeState(state: MigrationState, expected: number | undef
   }
 }
 
-/** The layout a process serves an entity with, from its migration state. */
-export function liveLayoutOf(state: MigrationState): LiveLayout {
+/**
+ * The layout a process serves an entity with: the indexes of its migration state (what every
+ * process maintains alike, whatever code it runs), and the defaults and fields of this process's
+ * own definition (what it reads records as; a definition it does not know leaves records as stored).
+ */
+export function liveLayoutOf(state: MigrationState, entity: LoadedEntity | undefined = registered(state.entity)): LiveLayout {
   const { target } = state;
+  const own = entity ? layoutOf(entity) : undefined;
   return {
     indexes: target.indexes.map((i) => ({ field: i.field, token: i.token, consolidated: i.consolidated, ready: i.ready })),
     obsolete: target.obsolete.map((i) => i.token),
     legacy: target.legacy,
-    defaults: target.layout.defaults,
-    fields: new Set(target.layout.fields),
-    settled: state.state === 'done',
+    defaults: own ? own.defaults : target.layout.defaults,
+    ...(own ? { fields: new Set(own.fields) } : {}),
+    settled: state.state === 'done' && (!own || layoutHash(own) === target.hash),
   };
+}
+
+function registered(slug: string): LoadedEntity | undefined {
+  return isRegistryLoaded() ? findEntity(slug) : undefined;
 }
 
 const served = new Map<string, number>();
@@ -129,6 +139,8 @@ export function serve(state: MigrationState): void {
 
 /** How long a process serves migration states before reading them again. */
 export const REFRESH_MS = 5_000;
+/** The oldest state a write may plan on (the deploy-time job waits longer than this before its pass). */
+export const MAX_STALE_MS = 20_000;
 let loadedAt = 0;
 let firstLoad: Promise<void> | undefined;
 
@@ -152,9 +164,20 @@ export async function ensureLayouts(): Promise<void> {
     });
   }
   await firstLoad;
-  if (Date.now() - loadedAt < REFRESH_MS) return;
+  const age = Date.now() - loadedAt;
+  if (age < REFRESH_MS) return;
   loadedAt = Date.now();
-  loadStates().catch(() => {
+  const refresh = loadStates();
+  // A state older than MAX_STALE_MS is never served (a container idle for a while reads first):
+  // the deploy-time job starts its pass only once every write uses a target recorded after it began.
+  if (age >= MAX_STALE_MS) {
+    await refresh.catch((error: unknown) => {
+      loadedAt = 0;
+      throw error;
+    });
+    return;
+  }
+  refresh.catch(() => {
     loadedAt = 0;
   });
 }
