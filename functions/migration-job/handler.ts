@@ -56,7 +56,7 @@ function metric(entity: string, processed: number, total: number | undefined): v
 async function prepare(): Promise<number> {
   let open = 0;
   for (const entity of allEntities()) {
-    const state = await prepareEntity(entity);
+    const state = await prepareEntity(entity, Number(process.env.MIGRATION_SEGMENTS ?? 0) || undefined);
     logger.info('migration target', { entity: entity.slug, state: state.state, run: state.run, changes: state.changes });
     if (state.state === 'pending' || state.state === 'running') open += 1;
   }
@@ -78,6 +78,7 @@ async function run(event: RunEvent, context: Context): Promise<void> {
     let logged = 0;
     const after = await runMigration(entity, {
       deadline,
+      concurrency: Number(process.env.MIGRATION_CONCURRENCY ?? 0) || 16,
       onProgress: ({ processed, total }) => {
         if (Date.now() - logged < 10_000) return;
         logged = Date.now();

@@ -59,6 +59,8 @@ export interface RunOptions {
   stop?: { requested: boolean };
   /** Pause (ms) after each page: a rate limit that leaves capacity to the API. */
   pauseMs?: number;
+  /** Records of a page migrated at once, per segment (default 8). */
+  concurrency?: number;
 }
 
 /** The uniqueness item of a value (shared/data/unique-keys.ts builds the same key for writes). */
@@ -360,12 +362,20 @@ async function runSegment(entity: LoadedEntity, state: MigrationState, index: nu
     if (options.stop?.requested || (options.deadline !== undefined && Date.now() > options.deadline)) return 'paused';
     const out = await db().send(new ScanCommand(scanInput(entity, state, index, next, options.pageSize ?? 100)));
     let processed = 0;
-    for (const item of out.Items ?? []) {
-      if (item.kind === 'record') {
-        await migrateRecord(entity, state, storedFromItem(item));
-        processed += 1;
-      } else await cleanListingItem(entity, state, item);
-    }
+    // The page's items a few at a time: each record is its own transaction (records of one page
+    // are distinct, so they never conflict but on shared counter items, which transact() reshards).
+    const items = out.Items ?? [];
+    let at = 0;
+    const worker = async () => {
+      while (at < items.length) {
+        const item = items[at++];
+        if (item.kind === 'record') {
+          await migrateRecord(entity, state, storedFromItem(item));
+          processed += 1;
+        } else await cleanListingItem(entity, state, item);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 8) }, worker));
     next = out.LastEvaluatedKey;
     const segment: SegmentState = next ? { next, done: false } : { done: true };
     if (!(await saveSegment(state, index, segment, processed))) return 'superseded';
