@@ -32,7 +32,7 @@ function definition(fields: Fields): Record<string, unknown> {
 }
 
 /** A migration slow enough that the checks right after a restart run while it is under way. */
-const SLOW = { MIGRATION_PAUSE_MS: '100', MIGRATION_PAGE_SIZE: '25' };
+const SLOW = { MIGRATION_PAUSE_MS: '100', MIGRATION_PAGE_SIZE: '50' };
 
 let defs: DefinitionsDir;
 let server: TestServer | undefined;
