@@ -202,10 +202,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /api/v1/migrations
-         * @description An endpoint of the migrations family.
+         * Each entity's layout and migration state (platform operator)
+         * @description Only the bootstrap admin's session may. Per entity: the layout (hash, previous hash, content), state (pending, running, done, failed), records processed of total, start and end, the changes in words, which indexes are complete, and the report (duplicates of a value made unique, records a tightened rule refuses; the first 100 and their count). See docs/changing-entities.md.
          */
-        get: operations["getMigrations"];
+        get: operations["listMigrations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3877,7 +3877,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    getMigrations: {
+    listMigrations: {
         parameters: {
             query?: never;
             header?: never;
@@ -3886,7 +3886,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success. */
+            /** @description The migration state of every entity. */
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -3899,6 +3899,37 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: true;
+                        data: {
+                            entity: string;
+                            layout: {
+                                hash?: string;
+                                previous?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            state: "pending" | "running" | "done" | "failed";
+                            run?: number;
+                            changes?: string[];
+                            processed: number;
+                            total: number | null;
+                            /** Format: date-time */
+                            startedAt?: string | null;
+                            /** Format: date-time */
+                            endedAt?: string | null;
+                            error?: string | null;
+                            indexes?: {
+                                field?: string;
+                                token?: string;
+                                ready?: boolean;
+                            }[];
+                            report: {
+                                count?: number;
+                                entries?: {
+                                    [key: string]: unknown;
+                                }[];
+                            };
+                        }[];
                     };
                 };
             };
