@@ -17,7 +17,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS'
  */
 export type AuthMode = 'public' | 'optional' | 'required' | 'session';
 
-export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch' | 'import' | 'graphql' | 'plugins' | 'upload' | 'docs' | 'stream' | 'webhooks' | 'dashboard';
+export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch' | 'import' | 'graphql' | 'plugins' | 'upload' | 'docs' | 'stream' | 'webhooks' | 'dashboard' | 'migrations';
 
 /**
  * Families whose Lambda streams its response (awslambda.streamifyResponse): API Gateway invokes
@@ -76,6 +76,8 @@ export const beforePlugins: readonly Route[] = [
   { method: 'GET', path: `${V1}/tenants/me`, family: 'auth', auth: 'required' },
   { method: 'PATCH', path: `${V1}/tenants/me`, family: 'auth', auth: 'required' },
   { method: 'POST', path: `${V1}/tenants`, family: 'auth', auth: 'session' },
+  // Each entity's layout and migration state (platform operator only).
+  { method: 'GET', path: `${V1}/migrations`, family: 'migrations', auth: 'session' },
 
   // API key management: session only; a key alone gets 403.
   { method: 'GET', path: `${V1}/keys`, family: 'keys', auth: 'session' },

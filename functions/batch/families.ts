@@ -35,6 +35,7 @@ export const NOT_BATCHABLE: Readonly<Partial<Record<Family, string>>> = {
   dashboard: 'the dashboard is a page and its static files',
   stream: 'a streamed response (text/event-stream) cannot be a sub-response',
   webhooks: 'deliveries and inbound receivers act outside the request (a replay or ping waits for a receiver)',
+  migrations: 'the migration status of the platform operator is read on its own (a session only)',
 };
 
 const loaded = new Map<Family, Promise<FamilyHandler>>();

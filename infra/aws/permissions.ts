@@ -52,6 +52,8 @@ export const FAMILY_ACCESS: Readonly<Record<string, TableGrants>> = {
   stream: { events: 'read', identity: 'readUpdate', limits: 'readWrite' },
   // Registrations, delivery log, replays and pings, inbound provider events (the webhooks table).
   webhooks: { webhooks: 'readWrite', identity: 'readUpdate', limits: 'readWrite' },
+  // Migration states and reports live in the records table (shared/migrations/state.ts).
+  migrations: { records: 'read', identity: 'readUpdate', limits: 'readWrite' },
 };
 
 export function tableAccessFor(family: string): TableGrants {

@@ -16,6 +16,7 @@ import { createRestApi, type ExecutionLogLevel } from './api.js';
 import { BootstrapAdmin } from './bootstrap.js';
 import { FamilyFunctions } from './functions.js';
 import { acknowledgeNagFindings } from './nag.js';
+import { EntityMigrations } from './migration.js';
 import { Observability, type ObservabilityOptions } from './observability.js';
 import { PluginResources } from './plugins.js';
 import { createTables, pascal, type ExistingTables, type TableId, type Tables } from './tables.js';
@@ -120,6 +121,7 @@ export class EntityRecordApiStack extends Stack {
       adminPasswordVersion: props.adminPasswordVersion,
       code: props.code,
     });
+    new EntityMigrations(this, 'Migrations', { recordsTable: tables.records!, after: [...this.functions.byFamily.values()], code: props.code });
     this.observability = new Observability(this, 'Observability', { ...props.observability, api, functions: this.functions, tables, webhooks: this.webhooks });
     const bodyLimit = props.waf?.bodyLimit ?? props.waf?.enabled ?? false;
     if (props.waf?.enabled || bodyLimit) {

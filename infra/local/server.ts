@@ -3,9 +3,9 @@
  * DYNAMODB_ENDPOINT names another engine), the tables, the bootstrap admin, the gateway, and the
  * supervisor that restarts the engine, the S3 server and the webhook workers when they stop.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { config, resetConfig } from '../../shared/config.js';
 import { createDynamoClient } from '../../shared/data/client.js';
 import { DEFAULT_ADMIN_EMAIL, ensureBootstrapAdmin } from '../../shared/auth/bootstrap.js';
@@ -25,6 +25,10 @@ import { releaseEarlierLocks } from './idempotency-locks.js';
 import { startLocalWebhooks } from './webhooks.js';
 import { Supervisor } from './supervisor.js';
 import { seedDemo, type SeedResult } from './seed.js';
+import { prepareMigrations, startMigrations, type BackgroundMigrations } from './migrations.js';
+
+/** In DATA_DIR while `npm start` runs its engine: the engine's endpoint. */
+export const ENGINE_ENDPOINT_FILE = 'dynamodb-local.endpoint';
 
 export interface LocalStackOptions {
   host: string;
@@ -78,12 +82,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const freshData = !options.dataDir || !existsSync(join(options.dataDir, 'shared-local-instance.db'));
   let engine: DynamoLocal | undefined;
   const dynamoEndpoint = options.dynamoEndpoint ?? (engine = await startDynamoLocal({ dataDir: options.dataDir })).endpoint;
+  // `npm run migrate` finds the running engine of this DATA_DIR here (bin/migrate.ts).
+  const endpointFile = engine && options.dataDir ? join(resolve(options.dataDir), ENGINE_ENDPOINT_FILE) : undefined;
+  if (endpointFile) writeFileSync(endpointFile, `${dynamoEndpoint}\n`);
   // Handlers read the endpoint through config(), exactly as they read it on Lambda.
   process.env.DYNAMODB_ENDPOINT = dynamoEndpoint;
   resetConfig();
   useLocalDeploymentSecret(options.dataDir);
   let objects: LocalObjectStorage | undefined;
   let webhooks: Awaited<ReturnType<typeof startLocalWebhooks>>;
+  let migrations: BackgroundMigrations | undefined;
   try {
     objects = await startObjectStorage({ dataDir: options.dataDir, host: options.host });
     const client = createDynamoClient();
@@ -105,6 +113,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (admin.password && dataDir) admin.passwordFile = pendingPasswordPath(dataDir);
     // A bad entity definition stops start-up here, not at the first request.
     await loadRegistry();
+    // Layouts recorded and served before the first request; their migrations run in the background.
+    const states = await prepareMigrations();
     await checkPlugins();
     // The dashboard's files, rebuilt when a source changed since the last build.
     ensureDashboardBuilt();
@@ -133,6 +143,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       server.listen(options.port, options.host, () => resolve());
     });
     const { port } = server.address() as AddressInfo;
+    migrations = startMigrations(states);
     return {
       url: `http://${options.host}:${port}`,
       dynamoEndpoint,
@@ -146,6 +157,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           server.close(() => resolve());
           server.closeAllConnections();
         });
+        await migrations?.stop();
+        if (endpointFile) rmSync(endpointFile, { force: true });
         await objects?.stop();
         await webhooks?.stop();
         await engine?.stop();

@@ -42,6 +42,7 @@
  */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { LoadedEntity } from '../registry/types.js';
+import { liveLayout, upgradeData, type LiveLayout } from '../migrations/live.js';
 import { idTime } from './record-ids.js';
 import { uniqueWrites, withUniques } from './unique-keys.js';
 
@@ -84,9 +85,13 @@ export interface StoredRecord {
    */
   copiesVersion?: number;
   /**
-   * On a record item: the unique fields whose uniqueness item it holds (shared/data/unique-keys.ts).
-   * Never on a copy; never shown.
+   * On a record item: the index tokens (shared/migrations/layout.ts) whose listing copies and
+   * counts this record has; absent on items written before layouts were recorded (then the
+   * layout's `legacy` tokens). Writes set it to the tokens they maintain; the migration runner
+   * completes the rest. Never on a copy; never shown.
    */
+  ix?: string[];
+  /** On a record item: the fields whose uniqueness item this record holds. Never shown. */
   uniques?: string[];
 }
 
@@ -181,10 +186,41 @@ export function basePartitions(entity: LoadedEntity, tenantId: string, ownerId: 
   return [tenantPartition(entity, tenantId), ownerPartition(entity, tenantId, ownerId)];
 }
 
-export function indexedFields(entity: LoadedEntity): string[] {
+export function indexedFields(entity: Pick<LoadedEntity, 'fields'>): string[] {
   return Object.entries(entity.fields)
     .filter(([, f]) => f.indexed)
     .map(([name]) => name);
+}
+
+const definitionLayouts = new WeakMap<object, LiveLayout>();
+
+/**
+ * The layout writes maintain and queries read (shared/migrations/live.ts): the state of the
+ * entity's migration, or, when none was loaded, its definition's indexes under their own names,
+ * all complete.
+ */
+export function layoutFor(entity: Pick<LoadedEntity, 'fields' | 'slug'>): LiveLayout {
+  const set = liveLayout(entity);
+  if (set) return set;
+  let found = definitionLayouts.get(entity);
+  if (!found) {
+    const consolidated = consolidatedFields(entity);
+    const indexes = indexedFields(entity).map((field) => ({ field, token: field, consolidated: consolidated.has(field), ready: true }));
+    found = { indexes, obsolete: [], legacy: indexes.map((i) => i.token), defaults: {}, settled: true };
+    definitionLayouts.set(entity, found);
+  }
+  return found;
+}
+
+/** The index tokens writes maintain (a record item's `ix` after a write). */
+export function targetTokens(entity: Pick<LoadedEntity, 'fields' | 'slug'>): string[] {
+  return layoutFor(entity).indexes.map((i) => i.token);
+}
+
+/** The field an index token lists by (`status`, `status@3`). */
+export function tokenField(token: string): string {
+  const at = token.indexOf('@');
+  return at < 0 ? token : token.slice(0, at);
 }
 
 /** A listing partition of a record: a base partition, or an indexed field's partition under one. */
@@ -193,17 +229,33 @@ export interface Listing {
   base: string;
   field?: string;
   value?: unknown;
+  /** The index token in the partition's name (field partitions). */
+  token?: string;
+  /** Counted in its base partition's counter items. */
+  consolidated?: boolean;
+  /** false: a dropped index's partition, whose counts nobody reads (not maintained). */
+  counted?: boolean;
 }
 
-/** Every listing partition of a record, bases first; none once it is soft-deleted. */
-export function listings(entity: LoadedEntity, record: StoredRecord): Listing[] {
+/**
+ * Every listing partition of a record, bases first; none once it is soft-deleted. `held`: the
+ * partitions the stored record is in (its `ix` tokens, or the layout's legacy ones), for what a
+ * write leaves; otherwise those of the layout writes maintain, for what it enters.
+ */
+export function listings(entity: LoadedEntity, record: StoredRecord, which: 'target' | 'held' = 'target'): Listing[] {
   if (record.deletedAt) return [];
+  const layout = layoutFor(entity);
   const bases = basePartitions(entity, record.tenantId, record.ownerId);
   const out: Listing[] = bases.map((base) => ({ partition: base, base }));
-  for (const field of indexedFields(entity)) {
+  const tokens = which === 'held' ? (record.ix ?? layout.legacy) : layout.indexes.map((i) => i.token);
+  for (const token of tokens) {
+    const index = layout.indexes.find((i) => i.token === token);
+    const field = tokenField(token);
     const value = record.data[field];
     if (value === undefined || value === null || value === '') continue;
-    for (const base of bases) out.push({ partition: fieldPartition(base, field, value), base, field, value });
+    for (const base of bases) {
+      out.push({ partition: fieldPartition(base, token, value), base, field, value, token, consolidated: index?.consolidated ?? false, counted: index !== undefined });
+    }
   }
   return out;
 }
@@ -274,13 +326,19 @@ export interface TotalSource {
 /** Counter items a partition may hold: its shards and an older single counter. */
 export const COUNTER_ITEMS = COUNTER_SHARDS + 1;
 
-export function totalSource(entity: Pick<LoadedEntity, 'fields'>, base: string, filter?: { field: string; value: unknown }): TotalSource {
+export function totalSource(
+  entity: Pick<LoadedEntity, 'fields' | 'slug'>,
+  base: string,
+  filter?: { field: string; value: unknown; token?: string },
+): TotalSource {
   if (!filter) return { partition: base, ownCounters: COUNTER_ITEMS };
+  const token = filter.token ?? filter.field;
+  const index = layoutFor(entity).indexes.find((i) => i.token === token);
   return {
-    partition: fieldPartition(base, filter.field, filter.value),
+    partition: fieldPartition(base, token, filter.value),
     base,
-    attribute: countAttribute(filter.field, filter.value),
-    ownCounters: consolidatedFields(entity).has(filter.field) ? 1 : COUNTER_ITEMS,
+    attribute: countAttribute(token, filter.value),
+    ownCounters: index?.consolidated ? 1 : COUNTER_ITEMS,
   };
 }
 
@@ -312,7 +370,7 @@ export function consolidatedFields(entity: Pick<LoadedEntity, 'fields'>): Set<st
 }
 
 export function recordItem(entity: LoadedEntity, record: StoredRecord): Record<string, unknown> {
-  return { ...homeKey(entity, record), kind: 'record', ...record, copiesVersion: record.version };
+  return { ...homeKey(entity, record), kind: 'record', ...record, copiesVersion: record.version, ix: targetTokens(entity) };
 }
 
 /**
@@ -380,7 +438,7 @@ export const PARTIAL_ATTRIBUTE = 'partial';
  * bookkeeping alone passes 1 KB (ids near their limit) keeps just that.
  */
 export function copyItem(entity: Pick<LoadedEntity, 'fields'>, partition: string, stored: StoredRecord): Record<string, unknown> {
-  const { copiesVersion: _copiesVersion, uniques: _uniques, ...record } = stored;
+  const { copiesVersion: _copiesVersion, ix: _ix, uniques: _uniques, ...record } = stored;
   const full: Record<string, unknown> = { pk: partition, sk: listingSortKey(record), kind: 'index', ...record };
   let size = itemSize(full);
   if (size <= COPY_MAX_BYTES) return full;
@@ -459,10 +517,21 @@ export function isPartialCopy(item: Record<string, unknown>): boolean {
   return item[PARTIAL_ATTRIBUTE] === true;
 }
 
-/** The StoredRecord inside a record or index item. */
-export function fromItem(item: Record<string, unknown>): StoredRecord {
+/** The StoredRecord inside a record or index item, as stored (shared/migrations/runner.ts). */
+export function storedFromItem(item: Record<string, unknown>): StoredRecord {
   const { pk: _pk, sk: _sk, kind: _kind, [SEARCH_ATTRIBUTE]: _search, [PARTIAL_ATTRIBUTE]: _partial, ...record } = item;
   return record as unknown as StoredRecord;
+}
+
+/**
+ * The StoredRecord inside a record or index item, as the current layout shows it: a field added
+ * since it was written reads as its default, a removed field is left out
+ * (shared/migrations/live.ts upgradeData). The next write stores it so.
+ */
+export function fromItem(item: Record<string, unknown>): StoredRecord {
+  const record = storedFromItem(item);
+  const data = upgradeData(record.entity, record.data);
+  return data === record.data ? record : { ...record, data: data! };
 }
 
 export type ChangeType = 'created' | 'updated' | 'deleted';
@@ -518,8 +587,8 @@ export function restampEvents(items: readonly TransactItem[], eventsTable: strin
 }
 
 /** Where a listing's count is kept: the partition's own counter items, or an attribute of its base's. */
-export function countPlace(entity: Pick<LoadedEntity, 'fields'>, listing: Listing): { pk: string; attribute: string } {
-  if (listing.field !== undefined && consolidatedFields(entity).has(listing.field)) return { pk: listing.base, attribute: countAttribute(listing.field, listing.value) };
+export function countPlace(_entity: Pick<LoadedEntity, 'fields'>, listing: Listing): { pk: string; attribute: string } {
+  if (listing.token !== undefined && listing.consolidated) return { pk: listing.base, attribute: countAttribute(listing.token, listing.value) };
   return { pk: listing.partition, attribute: 'count' };
 }
 
@@ -530,6 +599,7 @@ export function countPlace(entity: Pick<LoadedEntity, 'fields'>, listing: Listin
 export function counterUpdates(entity: LoadedEntity, tables: TableNames, deltas: Iterable<[Listing, number]>, shard: number): TransactItem[] {
   const byItem = new Map<string, Map<string, number>>();
   for (const [listing, delta] of deltas) {
+    if (listing.counted === false) continue;
     const { pk, attribute } = countPlace(entity, listing);
     const attributes = byItem.get(pk) ?? new Map<string, number>();
     attributes.set(attribute, (attributes.get(attribute) ?? 0) + delta);
@@ -593,11 +663,22 @@ export function createTransaction(entity: LoadedEntity, record: StoredRecord, ev
   return [...newRecordPuts(entity, record, entered, tables), ...counterUpdates(entity, tables, entered.map((l) => [l, 1]), shard), eventPut(tables, event)];
 }
 
-function versionGuard(before: StoredRecord): { ConditionExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> } {
+/**
+ * The record is still as read: same version, not deleted, listed under the same index tokens and
+ * holding the same uniqueness items (the migration runner completes those without changing the
+ * version: a write planned before must not count the record twice nor drop its `uniques`).
+ */
+export function versionGuard(before: StoredRecord): { ConditionExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> } {
+  const ix = before.ix === undefined ? 'attribute_not_exists(#ix)' : '#ix = :ix';
+  const uniques = before.uniques === undefined ? 'attribute_not_exists(#uniques)' : '#uniques = :uniques';
   return {
-    ConditionExpression: 'attribute_exists(pk) AND #version = :version AND attribute_not_exists(#deletedAt)',
-    ExpressionAttributeNames: { '#version': 'version', '#deletedAt': 'deletedAt' },
-    ExpressionAttributeValues: { ':version': before.version },
+    ConditionExpression: `attribute_exists(pk) AND #version = :version AND attribute_not_exists(#deletedAt) AND ${ix} AND ${uniques}`,
+    ExpressionAttributeNames: { '#version': 'version', '#deletedAt': 'deletedAt', '#ix': 'ix', '#uniques': 'uniques' },
+    ExpressionAttributeValues: {
+      ':version': before.version,
+      ...(before.ix === undefined ? {} : { ':ix': before.ix }),
+      ...(before.uniques === undefined ? {} : { ':uniques': before.uniques }),
+    },
   };
 }
 
@@ -617,7 +698,7 @@ export function updateTransaction(
   tables: TableNames,
   shard = randomShard(),
 ): TransactItem[] {
-  const old = listings(entity, before);
+  const old = listings(entity, before, 'held');
   const now = listings(entity, after);
   const oldSet = new Set(old.map((l) => l.partition));
   const nowSet = new Set(now.map((l) => l.partition));
@@ -651,7 +732,7 @@ export function updateTransaction(
 
 /** Hard delete: the record if still at `before`'s version, its other copies, -1 per partition, the values it holds released, the event. */
 export function deleteTransaction(entity: LoadedEntity, before: StoredRecord, event: Record<string, unknown>, tables: TableNames, shard = randomShard()): TransactItem[] {
-  const left = listings(entity, before);
+  const left = listings(entity, before, 'held');
   const sk = listingSortKey(before);
   const own = ownListing(entity, before);
   return [

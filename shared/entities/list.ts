@@ -17,7 +17,7 @@
  *   copy does not already rule them out;
  * - ids: ONE BatchGetItem.
  */
-import { LAGGING_ATTRIBUTES, totalSource, type StoredRecord, type Viewer } from '../data/records-keys.js';
+import { LAGGING_ATTRIBUTES, layoutFor, listingSortKey, totalSource, type StoredRecord, type Viewer } from '../data/records-keys.js';
 import { firstPage, MAX_ID_LENGTH, pageAfter, queryAll, readCounter, readCounters, readRecords, skipEntries, type PartitionPage } from '../data/records.js';
 import { deploymentKey } from '../auth/deployment-secret.js';
 import { BadRequestError } from '../errors.js';
@@ -28,8 +28,9 @@ import { searchableFields, valueAt } from '../query/fields.js';
 import { matchesAll, matchesSearch } from '../query/filter.js';
 import { parsePagination, type QuerySpec } from '../query/params.js';
 import { planQuery, type ListPlan } from '../query/plan.js';
-import { comparePositions, compareText, positionOf, type Position } from '../query/sort.js';
+import { comparePositions, compareText, isDefaultOrder, positionOf, type Position } from '../query/sort.js';
 import type { LoadedEntity } from '../registry/types.js';
+import { ensureLayouts } from '../migrations/state.js';
 
 export { DEFAULT_LIMIT, MAX_LIMIT } from '../query/params.js';
 
@@ -82,8 +83,28 @@ async function cursorOf(plan: ListPlan, key: Buffer): Promise<QueryCursor | unde
     throw new BadRequestError('The cursor belongs to another query', { cursor: 'was returned for another query (filter, sort, search, limit or caller differ)' });
   }
   const expected = plan.kind === 'partition' ? cursor.s !== undefined : cursor.i !== undefined && cursor.s === undefined;
-  if (!expected) throw new BadRequestError('Invalid pagination parameters', { cursor: 'is not a cursor returned by this API (unknown, edited or truncated)' });
-  return cursor;
+  if (expected) return cursor;
+  // The same query may be answered by another path than the page before (an index completed or
+  // dropped by a migration meanwhile): in the default order both positions are (createdAt, id).
+  const translated = translateCursor(plan, cursor);
+  if (!translated) throw new BadRequestError('Invalid pagination parameters', { cursor: 'is not a cursor returned by this API (unknown, edited or truncated)' });
+  return translated;
+}
+
+const MAX_EPOCH_MS = 9_999_999_999_999;
+
+/** A cursor of the other path, in default order, as this plan's path continues it; undefined when it is not one. */
+function translateCursor(plan: ListPlan, cursor: QueryCursor): QueryCursor | undefined {
+  if (!isDefaultOrder(plan.spec.sort) || plan.spec.distinct || plan.kind === 'ids') return undefined;
+  if (plan.kind === 'partition' && cursor.i !== undefined && cursor.v?.length === 1 && typeof cursor.v[0] === 'string' && !Number.isNaN(Date.parse(cursor.v[0]))) {
+    return { h: cursor.h, p: cursor.p, s: listingSortKey({ createdAt: cursor.v[0], id: cursor.i }) };
+  }
+  if (plan.kind === 'read-all' && cursor.s !== undefined) {
+    const match = /^(\d{13})#(.+)$/.exec(cursor.s);
+    if (!match) return undefined;
+    return { h: cursor.h, p: cursor.p, v: [new Date(MAX_EPOCH_MS - Number(match[1])).toISOString()], i: match[2] };
+  }
+  return undefined;
 }
 
 interface Paging {
@@ -207,7 +228,20 @@ function mayMatch(entity: LoadedEntity, plan: ListPlan): (copy: StoredRecord) =>
   };
 }
 
+/**
+ * Whether DynamoDB may test a condition: not one on a field with a default while a migration
+ * still writes defaults into records stored before the field existed (those records hold no
+ * value yet, and read as the default: the condition is checked in memory on what they read as).
+ */
+function pushable(entity: LoadedEntity, condition: ListPlan['conditions'][number]): boolean {
+  const layout = layoutFor(entity);
+  if (layout.settled) return true;
+  const path = condition.field.path;
+  return !(path.length === 2 && path[0] === 'data' && path[1] in layout.defaults);
+}
+
 export async function executeList(entity: LoadedEntity, plan: ListPlan, visible: (r: StoredRecord) => boolean): Promise<ListResult> {
+  await ensureLayouts();
   const key = await deploymentKey('cursor');
   const cursor = await cursorOf(plan, key);
   const paging: Paging = { plan, key, cursor, page: cursor?.p ?? plan.spec.page };
@@ -230,7 +264,7 @@ export async function executeList(entity: LoadedEntity, plan: ListPlan, visible:
   // folded text: shared/data/records-keys.ts); only the matches are kept. Partial copies pass the
   // pushed-down filter and are judged on their records (queryAll), so filters, search and sorts on
   // values they left out see the whole record.
-  const pushed = buildFilterExpression(plan.conditions.filter((c) => c !== answered?.condition)).pushed;
+  const pushed = buildFilterExpression(plan.conditions.filter((c) => c !== answered?.condition && pushable(entity, c))).pushed;
   const records = await queryAll(entity, partition, { range: plan.keyRange, filter: pushed, keep: inMemory(entity, plan), mayKeep: mayMatch(entity, plan) });
   return finish(entity, paging, records);
 }

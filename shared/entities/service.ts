@@ -33,6 +33,7 @@ import { checkReferences } from './references.js';
 import { attachRelations, parseIncludes, type Include } from './relations.js';
 import { list, parseFields, parseListQuery, refuseUnknownParameters } from '../query/params.js';
 import { METADATA_MAX_CHARS } from '../registry/schemas.js';
+import { ensureLayouts } from '../migrations/state.js';
 import type { Pagination } from '../http/types.js';
 import { apiPath } from '../http/urls.js';
 
@@ -98,9 +99,14 @@ function newRecord(entity: LoadedEntity, auth: AuthContext, input: WriteInput, f
   return record;
 }
 
-function applyUpdate(before: StoredRecord, input: WriteInput, options: { replaceMetadata?: boolean }): StoredRecord {
+function applyUpdate(entity: LoadedEntity, before: StoredRecord, input: WriteInput, options: { replaceMetadata?: boolean }): StoredRecord {
   const data = { ...before.data, ...input.data };
-  for (const key of input.unset) delete data[key];
+  // A field with a default set to null keeps the null: an absent value means "stored before the
+  // field existed" and reads as the default (shared/migrations/live.ts), a null reads as null.
+  for (const key of input.unset) {
+    if (entity.fields[key]?.default !== undefined) data[key] = null;
+    else delete data[key];
+  }
   const next: StoredRecord = { ...before, data, updatedAt: after(before.updatedAt), version: before.version + 1 };
   if (input.metadata === null) delete next.metadata;
   else if (input.metadata) {
@@ -214,6 +220,8 @@ export function listHeaders(req: Pick<ApiRequest, 'path' | 'basePath' | 'multiQu
 }
 
 async function listReply(entity: LoadedEntity, req: ApiRequest, parent?: { field: string; value: unknown }, linked?: string[]): Promise<Reply> {
+  // The plan reads only complete indexes: those of the layout loaded now.
+  await ensureLayouts();
   const spec = parseListQuery(entity, req.query);
   const view = parseView(entity, req.query, spec.fields);
   if (linked) spec.ids = spec.ids ? spec.ids.filter((id) => linked.includes(id)) : linked;
@@ -233,6 +241,7 @@ export async function readRecord(entity: LoadedEntity, id: string, req: ApiReque
   requirePermission(entity, 'read', req.auth);
   refuseUnknownParameters(entity, req.query, 'read');
   const view = parseView(entity, req.query);
+  await ensureLayouts();
   const record = visibleOr404(entity, await getRecord(entity, id, req.auth?.tenantId), id, req.auth);
   const [data] = await render(entity, [record], view, req.auth);
   // The version's ETag (the one writes return and If-Match takes), whatever the view.
@@ -288,6 +297,7 @@ async function insertRecord(entity: LoadedEntity, auth: AuthContext | undefined,
   await checkReferences(entity, input.data, caller, options.checked);
   const record = newRecord(entity, caller, input, options.forced);
   refuseOversizedUniques(entity, undefined, record);
+  await ensureLayouts();
   const items = [...createTransaction(entity, record, changeEvent(entity, 'created', record, record.createdAt), recordTables()), ...(options.alongside?.(record) ?? [])];
   await transact(items);
   return record;
@@ -311,6 +321,8 @@ async function rewrite(
   preconditions?: Preconditions,
 ): Promise<{ before: StoredRecord; after?: StoredRecord }> {
   const visible = (record: StoredRecord | undefined) => (record && canSee(entity, record, auth) ? record : undefined);
+  // Writes plan on the record read here: with the layout they must maintain.
+  await ensureLayouts();
   for (let attempt = 1; ; attempt++) {
     const current = await getRecord(entity, id, auth.tenantId);
     if (preconditions) {
@@ -353,7 +365,7 @@ async function updateStored(entity: LoadedEntity, id: string, auth: AuthContext 
   const input = await validated(entity, payload, caller, () => checkUpdate(entity, payload));
   const { after: updated } = await rewrite(entity, id, caller, async (before) => {
     await checkReferences(entity, changedReferences(before, input), caller);
-    const next = applyUpdate(before, input, options);
+    const next = applyUpdate(entity, before, input, options);
     checkMerged(entity, next);
     refuseOversizedUniques(entity, before, next);
     return { after: next, items: updateTransaction(entity, before, next, changeEvent(entity, 'updated', next, next.updatedAt), recordTables()) };

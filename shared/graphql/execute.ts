@@ -14,6 +14,7 @@
  * error envelope `{success: false, error, code}`.
  */
 import { execute, GraphQLError, parse, validate, type DocumentNode } from 'graphql';
+import { ensureLayouts } from '../migrations/state.js';
 import { ApiError, toApiError } from '../errors.js';
 import { jsonDepth, MAX_JSON_DEPTH } from '../http/json-body.js';
 import type { ApiRequest, Reply } from '../http/types.js';
@@ -73,6 +74,8 @@ function paramsOf(req: ApiRequest): GraphQLParams | Reply {
 let connections: Set<string> | undefined;
 
 export async function runGraphQL(req: ApiRequest): Promise<Reply> {
+  // Records are read (defaults of new fields filled in) and planned with the layouts loaded now.
+  await ensureLayouts();
   const params = paramsOf(req);
   if ('status' in params) return params as Reply;
   const { query, variables, operationName } = params as GraphQLParams;

@@ -35,6 +35,7 @@ import {
 import { conflictBackoff, CONFLICT_ATTEMPTS, readRecords, sendTransaction } from '../data/records.js';
 import { uniquePutField } from '../data/unique-keys.js';
 import { toApiError } from '../errors.js';
+import { ensureLayouts } from '../migrations/state.js';
 import type { LoadedEntity } from '../registry/types.js';
 
 export const MAX_TRANSACTION_ITEMS = 100;
@@ -145,6 +146,7 @@ export async function writeRecords(
   isOurs: (found: StoredRecord, planned: StoredRecord) => boolean,
 ): Promise<WriteOutcome> {
   const outcome: WriteOutcome = { written: new Map(), existing: new Map(), failed: new Map(), taken: new Map(), writeRequests: 0 };
+  await ensureLayouts();
   const queue = packTransactions(entity, planned, tables);
   while (queue.length) {
     const chunk = queue.shift()!;

@@ -162,6 +162,39 @@ export const SYSTEM_OPERATIONS: Readonly<Record<string, Describe>> = {
     responses: { 201: json(envelopeOf(ref('CreatedTenant')), 'The new tenant and its admin.') }, errors: [400, 409, 422],
   }),
 
+  [routeKey('GET', `${V1}/migrations`)]: () => ({
+    tag: 'Tenants', operationId: 'listMigrations', summary: 'Each entity\'s layout and migration state (platform operator)',
+    description:
+      'Only the bootstrap admin\'s session may. Per entity: the layout (hash, previous hash, content), state (pending, running, done, failed), records processed of total, start and end, the changes in words, which indexes are complete, and the report (duplicates of a value made unique, records a tightened rule refuses; the first 100 and their count). See docs/changing-entities.md.',
+    responses: {
+      200: json(
+        envelopeOf({
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['entity', 'layout', 'state', 'processed', 'total', 'report'],
+            properties: {
+              entity: str,
+              layout: { type: 'object', additionalProperties: true, properties: { hash: str, previous: str } },
+              state: { type: 'string', enum: ['pending', 'running', 'done', 'failed'] },
+              run: { type: 'integer' },
+              changes: { type: 'array', items: str },
+              processed: { type: 'integer' },
+              total: { type: ['integer', 'null'] },
+              startedAt: { type: ['string', 'null'], format: 'date-time' },
+              endedAt: { type: ['string', 'null'], format: 'date-time' },
+              error: { type: ['string', 'null'] },
+              indexes: { type: 'array', items: { type: 'object', properties: { field: str, token: str, ready: { type: 'boolean' } } } },
+              report: { type: 'object', properties: { count: { type: 'integer' }, entries: { type: 'array', items: object } } },
+            },
+          },
+        }),
+        'The migration state of every entity.',
+      ),
+    },
+    errors: [403],
+  }),
+
   [routeKey('GET', `${V1}/keys`)]: () => ({
     tag: 'API keys', operationId: 'listKeys', summary: 'The caller\'s API keys',
     parameters: [{ name: 'all', in: 'query', required: false, description: 'Admins: every key of the tenant.', schema: { type: 'boolean' } }, { name: 'userId', in: 'query', required: false, description: 'Admins: the keys of this user.', schema: str }],

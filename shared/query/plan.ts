@@ -14,8 +14,7 @@
  * - `empty`:     a date range whose start is after its end: nothing can match; an empty page
  *                (200), on every date field and every collection, without reading anything.
  */
-import { fieldPartition, invertedTime, listingPartitionFor, MAX_PARTITION_KEY_BYTES, type Viewer } from '../data/records-keys.js';
-import { indexedFields } from '../data/records-keys.js';
+import { fieldPartition, invertedTime, layoutFor, listingPartitionFor, MAX_PARTITION_KEY_BYTES, type Viewer } from '../data/records-keys.js';
 import type { LoadedEntity } from '../registry/types.js';
 import { shapeHash } from './cursor.js';
 import type { Condition } from './filter.js';
@@ -25,6 +24,8 @@ import { isDefaultOrder } from './sort.js';
 export interface Candidate {
   field: string;
   value: unknown;
+  /** The index token in the partition's name (shared/migrations/layout.ts). */
+  token: string;
   partition: string;
   /** The user's condition this partition answers (none for a child collection's parent key). */
   condition?: Condition;
@@ -73,17 +74,24 @@ export function planQuery(entity: LoadedEntity, viewer: Viewer, spec: QuerySpec,
   if (spec.dateRange?.start) conditions.push({ field: spec.dateRange.field, op: '$gte', value: spec.dateRange.start });
   if (spec.dateRange?.end) conditions.push({ field: spec.dateRange.field, op: '$lte', value: spec.dateRange.end });
 
-  const indexed = new Set(indexedFields(entity));
+  // Only complete indexes are read: one still being built (or rebuilt) by a migration is not
+  // there for the planner, which answers from the base partition with the condition pushed down.
+  const indexed = new Map(layoutFor(entity).indexes.filter((i) => i.ready).map((i) => [i.field, i.token]));
   const candidates: Candidate[] = [];
-  if (parent) candidates.push({ ...parent, partition: fieldPartition(base, parent.field, parent.value) });
+  if (parent) {
+    const token = indexed.get(parent.field);
+    if (token !== undefined) candidates.push({ ...parent, token, partition: fieldPartition(base, token, parent.value) });
+    else conditions.push({ field: { name: parent.field, path: ['data', parent.field], type: 'string', sortable: true }, op: '$eq', value: parent.value });
+  }
   for (const c of spec.conditions) {
     const name = c.field.path.length === 2 && c.field.path[0] === 'data' ? c.field.path[1] : undefined;
-    if (!name || !indexed.has(name) || c.op !== '$eq' || c.value === '' || c.value === null) continue;
+    const token = name === undefined ? undefined : indexed.get(name);
+    if (!name || token === undefined || c.op !== '$eq' || c.value === '' || c.value === null) continue;
     if (candidates.some((x) => x.field === name)) continue;
-    const partition = fieldPartition(base, name, c.value);
+    const partition = fieldPartition(base, token, c.value);
     // A value too long for a key has no partition (no record could be written with it): left to the filter.
     if (Buffer.byteLength(partition) > MAX_PARTITION_KEY_BYTES) continue;
-    candidates.push({ field: name, value: c.value, partition, condition: c });
+    candidates.push({ field: name, value: c.value, token, partition, condition: c });
   }
 
   const hash = shapeHash({

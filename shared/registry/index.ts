@@ -62,9 +62,10 @@ export interface LoadOptions {
 export async function loadDefinitions(options: LoadOptions = {}): Promise<LoadedEntity[]> {
   let names: string[];
   let load: (name: string) => Promise<unknown>;
-  if (options.dir) {
-    names = entityFileNames(options.dir);
-    load = (name) => import(pathToFileURL(join(options.dir!, `${name}.ts`)).href);
+  const dir = options.dir;
+  if (dir) {
+    names = entityFileNames(dir);
+    load = (name) => import(pathToFileURL(join(dir, `${name}.ts`)).href);
   } else {
     const dir = entitiesDirectory();
     const listed = process.env[ENTITY_FILES_ENV];

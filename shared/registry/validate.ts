@@ -32,7 +32,7 @@ export class RegistryError extends Error {
 
 /** First path segments under /api/v1 that belong to core endpoints: never an entity slug. */
 export const RESERVED_SLUGS = new Set([
-  'auth', 'users', 'tenants', 'keys', 'api-keys', 'import', 'upload', 'webhooks', 'stream', 'batch', 'graphql', 'ai', 'health', 'docs',
+  'auth', 'users', 'tenants', 'keys', 'api-keys', 'import', 'upload', 'webhooks', 'stream', 'batch', 'graphql', 'ai', 'health', 'docs', 'migrations',
 ]);
 
 const DEFINITION_KEYS = new Set(['name', 'slug', 'tableName', 'idFormat', 'fields', 'permissions', 'access', 'operations', 'softDelete', 'relations', 'rateLimit']);

@@ -194,6 +194,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/migrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Each entity's layout and migration state (platform operator)
+         * @description Only the bootstrap admin's session may. Per entity: the layout (hash, previous hash, content), state (pending, running, done, failed), records processed of total, start and end, the changes in words, which indexes are complete, and the report (duplicates of a value made unique, records a tightened rule refuses; the first 100 and their count). See docs/changing-entities.md.
+         */
+        get: operations["listMigrations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/keys": {
         parameters: {
             query?: never;
@@ -3914,6 +3934,68 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listMigrations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The migration state of every entity. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            entity: string;
+                            layout: {
+                                hash?: string;
+                                previous?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            state: "pending" | "running" | "done" | "failed";
+                            run?: number;
+                            changes?: string[];
+                            processed: number;
+                            total: number | null;
+                            /** Format: date-time */
+                            startedAt?: string | null;
+                            /** Format: date-time */
+                            endedAt?: string | null;
+                            error?: string | null;
+                            indexes?: {
+                                field?: string;
+                                token?: string;
+                                ready?: boolean;
+                            }[];
+                            report: {
+                                count?: number;
+                                entries?: {
+                                    [key: string]: unknown;
+                                }[];
+                            };
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

@@ -3,7 +3,7 @@ import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand, TransactWriteCom
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CONFLICT_ATTEMPTS, withPartialCopies, firstPage, pageAfter, queryAll, queryPartition, readCounter, readCounters, skipEntries, transact, WriteConflict } from '../../../shared/data/records.js';
-import { copyItem, listingSortKey, recordItem, type StoredRecord, type TransactItem } from '../../../shared/data/records-keys.js';
+import { copyItem, listingSortKey, recordItem, targetTokens, type StoredRecord, type TransactItem } from '../../../shared/data/records-keys.js';
 import { tableName } from '../../../shared/data/client.js';
 import { ServiceUnavailableError, UniqueViolationError } from '../../../shared/errors.js';
 import { uniquePut } from '../../../shared/data/unique-keys.js';
@@ -171,7 +171,7 @@ describe('partial listing copies', () => {
 
     const page = await firstPage(tasks, { partition: base }, 20);
 
-    expect(page.records).toEqual([short, { ...long, copiesVersion: 1 }]);
+    expect(page.records).toEqual([short, { ...long, copiesVersion: 1, ix: targetTokens(tasks) }]);
     expect(page.total).toBe(2);
     expect(dynamo.commandCalls(BatchGetCommand)).toHaveLength(1);
     expect(Object.values(batchOf(0))[0]).toEqual({ Keys: [{ pk: 'tasks#tsk_b', sk: '#record' }], ConsistentRead: true });
@@ -206,7 +206,7 @@ describe('partial listing copies', () => {
       .resolvesOnce({ Responses: { [table]: [] }, UnprocessedKeys: { [table]: { Keys: [{ pk: 'tasks#tsk_b', sk: '#record' }] } } })
       .resolvesOnce({ Responses: { [table]: [recordItem(tasks, long)] } });
 
-    expect(await queryPartition(tasks, base, 10)).toEqual([{ ...long, copiesVersion: 1 }]);
+    expect(await queryPartition(tasks, base, 10)).toEqual([{ ...long, copiesVersion: 1, ix: targetTokens(tasks) }]);
     expect(dynamo.commandCalls(BatchGetCommand)).toHaveLength(2);
   });
 
@@ -223,7 +223,7 @@ describe('partial listing copies', () => {
       keep: (r) => String(r.data.description).includes('needle'),
     });
 
-    expect(found).toEqual([{ ...a, copiesVersion: 1 }]);
+    expect(found).toEqual([{ ...a, copiesVersion: 1, ix: targetTokens(tasks) }]);
     const query = dynamo.commandCalls(QueryCommand)[0].args[0].input;
     expect(query.FilterExpression).toBe('(#f0.#f1 = :v0) OR #partialCopy = :partialCopy');
     expect(query.ExpressionAttributeNames).toMatchObject({ '#partialCopy': 'partial' });

@@ -1,0 +1,79 @@
+/**
+ * Migrations under `npm start`: at start, each entity's definition is compared with the layout
+ * recorded in the database (shared/migrations/state.ts prepareEntity) before the API serves, so
+ * writes maintain a changed layout from their first moment; then the runner
+ * (shared/migrations/runner.ts) works in the background while the API serves, one entity at a
+ * time, and a run cut short (kill -9, a crash) continues at the next start where it stopped.
+ */
+import { allEntities } from '../../shared/registry/index.js';
+import type { LoadedEntity } from '../../shared/registry/types.js';
+import { prepareEntity, type MigrationState } from '../../shared/migrations/state.js';
+import { runMigration } from '../../shared/migrations/runner.js';
+
+export interface BackgroundMigrations {
+  /** Resolves when every pending migration has finished (or the runner was stopped). */
+  idle: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Records every entity's target layout and serves it (before the gateway listens). */
+export async function prepareMigrations(entities: readonly LoadedEntity[] = allEntities()): Promise<MigrationState[]> {
+  const states: MigrationState[] = [];
+  const segments = Number(process.env.MIGRATION_SEGMENTS ?? 0) || undefined;
+  for (const entity of entities) states.push(await prepareEntity(entity, segments));
+  return states;
+}
+
+function log(line: string): void {
+  console.log(`[migrations] ${line}`);
+}
+
+/**
+ * Runs the pending migrations in the background. MIGRATION_PAUSE_MS (default 0) pauses after each
+ * Scan page of each segment, leaving the engine to the API; MIGRATION_PAGE_SIZE (default 100) is
+ * the items asked for per Scan page (the work a crash can make the next run repeat);
+ * MIGRATION_CONCURRENCY (default 8) records of a page migrated at once per segment;
+ * MIGRATION_SEGMENTS (default 4) parallel Scan segments of a new migration.
+ */
+export function startMigrations(states: readonly MigrationState[], entities: readonly LoadedEntity[] = allEntities()): BackgroundMigrations {
+  const stop = { requested: false };
+  const pauseMs = Number(process.env.MIGRATION_PAUSE_MS ?? 0) || 0;
+  const pageSize = Number(process.env.MIGRATION_PAGE_SIZE ?? 100) || 100;
+  const concurrency = Number(process.env.MIGRATION_CONCURRENCY ?? 8) || 8;
+  const pending = states.filter((s) => s.state === 'pending' || s.state === 'running');
+  const run = async () => {
+    for (const state of pending) {
+      const entity = entities.find((e) => e.slug === state.entity)!;
+      log(`${entity.slug}: ${state.changes.join('; ') || 'resuming'} (run ${state.run})`);
+      let lastLogged = 0;
+      for (let attempt = 1; !stop.requested; attempt++) {
+        try {
+          const end = await runMigration(entity, {
+            stop,
+            pauseMs,
+            pageSize,
+            concurrency,
+            onProgress: ({ processed, total }) => {
+              if (Date.now() - lastLogged < 2000) return;
+              lastLogged = Date.now();
+              log(`${entity.slug}: ${processed} of ${total ?? '?'} records`);
+            },
+          });
+          if (end && end.state === 'done' && end.run === state.run) log(`${entity.slug}: done, ${end.processed} records`);
+          break;
+        } catch (error) {
+          log(`${entity.slug}: ${(error as Error).message}; retrying (attempt ${attempt})`);
+          await new Promise((r) => setTimeout(r, Math.min(30_000, 500 * 2 ** attempt)));
+        }
+      }
+    }
+  };
+  const idle = pending.length ? run() : Promise.resolve();
+  return {
+    idle,
+    stop: async () => {
+      stop.requested = true;
+      await idle.catch(() => undefined);
+    },
+  };
+}

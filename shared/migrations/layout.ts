@@ -1,0 +1,200 @@
+/**
+ * The layout of an entity: what its stored items depend on (access mode and owner views, indexed
+ * fields and where they are counted, uniqueness, defaults, the fields kept, searchable fields, soft
+ * delete, the rules a stored value must meet), as canonical data with a hash. Pure: no I/O.
+ *
+ * Two definitions with the same layout store the same items; a start (or deploy) whose layout
+ * differs from the one recorded in the database knows what changed (layoutChanges) and plans the
+ * migration that takes the stored items there (nextTarget).
+ *
+ * Indexes are versioned: a listing partition's name carries the index's *token*: the field name
+ * for an index that existed when the entity's layout was first recorded (generation 0, the
+ * partitions of earlier versions), `<field>@<generation>` for one built since. An index whose
+ * identity changes (made indexed again after being dropped, a new default, counted elsewhere) is
+ * a new generation, built from the records themselves in partitions nobody has written before, so
+ * copies left from an earlier generation can never be read (they are deleted in the background).
+ */
+import { createHash } from 'node:crypto';
+import { consolidatedFields, indexedFields } from '../data/records-keys.js';
+import { linkKeys } from '../registry/schemas.js';
+import type { FieldDefinition, LoadedEntity } from '../registry/types.js';
+
+/** What an index is built from: a change of any part is a new generation. */
+export interface IndexIdentity {
+  field: string;
+  /** Counted in its base partition's counter items (enum and boolean fields within a budget). */
+  consolidated: boolean;
+  /** Records without a value are listed under the default. */
+  default?: string | number | boolean;
+}
+
+export interface FieldRules {
+  type: string;
+  required?: boolean;
+  maxLength?: number;
+  values?: readonly string[];
+  min?: number;
+  max?: number;
+  pattern?: string;
+}
+
+export interface Layout {
+  access: { public: boolean; shared: boolean };
+  softDelete: boolean;
+  indexes: IndexIdentity[];
+  unique: string[];
+  defaults: Record<string, string | number | boolean>;
+  /** Data keys a record keeps: the fields and the manyToMany id lists. */
+  fields: string[];
+  searchable: string[];
+  rules: Record<string, FieldRules>;
+}
+
+/** JSON with object keys sorted: equal layouts, equal text. */
+export function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function isUnique(field: FieldDefinition): boolean {
+  return (field as { unique?: boolean }).unique === true;
+}
+
+function rulesOf1(field: FieldDefinition): FieldRules {
+  return {
+    type: field.type,
+    required: field.required || undefined,
+    maxLength: field.maxLength,
+    values: field.values ? [...field.values] : undefined,
+    min: field.validation?.min,
+    max: field.validation?.max,
+    pattern: field.validation?.pattern,
+  };
+}
+
+const rulesCache = new WeakMap<object, Record<string, FieldRules>>();
+
+/** The rules of the entity's fields (generated fields have none). */
+export function rulesOf(entity: LoadedEntity): Record<string, FieldRules> {
+  let found = rulesCache.get(entity);
+  if (!found) {
+    found = Object.fromEntries(Object.keys(entity.fields).filter((n) => !entity.fields[n].generated).map((n) => [n, rulesOf1(entity.fields[n])]));
+    rulesCache.set(entity, found);
+  }
+  return found;
+}
+
+export function defaultsOf(entity: LoadedEntity): Record<string, string | number | boolean> {
+  return Object.fromEntries(Object.entries(entity.fields).filter(([, f]) => f.default !== undefined).map(([n, f]) => [n, f.default!]));
+}
+
+export function layoutOf(entity: LoadedEntity): Layout {
+  const consolidated = consolidatedFields(entity);
+  const names = Object.keys(entity.fields).sort();
+  return {
+    access: { public: entity.access.public, shared: entity.access.shared },
+    softDelete: entity.softDelete,
+    indexes: indexedFields(entity)
+      .sort()
+      .map((field) => ({ field, consolidated: consolidated.has(field), default: entity.fields[field].default })),
+    unique: names.filter((n) => isUnique(entity.fields[n])),
+    defaults: Object.fromEntries(names.filter((n) => entity.fields[n].default !== undefined).map((n) => [n, entity.fields[n].default!])),
+    fields: [...new Set([...names, ...linkKeys(entity)])].sort(),
+    searchable: names.filter((n) => entity.fields[n].searchable),
+    rules: rulesOf(entity),
+  };
+}
+
+export function layoutHash(layout: Layout): string {
+  return createHash('sha256').update(canonical(layout)).digest('hex').slice(0, 16);
+}
+
+function sameIndex(a: IndexIdentity, b: IndexIdentity): boolean {
+  return canonical(a) === canonical(b);
+}
+
+/** One line per difference, in words (the status surfaces show them). */
+export function layoutChanges(from: Layout | undefined, to: Layout): string[] {
+  if (!from) return [];
+  const out: string[] = [];
+  if (from.access.public !== to.access.public || from.access.shared !== to.access.shared) out.push(`access changed from ${canonical(from.access)} to ${canonical(to.access)}`);
+  if (from.softDelete !== to.softDelete) out.push(`softDelete ${to.softDelete ? 'turned on' : 'turned off'}`);
+  for (const index of to.indexes) {
+    const before = from.indexes.find((i) => i.field === index.field);
+    if (!before) out.push(`index added: ${index.field}`);
+    else if (!sameIndex(before, index)) out.push(`index rebuilt: ${index.field} (its default or counting changed)`);
+  }
+  for (const index of from.indexes) if (!to.indexes.some((i) => i.field === index.field)) out.push(`index dropped: ${index.field}`);
+  for (const f of to.unique) if (!from.unique.includes(f)) out.push(`unique added: ${f}`);
+  for (const f of from.unique) if (!to.unique.includes(f)) out.push(`unique dropped: ${f}`);
+  for (const [f, v] of Object.entries(to.defaults)) if (canonical(from.defaults[f]) !== canonical(v)) out.push(`default of ${f}: ${JSON.stringify(v)}`);
+  for (const f of Object.keys(from.defaults)) if (!(f in to.defaults)) out.push(`default of ${f} dropped`);
+  for (const f of to.fields) if (!from.fields.includes(f)) out.push(`field added: ${f}`);
+  for (const f of from.fields) if (!to.fields.includes(f)) out.push(`field removed: ${f}`);
+  if (canonical(from.searchable) !== canonical(to.searchable)) out.push(`searchable fields: ${to.searchable.join(', ') || 'none'}`);
+  for (const [f, r] of Object.entries(to.rules)) {
+    const before = from.rules[f];
+    if (before && canonical(before) !== canonical(r)) out.push(`rules of ${f} changed`);
+  }
+  return out;
+}
+
+/** An index as the database knows it: its identity, the token in its partitions' names, whether complete. */
+export interface IndexState extends IndexIdentity {
+  token: string;
+  /** Every record is listed in its partitions and counted: the planner may read them. */
+  ready: boolean;
+}
+
+/** The layout a migration takes an entity to, and what writes maintain meanwhile. */
+export interface Target {
+  layout: Layout;
+  hash: string;
+  indexes: IndexState[];
+  /** Tokens of dropped indexes whose copies may still exist: writes delete them, the runner too. */
+  obsolete: IndexState[];
+  /** Tokens a record item without `ix` (written before layouts were recorded) is listed under. */
+  legacy: string[];
+  /** The next generation number to hand out. */
+  nextGeneration: number;
+}
+
+/** The first target of an entity whose stored items predate recorded layouts: generation 0, complete. */
+export function adoptedTarget(layout: Layout): Target {
+  const indexes = layout.indexes.map((i) => ({ ...i, token: i.field, ready: true }));
+  return { layout, hash: layoutHash(layout), indexes, obsolete: [], legacy: indexes.map((i) => i.token), nextGeneration: 1 };
+}
+
+/**
+ * The target for `layout` from the current one: an unchanged index keeps its token (and its
+ * readiness); a new or changed one gets a new generation, not ready; a dropped one becomes obsolete.
+ */
+export function nextTarget(current: Target, layout: Layout): Target {
+  let generation = current.nextGeneration;
+  const obsolete = [...current.obsolete];
+  const indexes: IndexState[] = [];
+  for (const identity of layout.indexes) {
+    const kept = current.indexes.find((i) => sameIndex({ field: i.field, consolidated: i.consolidated, default: i.default }, identity));
+    if (kept) indexes.push(kept);
+    else indexes.push({ ...identity, token: `${identity.field}@${generation++}`, ready: false });
+  }
+  for (const index of current.indexes) if (!indexes.some((i) => i.token === index.token)) obsolete.push({ ...index, ready: false });
+  return { layout, hash: layoutHash(layout), indexes, obsolete, legacy: current.legacy, nextGeneration: generation };
+}
+
+/** Whether a change of layout needs a pass over the records (anything but searchable fields does). */
+export function needsPass(from: Layout, to: Layout): boolean {
+  return canonical({ ...from, searchable: [] }) !== canonical({ ...to, searchable: [] });
+}
+
+/** Data keys of `data` that the layout no longer keeps. */
+export function removedKeys(layout: Pick<Layout, 'fields'>, data: Record<string, unknown>): string[] {
+  return Object.keys(data).filter((k) => !layout.fields.includes(k));
+}

@@ -1,0 +1,49 @@
+/**
+ * What `GET /api/v1/migrations` and `npm run migrate` show, per entity of the registry: its layout
+ * (hash and content), the state of its migration (pending, running, done, failed), records
+ * processed of total, start and end, what changed, and the report (records kept as duplicates of
+ * a value made unique, records a tightened rule refuses).
+ */
+import type { LoadedEntity } from '../registry/types.js';
+import type { Layout } from './layout.js';
+import { readReport, readStates, type MigrationPhase, type ReportEntry } from './state.js';
+
+export interface MigrationStatus {
+  entity: string;
+  layout: { hash: string; previous?: string } & Layout;
+  state: MigrationPhase;
+  run: number;
+  changes: string[];
+  processed: number;
+  total: number | null;
+  startedAt: string | null;
+  endedAt: string | null;
+  error: string | null;
+  /** Indexes queries may read now, and those still being built. */
+  indexes: { field: string; token: string; ready: boolean }[];
+  report: { count: number; entries: ReportEntry[] };
+}
+
+export async function migrationStatus(entities: readonly LoadedEntity[], reportLimit = 100): Promise<MigrationStatus[]> {
+  const states = new Map((await readStates()).map((s) => [s.entity, s]));
+  const out: MigrationStatus[] = [];
+  for (const entity of entities) {
+    const state = states.get(entity.slug);
+    if (!state) continue;
+    out.push({
+      entity: entity.slug,
+      layout: { hash: state.target.hash, ...(state.from ? { previous: state.from.hash } : {}), ...state.target.layout },
+      state: state.state,
+      run: state.run,
+      changes: state.changes,
+      processed: state.processed,
+      total: state.total ?? null,
+      startedAt: state.startedAt ?? null,
+      endedAt: state.endedAt ?? null,
+      error: state.error ?? null,
+      indexes: state.target.indexes.map((i) => ({ field: i.field, token: i.token, ready: i.ready })),
+      report: await readReport(entity.slug, state.run, reportLimit),
+    });
+  }
+  return out;
+}
