@@ -21,7 +21,7 @@
  *   reservedConcurrency – reserved concurrency by family, an object in cdk.json or a JSON string
  *                     with -c, e.g. {"import":5,"graphql":20}; default none
  *
- * Alarms and dashboard (infra/aws/observability.ts; README "Deploying with CDK" lists defaults):
+ * Alarms and dashboard (infra/aws/observability.ts; docs/deploying-on-aws.md, "Deploying with CDK", lists defaults):
  *   alarms, dashboard – false to leave them out (default true)
  *   alarmTopicArn   – an existing SNS topic the alarms notify; or
  *   alarmEmail      – an address: a topic is created with it subscribed (default: no topic)

@@ -47,7 +47,7 @@ export function acknowledgeNagFindings(stack: EntityRecordApiStack): void {
     ack(
       stack.bootstrapAdmin.secret,
       'AwsSolutions-SMG4',
-      "The admin's password is also hashed in the identity table; a rotation Lambda would have to update both. The operator changes it with put-secret-value and a new adminPasswordVersion (README: The bootstrap admin).",
+      "The admin's password is also hashed in the identity table; a rotation Lambda would have to update both. The operator changes it with put-secret-value and a new adminPasswordVersion (docs/deploying-on-aws.md: The bootstrap admin at deploy time).",
     );
   }
 
