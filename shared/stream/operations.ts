@@ -18,7 +18,7 @@ import { routeKey } from '../core-routes.js';
 import { beyondRetention, isPosition, positionAt, positionTime } from './events.js';
 import { acquireLease } from './leases.js';
 import { STREAM_HEADERS } from './messages.js';
-import { EventStream, SETTLE_MS } from './session.js';
+import { EventStream } from './session.js';
 
 export const STREAM_PATHS = {
   tasks: '/api/v1/stream/tasks',
@@ -40,9 +40,11 @@ export interface StreamStart {
 }
 
 /** Where the stream starts, from Last-Event-ID (header or query parameter). */
-export function streamStart(req: Pick<ApiRequest, 'headers' | 'query'>, now: number, settleMs = SETTLE_MS): StreamStart {
+export function streamStart(req: Pick<ApiRequest, 'headers' | 'query'>, now: number): StreamStart {
   const lastId = req.headers['last-event-id'] || req.query.lastEventId;
-  const fromNow = positionAt(now - settleMs);
+  // A stream without Last-Event-ID carries what commits after it opens: events already stamped
+  // when it opens are taken as there (the first read marks them seen), later ones are sent.
+  const fromNow = positionAt(now);
   if (!lastId) return { start: fromNow, reset: false };
   if (!isPosition(lastId) || positionTime(lastId) > now + MAX_FUTURE_MS) {
     throw new BadRequestError('Last-Event-ID is not an id this stream sent', { lastEventId: 'must be the id of a message of this stream' });
@@ -65,7 +67,7 @@ async function openStream(req: ApiRequest, context?: ApiLambdaContext): Promise<
   const auth = requireCaller(req.auth);
   requirePermission(entity, 'read', auth);
   const settings = config().stream;
-  const { start, reset } = streamStart(req, Date.now(), settings.settleMs);
+  const { start, reset } = streamStart(req, Date.now());
   const lease = await acquireLease(auth.user.id, settings.maxPerUser);
   const stream = new EventStream({
     entity,

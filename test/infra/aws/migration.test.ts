@@ -58,7 +58,7 @@ describe('the deploy-time migration job', { timeout: 180_000 }, () => {
 
   it('gives the job 15 minutes per invocation, the records table, the entity files and a settle time', () => {
     const fn = resources[functionId].Properties;
-    expect(fn).toMatchObject({ Runtime: 'nodejs22.x', Timeout: 900 });
+    expect(fn).toMatchObject({ Runtime: 'nodejs24.x', Timeout: 900 });
     const env = fn.Environment.Variables;
     expect(env[tableEnvName('records')]).toBeDefined();
     expect(env.ENTITY_FILES).toBe(entityFileNames().join(','));

@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../shared/errors.js';
 import { END_MARGIN_MS, streamDuration, streamStart } from '../../../shared/stream/operations.js';
-import { SETTLE_MS } from '../../../shared/stream/session.js';
 
 const now = Date.parse('2026-06-01T12:00:00.000Z');
 
 describe('where a stream starts and how long it runs', () => {
   it('starts now without Last-Event-ID, after it with one (header first, then the lastEventId query parameter)', () => {
-    expect(streamStart({ headers: {}, query: {} }, now)).toEqual({ start: new Date(now - SETTLE_MS).toISOString(), reset: false });
-    expect(streamStart({ headers: {}, query: {} }, now, 200)).toEqual({ start: new Date(now - 200).toISOString(), reset: false });
+    expect(streamStart({ headers: {}, query: {} }, now)).toEqual({ start: new Date(now).toISOString(), reset: false });
     expect(streamStart({ headers: { 'last-event-id': '2026-06-01T11:00:00.000Z#a' }, query: { lastEventId: '2026-06-01T10:00:00.000Z#b' } }, now)).toEqual({ start: '2026-06-01T11:00:00.000Z#a', reset: false });
     expect(streamStart({ headers: {}, query: { lastEventId: '2026-06-01T10:00:00.000Z#b' } }, now)).toEqual({ start: '2026-06-01T10:00:00.000Z#b', reset: false });
   });
