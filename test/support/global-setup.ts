@@ -3,6 +3,9 @@
  * them through inject('baseUrl') and inject('dynamoEndpoint'). Each test file makes its own
  * tenant, so files do not share records.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startDynamoLocal } from '../../infra/local/dynamodb-local.js';
 import { startServer } from './server.js';
@@ -15,6 +18,10 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Everything the run puts in the temp folder (CDK's cdk.out* assemblies, test directories) goes
+  // into one folder of its own, removed at the end: the test processes inherit this TMPDIR.
+  const runTmp = mkdtempSync(join(tmpdir(), 'entity-record-api-tests-'));
+  process.env.TMPDIR = runTmp;
   // This process talks to DynamoDB Local too; on Node 20 the SDK's notice about Node 22 is noise.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const engine = await startDynamoLocal();
@@ -24,5 +31,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return async () => {
     await server.stop();
     await engine.stop();
+    rmSync(runTmp, { recursive: true, force: true });
   };
 }
