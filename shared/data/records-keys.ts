@@ -40,6 +40,7 @@
  * Events table: `<tenant>#<table>` / `<ISO time>#<random>` — {id, type: `<name>.created|updated|deleted`,
  * entity, recordId, tenantId, ownerId, data (the record, or {id} for deletes), createdAt, expiresAt}.
  */
+import { canonical } from '../canonical-json.js';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { LoadedEntity } from '../registry/types.js';
 import { liveLayout, upgradeData, type LiveLayout } from '../migrations/live.js';
@@ -477,19 +478,6 @@ export function copyItem(entity: Pick<LoadedEntity, 'fields'>, partition: string
 
 /** Attributes of a partial copy that may lag behind its record (see unchangedCopy). */
 export const LAGGING_ATTRIBUTES = ['updatedAt', 'version'] as const;
-
-/** JSON with object keys sorted: equal values, equal text. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 /**
  * Whether an update may leave a listing copy as it stands instead of writing `next` (the copy the

@@ -14,6 +14,7 @@
  * a new generation, built from the records themselves in partitions nobody has written before, so
  * copies left from an earlier generation can never be read (they are deleted in the background).
  */
+import { canonical } from '../canonical-json.js';
 import { createHash } from 'node:crypto';
 import { consolidatedFields, indexedFields } from '../data/records-keys.js';
 import { linkKeys } from '../registry/schemas.js';
@@ -48,19 +49,6 @@ export interface Layout {
   fields: string[];
   searchable: string[];
   rules: Record<string, FieldRules>;
-}
-
-/** JSON with object keys sorted: equal layouts, equal text. */
-export function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 function isUnique(field: FieldDefinition): boolean {

@@ -45,7 +45,8 @@ import {
 } from '../data/records-keys.js';
 import { recordTables, transact, WriteConflict } from '../data/records.js';
 import type { LoadedEntity } from '../registry/types.js';
-import { canonical, removedKeys } from './layout.js';
+import { canonical } from '../canonical-json.js';
+import { removedKeys } from './layout.js';
 import { ruleViolations } from './rules.js';
 import { readState, reportItem, serve, writeState, type MigrationState, type ReportEntry, type SegmentState } from './state.js';
 
