@@ -82,7 +82,7 @@ describe('signing in and out', () => {
     await context.close();
   }, 60_000);
 
-  it('brings the sign-in page back when the session ends, then returns to the page the user was on', async () => {
+  it('brings the sign-in page back when the session ends, then returns to the page the user was on', { timeout: 60_000, retry: 2 }, async () => {
     const context = await newContext(browser);
     const page = await context.newPage();
     await signIn(page, tenant.admin.email, tenant.admin.password);
@@ -102,7 +102,7 @@ describe('signing in and out', () => {
 
     expect(new URL(page.url()).hash).toBe('#/tasks?sort=title&order=desc');
     await context.close();
-  }, 60_000);
+  });
 });
 
 describe('the records explorer', () => {
