@@ -8,7 +8,7 @@
  *
  * scope is the record's tenant, or `*` for a public entity (whose records every tenant reads, so
  * a value is unique across tenants). The value is `encodeURIComponent(String(value))`, except that
- * a lone surrogate (which encodeURIComponent refuses) becomes `%uXXXX` (encodeKeyValue): the
+ * a lone surrogate (which encodeURIComponent refuses) becomes `%u` and its four hex digits (encodeKeyValue): the
  * same text for every well-formed string. Null, absent and empty values hold no item.
  *
  * The record item lists the fields whose item it holds in `uniques`. A record may hold none for a
