@@ -16,8 +16,8 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { db, tableName } from '../shared/data/client.js';
 import { COUNTER_SHARDS, counterKey, copyItem, countPlace, listings, recordItem, type StoredRecord } from '../shared/data/records-keys.js';
-import { listRecords } from '../shared/entities/service.js';
-import type { ApiRequest, AuthContext, Reply } from '../shared/http/types.js';
+import type { AuthContext } from '../shared/caller.js';
+import { listRecords, type ListResult } from '../shared/entities/service.js';
 import { findEntity, loadRegistry } from '../shared/registry/index.js';
 
 const STATUSES = ['todo', 'in_progress', 'completed'];
@@ -163,28 +163,8 @@ export async function counting<T>(work: () => Promise<T>): Promise<{ result: T; 
   }
 }
 
-function request(auth: AuthContext, query: Record<string, string>): ApiRequest {
-  return {
-    method: 'GET',
-    path: '/api/v1/tasks',
-    route: { method: 'GET', path: '/api/v1/{entity}' } as ApiRequest['route'],
-    params: { entity: 'tasks' },
-    query,
-    multiQuery: Object.fromEntries(Object.entries(query).map(([k, v]) => [k, [v]])),
-    headers: {},
-    cookies: {},
-    body: undefined,
-    requestId: 'bench',
-    ip: '127.0.0.1',
-    userAgent: 'bench',
-    auth,
-    responseHeaders: {},
-    responseCookies: [],
-  };
-}
-
-export async function list(auth: AuthContext, query: Record<string, string>): Promise<Reply> {
-  return listRecords(findEntity('tasks')!, request(auth, query));
+export async function list(auth: AuthContext, query: Record<string, string>): Promise<ListResult> {
+  return listRecords(findEntity('tasks')!, auth, query);
 }
 
 /** Every LIST shape at one size. */
@@ -197,7 +177,7 @@ export async function measureListCosts(seeded: Seeded): Promise<ListCost[]> {
     // (shared/migrations/state.ts): a per-container cost, not a per-LIST one, so not counted here.
     await ensureLayouts();
     const { result, counted } = await counting(() => list(auth, query));
-    const pagination = result.pagination!;
+    const pagination = result.pagination;
     rows.push({
       shape,
       query,
@@ -218,7 +198,7 @@ export async function measureListCosts(seeded: Seeded): Promise<ListCost[]> {
   await run('default order, page 1', { limit: String(limit) }, limit + 2 + counters, `≤ ${limit + 2} copies + ${counters} counter shards`, 'ONE Query from the counters: total + limit+1 copies');
   await run('default order, page 5', { limit: String(limit), page: '5' }, 4 * limit + limit + 2 + counters, `≤ ${4 * limit + 1} entries before + ${limit + 1} + ${counters} counter shards`, 'keys-only Query over the entries before (with the counter), then ONE Query for the page and one copy more');
   const page49 = await list(auth, { limit: String(limit), page: '49' });
-  const cursor = page49.pagination?.nextCursor;
+  const cursor = page49.pagination.nextCursor;
   if (!cursor) throw new Error(`no cursor after page 49 at size ${size}`);
   await run('cursor, page 50', { limit: String(limit), cursor }, limit + 1 + counters, `≤ ${limit + 1} copies + ${counters} counter shards`, 'ONE Query after the cursor key (the page and one copy more) + ONE Query of the counter shards');
   await run('equality on an indexed field (status=todo)', { limit: String(limit), status: 'todo' }, limit + 2 + counters, `≤ ${limit + 2} copies + ${counters} counter shards`, "the status=todo partition: ONE Query from its counters + ONE Query of the base partition's counter shards (they count status)");

@@ -5,7 +5,7 @@
  */
 import type { GenerateInput } from '../shared/ai/service.js';
 import type { ApiRequest, Reply } from '../shared/http/types.js';
-import { onFirstUse } from '../shared/http/on-first-use.js';
+import { onFirstUse } from '../shared/on-first-use.js';
 
 const service = onFirstUse(() => import('../shared/ai/service.js'));
 

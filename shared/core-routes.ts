@@ -133,7 +133,7 @@ export const afterPlugins: readonly Route[] = [
   { method: 'POST', path: `${V1}/webhooks/{id}/deliveries/{deliveryId}/retry`, family: 'webhooks', auth: 'required', scope: 'webhooks:write' },
   { method: 'POST', path: `${V1}/webhooks/{id}/test`, family: 'webhooks', auth: 'required', scope: 'webhooks:write' },
 
-  // The API's index: the entities the caller may use, with their paths and links (shared/entities/api-index.ts).
+  // The API's index: the entities the caller may use, with their paths and links (shared/http/operations/api-index.ts).
   { method: 'GET', path: V1, family: 'entities', auth: 'optional' },
   // Registered entities: after every static path above, as SPEC.md orders them.
   // Reads are 'optional' so that public entities answer anonymous callers (the entities family

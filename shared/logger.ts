@@ -10,7 +10,7 @@
  * with a line still unwritten.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { onFirstUse } from './http/on-first-use.js';
+import { onFirstUse } from './on-first-use.js';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
 type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT';

@@ -12,7 +12,7 @@ import { generatePassword, hashPassword, MIN_PASSWORD_LENGTH } from '../../share
 import { revokeUserSessions } from '../../shared/auth/sessions.js';
 import { scopesForRole } from '../../shared/auth/scopes.js';
 import { ApiError } from '../../shared/errors.js';
-import type { AuthContext, Role } from '../../shared/http/types.js';
+import type { AuthContext, Role } from '../../shared/caller.js';
 import { loadRegistry } from '../../shared/registry/index.js';
 
 /** A mistake the operator can fix: printed as one line, exit code 1. */

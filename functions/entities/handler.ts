@@ -10,6 +10,6 @@ import { loadRegistry } from '../../shared/registry/index.js';
 await loadRegistry();
 
 export const handler = createApiHandler(async () => {
-  const { entityOperations, entityStackOptions } = await import('../../shared/entities/operations.js');
+  const { entityOperations, entityStackOptions } = await import('../../shared/http/operations/entities.js');
   return { operations: entityOperations, options: entityStackOptions };
 });

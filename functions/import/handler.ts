@@ -5,6 +5,6 @@ import { loadRegistry } from '../../shared/registry/index.js';
 await loadRegistry();
 
 export const handler = createApiHandler(async () => {
-  const { importAuthorizeOptions, importOperations } = await import('../../shared/import/operations.js');
+  const { importAuthorizeOptions, importOperations } = await import('../../shared/http/operations/import.js');
   return { operations: importOperations, options: importAuthorizeOptions };
 });

@@ -10,7 +10,7 @@ await loadRegistry();
 
 export const handler = createApiHandler(
   async () => {
-    const { streamAuthorizeOptions, streamOperations } = await import('../../shared/stream/operations.js');
+    const { streamAuthorizeOptions, streamOperations } = await import('../../shared/http/operations/stream.js');
     return { operations: streamOperations, options: streamAuthorizeOptions };
   },
   { streaming: true },

@@ -3,10 +3,10 @@
  * sets the message's visibility to the next back-off wait and reports it as a batch item
  * failure; after the last attempt its visibility is cleared, so the queue's redrive policy moves
  * it to the dead-letter queue. The delivery code and the AWS SDK load with the first batch
- * (shared/http/on-first-use.ts), not at cold start.
+ * (shared/on-first-use.ts), not at cold start.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { onFirstUse } from '../../shared/http/on-first-use.js';
+import { onFirstUse } from '../../shared/on-first-use.js';
 import { loadLogger, logger } from '../../shared/logger.js';
 
 /** After an error of ours, the message is received again within this (plus up to as much jitter). */

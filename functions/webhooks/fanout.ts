@@ -2,11 +2,11 @@
  * The fan-out function: consumes the Events table's DynamoDB stream (inserts only, by the event
  * source mapping's filter) and queues one delivery per subscribed webhook. Reports partial batch
  * failures: the stream resumes from the first record that failed. The fan-out code and the AWS
- * SDK load with the first batch (shared/http/on-first-use.ts), not at cold start.
+ * SDK load with the first batch (shared/on-first-use.ts), not at cold start.
  */
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { config } from '../../shared/config.js';
-import { onFirstUse } from '../../shared/http/on-first-use.js';
+import { onFirstUse } from '../../shared/on-first-use.js';
 import { loadLogger, logger } from '../../shared/logger.js';
 import { findEntity, loadRegistry } from '../../shared/registry/index.js';
 

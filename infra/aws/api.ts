@@ -9,7 +9,7 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { BINARY_MEDIA_TYPES, BODY_TOO_LARGE_MESSAGE, grouped, MAX_BINARY_BODY_BYTES, MAX_TEXT_BODY_BYTES, MIN_COMPRESSION_BYTES, UPLOAD_PRESIGN_ROUTE } from '../../shared/http/body-limits.js';
+import { BINARY_MEDIA_TYPES, BODY_TOO_LARGE_MESSAGE, grouped, MAX_BINARY_BODY_BYTES, MAX_TEXT_BODY_BYTES, MIN_COMPRESSION_BYTES, UPLOAD_PRESIGN_ROUTE } from '../../shared/body-limits.js';
 import { STREAMING_FAMILIES, STREAMING_TIMEOUT_SECONDS, type Route } from '../../shared/routes.js';
 
 export interface ApiPath {

@@ -1,6 +1,6 @@
 /**
  * WAF rules that refuse a request whose Content-Length is over what a function can receive
- * (shared/http/body-limits.ts), with 413 PAYLOAD_TOO_LARGE in the error envelope, before API
+ * (shared/body-limits.ts), with 413 PAYLOAD_TOO_LARGE in the error envelope, before API
  * Gateway invokes Lambda. Without them, such a body reaches Lambda's invoke limit and the client
  * gets API Gateway's integration failure instead (infra/aws/api.ts).
  *
@@ -13,7 +13,7 @@
  * origin and credentials, and any other request gets `Access-Control-Allow-Origin: *`.
  */
 import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
-import { BINARY_MEDIA_TYPES, BODY_TOO_LARGE_MESSAGE, MAX_BINARY_BODY_BYTES, MAX_TEXT_BODY_BYTES } from '../../shared/http/body-limits.js';
+import { BINARY_MEDIA_TYPES, BODY_TOO_LARGE_MESSAGE, MAX_BINARY_BODY_BYTES, MAX_TEXT_BODY_BYTES } from '../../shared/body-limits.js';
 
 /** The key of the 413 body among the web ACL's custom response bodies. */
 export const PAYLOAD_TOO_LARGE_BODY_KEY = 'PayloadTooLarge';

@@ -86,7 +86,7 @@ export interface BundledFunctionProps {
  * which NodejsFunction's single output file cannot do): minified ESM, target ESBUILD_TARGET.
  *
  * - `index.mjs` holds what the handler module evaluates at load; every module reached only
- *   through `import()` (the AWS SDK, the operations: see shared/http/on-first-use.ts) goes to
+ *   through `import()` (the AWS SDK, the operations: see shared/on-first-use.ts) goes to
  *   `chunks/`, which Node reads, parses and evaluates on the first request that imports it. A
  *   single file would be parsed whole at every cold start, and the Node built-ins its modules
  *   import (http, https, zlib, child_process, ...) would all be loaded there too, since esbuild

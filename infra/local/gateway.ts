@@ -1,7 +1,7 @@
 /**
  * The local stand-in for API Gateway: turns each HTTP request into a REST (v1) proxy event,
  * invokes the family's handler, and writes its result back — with the limits a request meets on
- * AWS (a body over what a function can receive → 413, shared/http/body-limits.ts; 29 s
+ * AWS (a body over what a function can receive → 413, shared/body-limits.ts; 29 s
  * integration timeout → 504, except for streamed responses) and its error responses in the
  * product's envelope. A body declared over the limit is answered 413 before it is read (instead
  * of `100 Continue` when the client asks first); slow senders are cut off (HEADERS_TIMEOUT_MS).
@@ -13,7 +13,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Socket } from 'node:net';
 import { config } from '../../shared/config.js';
 import { ApiError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError } from '../../shared/errors.js';
-import { BODY_TOO_LARGE_MESSAGE, maxBodyBytes, MIN_COMPRESSION_BYTES } from '../../shared/http/body-limits.js';
+import { BODY_TOO_LARGE_MESSAGE, maxBodyBytes, MIN_COMPRESSION_BYTES } from '../../shared/body-limits.js';
 import { API_FUNCTION_TIMEOUT_SECONDS } from '../../shared/http/deadline.js';
 import { nameMap, proxyQueryFields, validRequestId } from '../../shared/http/request-context.js';
 import { familyOfPath, matchPath, STREAMING_TIMEOUT_SECONDS } from '../../shared/routes.js';

@@ -9,7 +9,7 @@ import { createTenantWithAdmin, createUser, getUserByEmail, type User } from '..
 import { generatePassword, hashPassword } from '../../shared/auth/passwords.js';
 import { scopesForRole } from '../../shared/auth/scopes.js';
 import { createRecord } from '../../shared/entities/service.js';
-import type { AuthContext } from '../../shared/http/types.js';
+import type { AuthContext } from '../../shared/caller.js';
 import { findEntity, loadRegistry } from '../../shared/registry/index.js';
 
 export const DEMO_ADMIN_EMAIL = 'demo-admin@example.com';

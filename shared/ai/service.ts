@@ -5,7 +5,7 @@
 import { ForbiddenError, NotFoundError } from '../errors.js';
 import { getUser } from '../data/identity.js';
 import { logger } from '../logger.js';
-import type { AuthContext } from '../http/types.js';
+import type { AuthContext } from '../caller.js';
 import { aiConfig, type ModelName } from './config.js';
 import { getCredits, grantCredits, listGrants, refundCredits, reserveCredits, settleCredits, type Credits, type Grant } from './credits.js';
 import { LocalProvider } from './local-provider.js';

@@ -25,7 +25,7 @@ import { db, tableName } from '../data/client.js';
 import { UnauthorizedError } from '../errors.js';
 import { newId } from '../ids.js';
 import { logger } from '../logger.js';
-import type { ApiRequest, AuthContext, AuthUser, Role } from '../http/types.js';
+import type { AuthContext, AuthUser, CallOrigin, Role } from '../caller.js';
 
 export const API_KEY_PATTERN = /^sk_(live|test)_[A-Za-z0-9_-]{40}$/;
 export const KEY_PREFIX_LENGTH = 12;
@@ -257,7 +257,7 @@ async function lookup(hash: string): Promise<CacheEntry> {
  * (infra/aws/permissions.ts, readUpdate), only auth and keys may put. Key management writes its
  * own entries inside its transactions.
  */
-export async function writeAudit(keyId: string, action: AuditAction, req: Pick<ApiRequest, 'ip' | 'userAgent'>, details?: Record<string, unknown>): Promise<AuditEntry> {
+export async function writeAudit(keyId: string, action: AuditAction, req: CallOrigin, details?: Record<string, unknown>): Promise<AuditEntry> {
   const entry = auditEntry(keyId, action, req, details);
   const { pk, sk, ...attributes } = auditItem(entry) as { pk: string; sk: string } & Record<string, unknown>;
   const names: Record<string, string> = {};
@@ -279,7 +279,7 @@ export async function writeAudit(keyId: string, action: AuditAction, req: Pick<A
   return entry;
 }
 
-export function auditEntry(keyId: string, action: AuditAction, req: Pick<ApiRequest, 'ip' | 'userAgent'>, details?: Record<string, unknown>): AuditEntry {
+export function auditEntry(keyId: string, action: AuditAction, req: CallOrigin, details?: Record<string, unknown>): AuditEntry {
   return {
     id: newId('aud'),
     keyId,
@@ -295,7 +295,7 @@ export function auditItem(entry: AuditEntry): Record<string, unknown> {
   return { pk: auditPk(entry.keyId), sk: `${entry.timestamp}#${entry.id}`, ...entry };
 }
 
-function auditQuietly(keyId: string, action: AuditAction, req: ApiRequest, details?: Record<string, unknown>): Promise<void> {
+function auditQuietly(keyId: string, action: AuditAction, req: CallOrigin, details?: Record<string, unknown>): Promise<void> {
   return writeAudit(keyId, action, req, details).then(
     () => undefined,
     (error: unknown) => logger.warn('key audit write failed', { keyId, action, error: (error as Error).name }),
@@ -305,7 +305,7 @@ function auditQuietly(keyId: string, action: AuditAction, req: ApiRequest, detai
 // ---------- verification ----------
 
 /** When each request's key verification started, so a scope denial is padded from there. */
-const verificationStarts = new WeakMap<ApiRequest, number>();
+const verificationStarts = new WeakMap<CallOrigin, number>();
 
 function invalid(message = 'Invalid API key'): UnauthorizedError {
   return new UnauthorizedError(message, 'INVALID_API_KEY');
@@ -315,7 +315,7 @@ function invalid(message = 'Invalid API key'): UnauthorizedError {
  * The caller behind a key, or UnauthorizedError INVALID_API_KEY / EXPIRED_KEY. Every failure
  * (and every error) leaves no sooner than FAILURE_FLOOR_MS after the call.
  */
-export async function verifyApiKey(key: string, req: ApiRequest): Promise<AuthContext> {
+export async function verifyApiKey(key: string, req: CallOrigin): Promise<AuthContext> {
   const startedAt = performance.now();
   let pending: Promise<void> | undefined;
   try {
@@ -346,7 +346,7 @@ export async function verifyApiKey(key: string, req: ApiRequest): Promise<AuthCo
  * Called by the authorize middleware before it answers 403 to a key: records the denial in the
  * key's audit log and pads the failure to the floor, counted from the key's verification.
  */
-export async function apiKeyScopeDenied(req: ApiRequest, scope: string): Promise<void> {
+export async function apiKeyScopeDenied(req: CallOrigin & { auth?: AuthContext }, scope: string): Promise<void> {
   const keyId = req.auth?.keyId;
   if (req.auth?.type !== 'api_key' || !keyId) return;
   const startedAt = verificationStarts.get(req) ?? performance.now();

@@ -26,8 +26,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../data/client.js';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError, type ErrorDetails } from '../errors.js';
-import type { ApiRequest, AuthContext } from '../http/types.js';
-import { keyRequestsLast24h } from '../http/rate-limit.js';
+import type { AuthContext, CallOrigin } from '../caller.js';
+import { keyRequestsLast24h } from '../data/rate-counters.js';
 import { newId, randomString } from '../ids.js';
 import {
   KEY_PREFIX_LENGTH,
@@ -80,7 +80,7 @@ interface KeyPointer {
   revokedAt?: string;
 }
 
-type Caller = Pick<ApiRequest, 'ip' | 'userAgent'> & { auth?: AuthContext };
+type Caller = CallOrigin & { auth?: AuthContext };
 
 /** A new key: `sk_<env>_` + 40 characters of [A-Za-z0-9_-] from the CSPRNG. */
 export function generateApiKey(environment: Environment = 'live'): string {

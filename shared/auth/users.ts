@@ -18,7 +18,7 @@
  *   key set to null is removed; each is limited to 10 000 bytes of JSON.
  */
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../errors.js';
-import type { AuthContext } from '../http/types.js';
+import type { AuthContext } from '../caller.js';
 import {
   createTenantWithAdmin,
   createUser,

@@ -17,7 +17,7 @@ import {
   type QueryCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '../errors.js';
-import type { Role } from '../http/types.js';
+import type { Role } from '../caller.js';
 import { newId } from '../ids.js';
 import { db, tableName } from './client.js';
 

@@ -12,7 +12,7 @@
 import { hasScope } from '../auth/scopes.js';
 import type { StoredRecord, Viewer } from '../data/records-keys.js';
 import { ForbiddenError, InsufficientPermissionsError, MethodNotAllowedError, NotFoundError, UnauthorizedError } from '../errors.js';
-import type { AuthContext } from '../http/types.js';
+import type { AuthContext } from '../caller.js';
 import { methodsOf } from '../registry/describe.js';
 import type { LoadedEntity, OperationName, PermissionName } from '../registry/types.js';
 

@@ -14,11 +14,9 @@
  * update item `{id, ifMatch, ...fields}`, a delete item `{id, ifMatch}` in place of a bare id.
  * An item whose record moved on fails alone with PRECONDITION_FAILED (and `etag`, the current one).
  */
-import { BadRequestError, EntityNotFoundError, NotFoundError, toApiError, ValidationError } from '../errors.js';
-import type { ApiRequest, Reply } from '../http/types.js';
-import { findEntity } from '../registry/index.js';
+import type { AuthContext } from '../caller.js';
+import { BadRequestError, toApiError, ValidationError } from '../errors.js';
 import type { LoadedEntity } from '../registry/types.js';
-import { RESERVED_SLUGS } from '../registry/validate.js';
 import { requireCaller, requireOperation, requirePermission } from './access.js';
 import { preconditionsOfValue } from './preconditions.js';
 import { deleteRecord, updateRecord } from './service.js';
@@ -38,16 +36,6 @@ export interface BulkFailure {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-export function bulkEntity(req: ApiRequest): LoadedEntity {
-  const slug = req.params.entity ?? '';
-  const entity = findEntity(slug);
-  if (!entity) {
-    if (RESERVED_SLUGS.has(slug)) throw new NotFoundError(`No route for ${req.method} ${req.path}`);
-    throw new EntityNotFoundError(slug);
-  }
-  return entity;
 }
 
 function listOf(body: unknown, name: string): unknown[] {
@@ -93,14 +81,28 @@ function failureOf(index: number, id: unknown, error: unknown): BulkFailure {
 
 const BAD_ID = (value: unknown) => typeof value !== 'string' || value.length === 0;
 
-export async function bulkUpdate(req: ApiRequest): Promise<Reply> {
-  const entity = bulkEntity(req);
+export interface BulkUpdateResult {
+  updated: number;
+  failed: number;
+  items: unknown[];
+  failures: BulkFailure[];
+}
+
+export interface BulkDeleteResult {
+  deleted: number;
+  failed: number;
+  ids: string[];
+  failures: BulkFailure[];
+}
+
+/** `body` is `{updates: [{id, ifMatch?, ...fields}]}`; `replaceMetadata` as for one record's update. */
+export async function bulkUpdate(entity: LoadedEntity, caller: AuthContext | undefined, body: unknown, options: { replaceMetadata?: boolean } = {}): Promise<BulkUpdateResult> {
   requireOperation(entity, 'update');
-  const auth = requireCaller(req.auth);
+  const auth = requireCaller(caller);
   requirePermission(entity, 'update', auth);
-  const updates = listOf(req.body, 'updates');
+  const updates = listOf(body, 'updates');
   duplicates(updates.map((u) => (isPlainObject(u) ? u.id : undefined)), 'updates');
-  const replaceMetadata = req.query.replaceMetadata === 'true';
+  const replaceMetadata = options.replaceMetadata === true;
   const results = await each(updates.length, async (i) => {
     const update = updates[i];
     if (!isPlainObject(update) || BAD_ID(update.id)) {
@@ -115,16 +117,16 @@ export async function bulkUpdate(req: ApiRequest): Promise<Reply> {
   });
   const items = results.flatMap((r) => (r.record ? [r.record] : []));
   const failures = results.flatMap((r) => (r.failure ? [r.failure] : []));
-  return { status: 200, data: { updated: items.length, failed: failures.length, items, failures } };
+  return { updated: items.length, failed: failures.length, items, failures };
 }
 
-export async function bulkDelete(req: ApiRequest): Promise<Reply> {
-  const entity = bulkEntity(req);
+/** `body` is `{ids: [id | {id, ifMatch}]}` (undefined: the request had no body). */
+export async function bulkDelete(entity: LoadedEntity, caller: AuthContext | undefined, body: unknown): Promise<BulkDeleteResult> {
   requireOperation(entity, 'delete');
-  const auth = requireCaller(req.auth);
+  const auth = requireCaller(caller);
   requirePermission(entity, 'delete', auth);
-  if (req.body === undefined) throw new BadRequestError('A bulk delete needs a JSON body {ids: [...]}', { ids: 'is required' });
-  const entries = listOf(req.body, 'ids');
+  if (body === undefined) throw new BadRequestError('A bulk delete needs a JSON body {ids: [...]}', { ids: 'is required' });
+  const entries = listOf(body, 'ids');
   // An entry is an id, or {id, ifMatch}.
   const ids = entries.map((entry) => (isPlainObject(entry) ? entry.id : entry));
   duplicates(ids, 'ids');
@@ -144,5 +146,5 @@ export async function bulkDelete(req: ApiRequest): Promise<Reply> {
   });
   const deleted = results.flatMap((r) => (r.id ? [r.id] : []));
   const failures = results.flatMap((r) => (r.failure ? [r.failure] : []));
-  return { status: 200, data: { deleted: deleted.length, failed: failures.length, ids: deleted, failures } };
+  return { deleted: deleted.length, failed: failures.length, ids: deleted, failures };
 }

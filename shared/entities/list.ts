@@ -21,7 +21,7 @@ import { LAGGING_ATTRIBUTES, layoutFor, listingSortKey, totalSource, type Stored
 import { firstPage, MAX_ID_LENGTH, pageAfter, queryAll, readCounter, readCounters, readRecords, skipEntries, type PartitionPage } from '../data/records.js';
 import { deploymentKey } from '../auth/deployment-secret.js';
 import { BadRequestError } from '../errors.js';
-import type { Pagination } from '../http/types.js';
+import type { Pagination } from '../pagination.js';
 import { decodeQueryCursor, encodeQueryCursor, type QueryCursor } from '../query/cursor.js';
 import { buildFilterExpression } from '../query/expression.js';
 import { searchableFields, valueAt } from '../query/fields.js';

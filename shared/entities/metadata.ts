@@ -19,7 +19,7 @@ import { batchGet, batchKey } from '../data/records.js';
 import type { StoredRecord } from '../data/records-keys.js';
 import { config } from '../config.js';
 import { BadRequestError } from '../errors.js';
-import type { AuthContext } from '../http/types.js';
+import type { AuthContext } from '../caller.js';
 import { booleanParam, list } from '../query/params.js';
 
 export const METADATA_CACHE_MS = 5 * 60 * 1000;

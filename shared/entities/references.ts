@@ -8,7 +8,7 @@ import { userKey } from '../data/identity.js';
 import { batchGet, batchKey, type BatchRequest } from '../data/records.js';
 import { fromItem, recordKey, type Key } from '../data/records-keys.js';
 import { ValidationError } from '../errors.js';
-import type { AuthContext } from '../http/types.js';
+import type { AuthContext } from '../caller.js';
 import { findEntity } from '../registry/index.js';
 import type { LoadedEntity } from '../registry/types.js';
 import { canSee } from './access.js';

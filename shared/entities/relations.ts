@@ -14,7 +14,7 @@ import { userKey } from '../data/identity.js';
 import { batchGet, batchKey, queryPartition, type BatchRequest } from '../data/records.js';
 import { fromItem, listingPartitionFor, recordKey, type Key, type StoredRecord } from '../data/records-keys.js';
 import { BadRequestError } from '../errors.js';
-import type { AuthContext } from '../http/types.js';
+import type { AuthContext } from '../caller.js';
 import { findEntity } from '../registry/index.js';
 import type { LoadedEntity, RelationDefinition } from '../registry/types.js';
 import { canSee, requirePermission, viewerOf } from './access.js';

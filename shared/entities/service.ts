@@ -17,9 +17,8 @@ import {
 } from '../data/records-keys.js';
 import { getRecord, recordTables, transact, WriteConflict } from '../data/records.js';
 import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import type { ApiRequest, AuthContext, Reply } from '../http/types.js';
+import type { AuthContext } from '../caller.js';
 import { newId, newRecordId } from '../ids.js';
-import { describeEntity } from '../registry/describe.js';
 import { findEntity } from '../registry/index.js';
 import { checkCreate, checkUpdate, mergedProblems, unvalidatedReferences, type WriteInput } from '../registry/schemas.js';
 import { oversizedUniques } from '../data/unique-keys.js';
@@ -34,8 +33,7 @@ import { attachRelations, parseIncludes, type Include } from './relations.js';
 import { list, parseFields, parseListQuery, refuseUnknownParameters } from '../query/params.js';
 import { METADATA_MAX_CHARS } from '../registry/schemas.js';
 import { ensureLayouts } from '../migrations/state.js';
-import type { Pagination } from '../http/types.js';
-import { apiPath } from '../http/urls.js';
+import type { Pagination } from '../pagination.js';
 
 const WRITE_ATTEMPTS = 3;
 
@@ -193,59 +191,48 @@ async function render(entity: LoadedEntity, records: StoredRecord[], view: View,
   return out;
 }
 
-/** X-Total-Count, X-Page, X-Per-Page and Link (RFC 8288) next/prev: the same query with another page. */
-export function listHeaders(req: Pick<ApiRequest, 'path' | 'basePath' | 'multiQuery' | 'query'>, pagination: Pagination): Record<string, string> {
-  const headers: Record<string, string> = {
-    'X-Total-Count': String(pagination.total),
-    'X-Page': String(pagination.page),
-    'X-Per-Page': String(pagination.limit),
-  };
-  // next continues from the page's position (nextCursor); prev is an offset page.
-  const target = (at: { page: number } | { cursor: string }): string => {
-    const params = new URLSearchParams();
-    const multi = req.multiQuery ?? Object.fromEntries(Object.entries(req.query).map(([k, v]) => [k, [v]]));
-    for (const [key, values] of Object.entries(multi)) {
-      if (key === 'page' || key === 'cursor') continue;
-      for (const v of values) params.append(key, v);
-    }
-    if ('cursor' in at) params.set('cursor', at.cursor);
-    else params.set('page', String(at.page));
-    return apiPath(req, `${req.path}?${params.toString()}`);
-  };
-  const links: string[] = [];
-  if (pagination.hasNext && pagination.nextCursor) links.push(`<${target({ cursor: pagination.nextCursor })}>; rel="next"`);
-  if (pagination.hasPrev) links.push(`<${target({ page: Math.min(pagination.page - 1, Math.max(pagination.totalPages, 1)) })}>; rel="prev"`);
-  if (links.length) headers.Link = links.join(', ');
-  return headers;
+/** A page of a list: the records the caller may see (or the distinct values asked for) and where the page stands. */
+export interface ListResult {
+  data: unknown[];
+  pagination: Pagination;
 }
 
-async function listReply(entity: LoadedEntity, req: ApiRequest, parent?: { field: string; value: unknown }, linked?: string[]): Promise<Reply> {
+/** A record as written or read, and its version's ETag (the one writes return and If-Match takes). */
+export interface RecordWithEtag {
+  data: PublicRecord;
+  etag: string;
+}
+
+/** The query string of a list or a read, one value per parameter (parsed here, against the entity's definition). */
+export type RecordQuery = Record<string, string>;
+
+async function listPage(entity: LoadedEntity, auth: AuthContext | undefined, query: RecordQuery, parent?: { field: string; value: unknown }, linked?: string[]): Promise<ListResult> {
   // The plan reads only complete indexes: those of the layout loaded now.
   await ensureLayouts();
-  const spec = parseListQuery(entity, req.query);
-  const view = parseView(entity, req.query, spec.fields);
+  const spec = parseListQuery(entity, query);
+  const view = parseView(entity, query, spec.fields);
   if (linked) spec.ids = spec.ids ? spec.ids.filter((id) => linked.includes(id)) : linked;
-  const result = await executeList(entity, planList(entity, viewerOf(req.auth), spec, parent), (r) => canSee(entity, r, req.auth));
-  const data = result.distinct ?? (await render(entity, result.records, view, req.auth));
-  return { data, pagination: result.pagination, headers: listHeaders(req, result.pagination) };
+  const result = await executeList(entity, planList(entity, viewerOf(auth), spec, parent), (r) => canSee(entity, r, auth));
+  const data = result.distinct ?? (await render(entity, result.records, view, auth));
+  return { data, pagination: result.pagination };
 }
 
-export async function listRecords(entity: LoadedEntity, req: ApiRequest): Promise<Reply> {
+export async function listRecords(entity: LoadedEntity, auth: AuthContext | undefined, query: RecordQuery): Promise<ListResult> {
   requireOperation(entity, 'list');
-  requirePermission(entity, 'read', req.auth);
-  return listReply(entity, req);
+  requirePermission(entity, 'read', auth);
+  return listPage(entity, auth, query);
 }
 
-export async function readRecord(entity: LoadedEntity, id: string, req: ApiRequest): Promise<Reply> {
+export async function readRecord(entity: LoadedEntity, id: string, auth: AuthContext | undefined, query: RecordQuery = {}): Promise<RecordWithEtag> {
   requireOperation(entity, 'read');
-  requirePermission(entity, 'read', req.auth);
-  refuseUnknownParameters(entity, req.query, 'read');
-  const view = parseView(entity, req.query);
+  requirePermission(entity, 'read', auth);
+  refuseUnknownParameters(entity, query, 'read');
+  const view = parseView(entity, query);
   await ensureLayouts();
-  const record = visibleOr404(entity, await getRecord(entity, id, req.auth?.tenantId), id, req.auth);
-  const [data] = await render(entity, [record], view, req.auth);
+  const record = visibleOr404(entity, await getRecord(entity, id, auth?.tenantId), id, auth);
+  const [data] = await render(entity, [record], view, auth);
   // The version's ETag (the one writes return and If-Match takes), whatever the view.
-  return { data, headers: { ETag: recordEtag(record) } };
+  return { data, etag: recordEtag(record) };
 }
 
 export interface CreateOptions {
@@ -282,10 +269,10 @@ export async function createRecord(entity: LoadedEntity, auth: AuthContext | und
   return present(entity, await insertRecord(entity, auth, payload, options));
 }
 
-/** CREATE as a reply: 201, the record and its ETag. */
-export async function createRecordReply(entity: LoadedEntity, auth: AuthContext | undefined, payload: unknown): Promise<Reply> {
+/** CREATE with the new record's ETag. */
+export async function createRecordWithEtag(entity: LoadedEntity, auth: AuthContext | undefined, payload: unknown): Promise<RecordWithEtag> {
   const record = await insertRecord(entity, auth, payload);
-  return { status: 201, data: present(entity, record), headers: { ETag: recordEtag(record) } };
+  return { data: present(entity, record), etag: recordEtag(record) };
 }
 
 async function insertRecord(entity: LoadedEntity, auth: AuthContext | undefined, payload: unknown, options: CreateOptions = {}): Promise<StoredRecord> {
@@ -352,10 +339,10 @@ export async function updateRecord(entity: LoadedEntity, id: string, auth: AuthC
   return present(entity, await updateStored(entity, id, auth, payload, options));
 }
 
-/** PATCH as a reply: the record and the new version's ETag. */
-export async function updateRecordReply(entity: LoadedEntity, id: string, auth: AuthContext | undefined, payload: unknown, options: UpdateOptions = {}): Promise<Reply> {
+/** UPDATE with the new version's ETag. */
+export async function updateRecordWithEtag(entity: LoadedEntity, id: string, auth: AuthContext | undefined, payload: unknown, options: UpdateOptions = {}): Promise<RecordWithEtag> {
   const record = await updateStored(entity, id, auth, payload, options);
-  return { data: present(entity, record), headers: { ETag: recordEtag(record) } };
+  return { data: present(entity, record), etag: recordEtag(record) };
 }
 
 async function updateStored(entity: LoadedEntity, id: string, auth: AuthContext | undefined, payload: unknown, options: UpdateOptions): Promise<StoredRecord> {
@@ -373,7 +360,8 @@ async function updateStored(entity: LoadedEntity, id: string, auth: AuthContext 
   return updated!;
 }
 
-export async function deleteRecord(entity: LoadedEntity, id: string, auth: AuthContext | undefined, preconditions?: Preconditions): Promise<Reply> {
+/** DELETE: a soft-deleted record comes back (with its ETag); a hard-deleted one is gone (undefined). */
+export async function deleteRecord(entity: LoadedEntity, id: string, auth: AuthContext | undefined, preconditions?: Preconditions): Promise<RecordWithEtag | undefined> {
   requireOperation(entity, 'delete');
   const caller = requireCaller(auth);
   requirePermission(entity, 'delete', caller);
@@ -385,12 +373,7 @@ export async function deleteRecord(entity: LoadedEntity, id: string, auth: AuthC
     }
     return { items: deleteTransaction(entity, before, changeEvent(entity, 'deleted', before, new Date().toISOString()), recordTables()) };
   }, preconditions);
-  if (deleted) return { data: present(entity, deleted), headers: { ETag: recordEtag(deleted) } };
-  return { message: `${entity.name} ${id} deleted` };
-}
-
-export function describe(entity: LoadedEntity, auth: AuthContext | undefined): Reply {
-  return { data: describeEntity(entity, auth) };
+  return deleted ? { data: present(entity, deleted), etag: recordEtag(deleted) } : undefined;
 }
 
 // ---------- child collections ----------
@@ -410,30 +393,27 @@ async function visibleParent(entity: LoadedEntity, id: string, auth: AuthContext
   return visibleOr404(entity, await getRecord(entity, id, auth?.tenantId), id, auth);
 }
 
-export async function listChildren(entity: LoadedEntity, id: string, child: string, req: ApiRequest): Promise<Reply> {
+export async function listChildren(entity: LoadedEntity, id: string, child: string, auth: AuthContext | undefined, query: RecordQuery): Promise<ListResult> {
   const { relation, target } = childRelation(entity, child);
   requireOperation(target, 'list');
-  requirePermission(target, 'read', req.auth);
-  const params = parseListParams(req.query);
-  const parent = await visibleParent(entity, id, req.auth);
+  requirePermission(target, 'read', auth);
+  const params = parseListParams(query);
+  const parent = await visibleParent(entity, id, auth);
   if (relation.type === 'hasMany') {
-    if (!target.access.public && !req.auth) {
-      const pagination = paginationOf(params.page, params.limit, 0, null);
-      return { data: [], pagination, headers: listHeaders(req, pagination) };
-    }
-    return listReply(target, req, { field: relation.foreignKey, value: parent.id });
+    if (!target.access.public && !auth) return { data: [], pagination: paginationOf(params.page, params.limit, 0, null) };
+    return listPage(target, auth, query, { field: relation.foreignKey, value: parent.id });
   }
   // manyToMany: the ids stored on the parent (at most 100): ONE BatchGetItem, then filter/sort/page.
-  return listReply(target, req, undefined, (parent.data[relation.foreignKey] as string[] | undefined) ?? []);
+  return listPage(target, auth, query, undefined, (parent.data[relation.foreignKey] as string[] | undefined) ?? []);
 }
 
-export async function createChild(entity: LoadedEntity, id: string, child: string, auth: AuthContext | undefined, payload: unknown): Promise<Reply> {
+/** A new record in a child collection (a hasMany child, or a manyToMany target linked to the parent). */
+export async function createChild(entity: LoadedEntity, id: string, child: string, auth: AuthContext | undefined, payload: unknown): Promise<PublicRecord> {
   const { relation, target } = childRelation(entity, child);
   const caller = requireCaller(auth);
   const parent = await visibleParent(entity, id, caller);
   if (relation.type === 'hasMany') {
-    const data = await createRecord(target, caller, payload, { forced: { [relation.foreignKey]: parent.id }, checked: [relation.foreignKey] });
-    return { status: 201, data };
+    return createRecord(target, caller, payload, { forced: { [relation.foreignKey]: parent.id }, checked: [relation.foreignKey] });
   }
   // manyToMany: a new target record linked to the parent, in the same transaction.
   requireOperation(entity, 'update');
@@ -444,7 +424,7 @@ export async function createChild(entity: LoadedEntity, id: string, child: strin
   for (let attempt = 1; ; attempt++) {
     const current = attempt === 1 ? parent : changeableOr404(entity, await getRecord(entity, id, caller.tenantId), id, caller);
     try {
-      const data = await createRecord(target, caller, payload, {
+      return await createRecord(target, caller, payload, {
         alongside: (created) => {
           const next: StoredRecord = {
             ...current,
@@ -455,7 +435,6 @@ export async function createChild(entity: LoadedEntity, id: string, child: strin
           return updateTransaction(entity, current, next, changeEvent(entity, 'updated', next, next.updatedAt), recordTables());
         },
       });
-      return { status: 201, data };
     } catch (error) {
       // The new record's condition is first; a conflict on the parent shows as a cancelled transaction.
       if (!isParentConflict(error) || attempt >= WRITE_ATTEMPTS) throw error;

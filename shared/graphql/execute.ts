@@ -16,7 +16,7 @@
 import { execute, GraphQLError, parse, validate, type DocumentNode } from 'graphql';
 import { ensureLayouts } from '../migrations/state.js';
 import { ApiError, toApiError } from '../errors.js';
-import { jsonDepth, MAX_JSON_DEPTH } from '../http/json-body.js';
+import { jsonDepth, MAX_JSON_DEPTH } from '../json-depth.js';
 import type { ApiRequest, Reply } from '../http/types.js';
 import { logger } from '../logger.js';
 import { allEntities } from '../registry/index.js';

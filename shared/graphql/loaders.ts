@@ -11,7 +11,7 @@ import { batchGet, batchKey } from '../data/records.js';
 import { fromItem, recordKey, type Key } from '../data/records-keys.js';
 import { canSee } from '../entities/access.js';
 import { present } from '../entities/present.js';
-import type { AuthContext } from '../http/types.js';
+import type { AuthContext } from '../caller.js';
 import { findEntity } from '../registry/index.js';
 
 type Related = Record<string, unknown> | null;

@@ -49,7 +49,8 @@ import { requirePermission } from '../entities/access.js';
 import { preconditionsOfValue } from '../entities/preconditions.js';
 import { createRecord, deleteRecord, listRecords, readRecord, updateRecord } from '../entities/service.js';
 import { InsufficientPermissionsError, NotFoundError, UnauthorizedError } from '../errors.js';
-import type { ApiRequest, AuthContext, Pagination } from '../http/types.js';
+import type { ApiRequest } from '../http/types.js';
+import type { AuthContext } from '../caller.js';
 import { allEntities, findEntity } from '../registry/index.js';
 import { linkKeys, writableFields } from '../registry/schemas.js';
 import type { FieldDefinition, LoadedEntity } from '../registry/types.js';
@@ -139,10 +140,6 @@ function requireScope(entity: LoadedEntity, action: 'read' | 'write' | 'delete',
 }
 
 /** The request as the service sees it, with these query parameters. */
-function withQuery(req: ApiRequest, query: Record<string, string>): ApiRequest {
-  return { ...req, query, multiQuery: Object.fromEntries(Object.entries(query).map(([k, v]) => [k, [v]])), responseHeaders: {} };
-}
-
 const UserType = new GraphQLObjectType({
   name: 'User',
   description: 'A user of the caller’s tenant (id, name, e-mail only).',
@@ -234,7 +231,7 @@ function buildSchema(): GraphQLSchema {
         resolve: async (_root, args: { id: string }, context) => {
           requireScope(entity, 'read', 'read', context.auth);
           try {
-            return (await readRecord(entity, args.id, withQuery(context.req, {}))).data;
+            return (await readRecord(entity, args.id, context.auth)).data;
           } catch (error) {
             if (error instanceof NotFoundError) return null;
             throw error;
@@ -255,9 +252,8 @@ function buildSchema(): GraphQLSchema {
           const conditions = Object.fromEntries(Object.entries(equal).filter(([, v]) => v !== undefined));
           if (Object.keys(conditions).length) params.filter = JSON.stringify(conditions);
           if (typeof search === 'string' && search) params.search = search;
-          const reply = await listRecords(entity, withQuery(context.req, params));
-          const pagination = reply.pagination as Pagination;
-          const records = (reply.data as Source[]) ?? [];
+          const { data, pagination } = await listRecords(entity, context.auth, params);
+          const records = data as Source[];
           return {
             edges: records.map((node) => ({ node })),
             pageInfo: { hasNextPage: pagination.hasNext, hasPreviousPage: pagination.hasPrev },

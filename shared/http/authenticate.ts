@@ -10,7 +10,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
-import { onFirstUse } from './on-first-use.js';
+import { onFirstUse } from '../on-first-use.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest, AuthContext } from './types.js';
 
 const credentialCode = onFirstUse(() => Promise.all([import('../auth/sessions.js'), import('../auth/api-keys.js')]));

@@ -11,7 +11,7 @@
  * (middy's early timeout, from context.getRemainingTimeInMillis()), so the client gets the
  * product's envelope with Retry-After instead of the gateway's bare 504 or a killed invocation.
  * A streamed response (the SSE stream) runs up to API Gateway's 15-minute streaming limit and
- * ends itself before that (shared/stream/operations.ts).
+ * ends itself before that (shared/http/operations/stream.ts).
  */
 import { ApiError } from '../errors.js';
 

@@ -35,7 +35,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ApiError, BadRequestError } from '../errors.js';
 import { logger } from '../logger.js';
-import { onFirstUse } from './on-first-use.js';
+import { onFirstUse } from '../on-first-use.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest, AuthContext } from './types.js';
 
 /** node:crypto, loaded by the first request with an Idempotency-Key, not at every cold start. */

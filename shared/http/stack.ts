@@ -24,7 +24,7 @@ import { envelope } from './envelope.js';
 import { idempotency } from './idempotency.js';
 import { inheritedAuth } from './inherited-auth.js';
 import { jsonBody } from './json-body.js';
-import { onFirstUse } from './on-first-use.js';
+import { onFirstUse } from '../on-first-use.js';
 import type { RateLimitOptions } from './rate-limit.js';
 import { requestContext } from './request-context.js';
 import { timedAuthentication, withRequestMetrics } from './request-metrics.js';

@@ -2,30 +2,12 @@
  * The values the middleware stack hands to an operation, and what an operation returns.
  */
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import type { AuthContext } from '../caller.js';
+import type { Pagination } from '../pagination.js';
 import type { Route } from '../routes.js';
 
-export type Role = 'admin' | 'user';
-
-export interface AuthUser {
-  id: string;
-  email: string;
-  name?: string;
-  role: Role;
-}
-
-/** The authentication result of SPEC.md (type, user, scopes), plus the tenant. */
-export interface AuthContext {
-  type: 'api_key' | 'session';
-  user: AuthUser;
-  tenantId: string;
-  scopes: string[];
-  /** The key's id, for api_key. */
-  keyId?: string;
-  /** The session's token hash, for session. */
-  sessionId?: string;
-  /** Set when this request slid the session's expiry (epoch seconds): the cookie is renewed too. */
-  sessionRenewedUntil?: number;
-}
+export type { AuthContext, AuthUser, CallOrigin, Role } from '../caller.js';
+export type { Pagination } from '../pagination.js';
 
 export interface ApiRequest {
   method: string;
@@ -57,16 +39,6 @@ export interface ApiRequest {
   responseHeaders: Record<string, string>;
   /** Set-Cookie values to send. */
   responseCookies: string[];
-}
-
-export interface Pagination {
-  page: number;
-  limit: number;
-  total: number;
-  totalPages: number;
-  hasNext: boolean;
-  hasPrev: boolean;
-  nextCursor?: string | null;
 }
 
 /** What an operation returns; the envelope middleware turns it into the HTTP response. */

@@ -55,13 +55,4 @@ export function requestBase(event: Pick<ApiEvent, 'path' | 'resource' | 'headers
   return { basePath, origin: `${scheme}://${host}`, appPath };
 }
 
-/** The path a client uses for one of the API's own paths (`/api/v1/tasks?page=2` → `/prod/api/v1/tasks?page=2`). */
-export function apiPath(base: { basePath?: string }, ownPath: string): string {
-  if (!ownPath.startsWith('/')) throw new Error(`apiPath: '${ownPath}' must start with '/'`);
-  return `${base.basePath ?? ''}${ownPath}`;
-}
-
-/** The absolute URL of one of the API's own paths (for Location and anything handed to another client). */
-export function apiUrl(base: { basePath?: string; origin?: string }, ownPath: string): string {
-  return `${base.origin ?? ''}${apiPath(base, ownPath)}`;
-}
+export { apiPath, apiUrl } from '../urls.js';

@@ -36,8 +36,7 @@ import { requireCaller, requireOperation, requirePermission } from '../entities/
 import { present, type PublicRecord } from '../entities/present.js';
 import { referenceChecks, referenceProblem, referenceReads } from '../entities/references.js';
 import { ApiError, ConflictError, ValidationError } from '../errors.js';
-import { idempotencyKeyOf, idempotencyScope } from '../http/idempotency.js';
-import type { ApiRequest, AuthContext } from '../http/types.js';
+import type { AuthContext } from '../caller.js';
 import { newId } from '../ids.js';
 import { findEntity } from '../registry/index.js';
 import { checkCreate, unvalidatedReferences, type WriteInput } from '../registry/schemas.js';
@@ -222,9 +221,11 @@ function newRecord(entity: LoadedEntity, auth: AuthContext, input: WriteInput, i
   return record;
 }
 
-function seedOf(req: ApiRequest): IdSeed | undefined {
-  const key = idempotencyKeyOf(req);
-  return key === undefined ? undefined : { scope: idempotencyScope(req.auth, req.ip), idempotencyKey: key };
+/** What an import takes: who is calling, the JSON body (a CSV body already turned into it), and the Idempotency-Key's seed of record ids, if any. */
+export interface ImportInput {
+  caller: AuthContext | undefined;
+  body: unknown;
+  seed?: IdSeed;
 }
 
 export interface WrittenItems {
@@ -238,8 +239,7 @@ export interface WrittenItems {
 }
 
 /** Plans and writes the valid items (in request order). */
-async function writeValid(entity: LoadedEntity, valid: ItemResult[], req: ApiRequest, auth: AuthContext, withEvents: boolean): Promise<WrittenItems> {
-  const seed = seedOf(req);
+async function writeValid(entity: LoadedEntity, valid: ItemResult[], seed: IdSeed | undefined, auth: AuthContext, withEvents: boolean): Promise<WrittenItems> {
   const now = new Date().toISOString();
   const planned: PlannedRecord[] = valid.map((r) => {
     const record = newRecord(entity, auth, r.input!, importRecordId(entity, r.index, r.item, seed, Date.parse(now)), now);
@@ -305,11 +305,11 @@ export interface ImportFailure {
 }
 
 /** POST /api/v1/import/{entity}. */
-export async function importRecords(entity: LoadedEntity, req: ApiRequest): Promise<Record<string, unknown>> {
+export async function importRecords(entity: LoadedEntity, { caller, body: payload, seed }: ImportInput): Promise<Record<string, unknown>> {
   requireOperation(entity, 'create');
-  const auth = requireCaller(req.auth);
+  const auth = requireCaller(caller);
   requirePermission(entity, 'create', auth);
-  const body = isPlainObject(req.body) ? req.body : {};
+  const body = isPlainObject(payload) ? payload : {};
   const details: Record<string, string> = {};
   checkKeys(body, ['items', 'options'], '', details);
   const options = body.options ?? {};
@@ -324,10 +324,10 @@ export async function importRecords(entity: LoadedEntity, req: ApiRequest): Prom
   if (Object.keys(details).length) throw new ValidationError(details);
   const items = itemsOf(body, 'items');
 
-  const results = await validateItems(entity, items, auth, new Map(), seedOf(req));
+  const results = await validateItems(entity, items, auth, new Map(), seed);
   const invalid = results.filter((r) => r.details);
   if (!skipInvalid && invalid.length) throw abortOn(invalid[0]);
-  const written = await writeValid(entity, results.filter((r) => r.input), req, auth, true);
+  const written = await writeValid(entity, results.filter((r) => r.input), seed, auth, true);
   takenAtWrite(written, results);
 
   const failures: ImportFailure[] = [];
@@ -366,13 +366,13 @@ async function resolveEmails(emails: string[], auth: AuthContext): Promise<Map<s
 }
 
 /** POST /api/v1/import/tasks. */
-export async function importTasks(req: ApiRequest): Promise<Record<string, unknown>> {
+export async function importTasks({ caller, body: payload, seed }: ImportInput): Promise<Record<string, unknown>> {
   const entity = findEntity('tasks');
   if (!entity) throw new ApiError(404, 'ENTITY_NOT_FOUND', "Entity 'tasks' is not registered");
   requireOperation(entity, 'create');
-  const auth = requireCaller(req.auth);
+  const auth = requireCaller(caller);
   requirePermission(entity, 'create', auth);
-  const body = isPlainObject(req.body) ? req.body : {};
+  const body = isPlainObject(payload) ? payload : {};
   const details: Record<string, string> = {};
   checkKeys(body, ['tasks', 'assignUsers', 'notify'], '', details);
   const assignUsers = booleanOption(body, 'assignUsers', 'assignUsers', details);
@@ -397,8 +397,8 @@ export async function importTasks(req: ApiRequest): Promise<Record<string, unkno
     return rest;
   });
 
-  const results = await validateItems(entity, bodies, auth, pre, seedOf(req));
-  const written = await writeValid(entity, results.filter((r) => r.input), req, auth, notify);
+  const results = await validateItems(entity, bodies, auth, pre, seed);
+  const written = await writeValid(entity, results.filter((r) => r.input), seed, auth, notify);
   takenAtWrite(written, results);
   const errors: { index: number; task: unknown; error: string; details?: Record<string, string> }[] = [];
   for (const r of results) {

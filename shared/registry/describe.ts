@@ -5,7 +5,7 @@
  */
 import { hasScope } from '../auth/scopes.js';
 import { config } from '../config.js';
-import type { AuthContext } from '../http/types.js';
+import type { AuthContext } from '../caller.js';
 import { linkKeys } from './schemas.js';
 import { PROTECTED_FIELDS, type FieldDefinition, type LoadedEntity, type PermissionName } from './types.js';
 

@@ -1,4 +1,4 @@
-import { LAMBDA_EVENT_BYTES, MAX_BINARY_BODY_BYTES } from '../http/body-limits.js';
+import { LAMBDA_EVENT_BYTES, MAX_BINARY_BODY_BYTES } from '../body-limits.js';
 
 /**
  * What an upload may be (SPEC.md "Limits"): at most 10 MiB, one of three media types judged

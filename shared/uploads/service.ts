@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { logger } from '../logger.js';
 import { BadRequestError, NotFoundError, PayloadTooLargeError, ValidationError } from '../errors.js';
-import type { Pagination } from '../http/types.js';
+import type { Pagination } from '../pagination.js';
 import { checkedType, FileTypeNotAllowedError, SNIFF_BYTES } from './detect.js';
 import { displayFilename, safeFilename } from './filename.js';
 import {

@@ -8,7 +8,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import { BadRequestError, NotFoundError } from '../errors.js';
-import { jsonDepth, MAX_JSON_DEPTH } from '../http/json-body.js';
+import { jsonDepth, MAX_JSON_DEPTH } from '../json-depth.js';
 import { hexSignature, safeEqual } from './signing.js';
 import { storeInboundEvent } from './store.js';
 

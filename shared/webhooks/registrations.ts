@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { config } from '../config.js';
 import { NotFoundError, ValidationError, ConflictError } from '../errors.js';
-import type { AuthContext } from '../http/types.js';
+import type { AuthContext } from '../caller.js';
 import { newId } from '../ids.js';
 import { loadRegistry } from '../registry/index.js';
 import { knownEventTypes, payloadOf, TEST_EVENT } from './events.js';

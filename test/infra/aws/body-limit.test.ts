@@ -1,7 +1,7 @@
 /** The WAF body-limit rules' building blocks (infra/aws/body-limit.ts), checked without synthesis. */
 import { describe, expect, it } from 'vitest';
 import { BINARY_TYPE_PATTERN, bodyLimitRules, greaterThanPattern, payloadTooLargeBody, WAF_REGEX_MAX_LENGTH } from '../../../infra/aws/body-limit.js';
-import { BODY_TOO_LARGE_MESSAGE, MAX_BINARY_BODY_BYTES, MAX_TEXT_BODY_BYTES } from '../../../shared/http/body-limits.js';
+import { BODY_TOO_LARGE_MESSAGE, MAX_BINARY_BODY_BYTES, MAX_TEXT_BODY_BYTES } from '../../../shared/body-limits.js';
 import { PayloadTooLargeError } from '../../../shared/errors.js';
 
 // A small deterministic generator, so that a failure names the values it failed on.

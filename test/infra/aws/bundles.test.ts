@@ -76,7 +76,7 @@ const DEFERRED = ['upload', 'stream', 'webhooks'];
  * Project files holding these families' operations and the consumers' code, and the body limits
  * (the upload limits import them; their 413 message formats numbers with Intl, about 20 ms at load).
  */
-const OPERATIONS = /^shared\/((uploads|stream|webhooks)\/|http\/body-limits\.ts$)/;
+const OPERATIONS = /^shared\/((uploads|stream|webhooks)\/|body-limits\.ts$)/;
 
 /** The functions/<dir>/ a family's bundle may hold: its own, and for batch the families it dispatches to. */
 function allowedDirs(family: string): Set<string> {

@@ -16,7 +16,7 @@ import { readManifest } from '../../../dashboard/build.js';
 import { bundleFilesFor } from '../../../infra/aws/docs.js';
 import { FamilyFunctions, PROJECT_ROOT } from '../../../infra/aws/functions.js';
 import { EntityRecordApiStack } from '../../../infra/aws/stack.js';
-import { MIN_COMPRESSION_BYTES } from '../../../shared/http/body-limits.js';
+import { MIN_COMPRESSION_BYTES } from '../../../shared/body-limits.js';
 
 const cdkJson = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
 

@@ -14,7 +14,7 @@ import { handlerEntry, PROJECT_ROOT } from '../../../infra/aws/functions.js';
 import { DEFAULT_ACCESS, tableAccessFor } from '../../../infra/aws/permissions.js';
 import { EntityRecordApiStack, type EntityRecordApiStackProps } from '../../../infra/aws/stack.js';
 import { tableEnvName } from '../../../infra/aws/tables.js';
-import { BODY_TOO_LARGE_MESSAGE } from '../../../shared/http/body-limits.js';
+import { BODY_TOO_LARGE_MESSAGE } from '../../../shared/body-limits.js';
 import { families, pathTemplates, preflightRoutes, routes, STREAMING_FAMILIES, STREAMING_TIMEOUT_SECONDS } from '../../../shared/routes.js';
 import { tables } from '../../../shared/tables.js';
 

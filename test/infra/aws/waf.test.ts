@@ -9,7 +9,7 @@ import { PROJECT_ROOT } from '../../../infra/aws/functions.js';
 import { EntityRecordApiStack, type EntityRecordApiStackProps } from '../../../infra/aws/stack.js';
 import { greaterThanPattern, PAYLOAD_TOO_LARGE_BODY_KEY } from '../../../infra/aws/body-limit.js';
 import { DEFAULT_WAF_RATE_LIMIT, wafOptionsFromContext } from '../../../infra/aws/waf.js';
-import { BODY_TOO_LARGE_MESSAGE, MAX_BINARY_BODY_BYTES, MAX_TEXT_BODY_BYTES } from '../../../shared/http/body-limits.js';
+import { BODY_TOO_LARGE_MESSAGE, MAX_BINARY_BODY_BYTES, MAX_TEXT_BODY_BYTES } from '../../../shared/body-limits.js';
 
 const cdkJson = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
 

@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { createGateway } from '../../../infra/local/gateway.js';
-import { BODY_TOO_LARGE_MESSAGE, MAX_BINARY_BODY_BYTES, MAX_TEXT_BODY_BYTES } from '../../../shared/http/body-limits.js';
+import { BODY_TOO_LARGE_MESSAGE, MAX_BINARY_BODY_BYTES, MAX_TEXT_BODY_BYTES } from '../../../shared/body-limits.js';
 import type { LambdaHandler } from '../../../infra/local/lambda-runtime.js';
 
 // The gateway is exercised with handlers of the test's own: one echoes the proxy event it got,

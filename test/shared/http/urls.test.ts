@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { listHeaders } from '../../../shared/entities/service.js';
+import { listHeaders } from '../../../shared/http/operations/entities.js';
 import { buildApiRequest } from '../../../shared/http/request-context.js';
 import { apiPath, apiUrl, requestBase } from '../../../shared/http/urls.js';
 

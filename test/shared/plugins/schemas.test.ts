@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../infra/aws/functions.js';
 import { pluginDeclarations, type LoadedDeclaration } from '../../../shared/plugins/declarations.js';
 import { generatedPluginValidators } from '../../../shared/plugins/generate.js';
-import { schemaErrorDetails } from '../../../shared/plugins/runtime.js';
+import { schemaErrorDetails } from '../../../shared/http/operations/plugins.js';
 import { compilePluginSchema } from '../../../shared/plugins/schema-compiler.js';
 import { isKnownValid, precompiledValidator, routeBodyValidators, type SchemaValidator } from '../../../shared/plugins/schemas.js';
 import type { PluginRouteDefinition } from '../../../shared/plugins/types.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { entityRateLimit } from '../../../shared/entities/operations.js';
-import { countersFor } from '../../../shared/http/rate-limit.js';
-import type { ApiRequest } from '../../../shared/http/types.js';
-import { useDefinitions } from '../../../shared/registry/index.js';
-import { findRoute } from '../../../shared/routes.js';
+import { entityRateLimit } from '../../../../shared/http/operations/entities.js';
+import { countersFor } from '../../../../shared/http/rate-limit.js';
+import type { ApiRequest } from '../../../../shared/http/types.js';
+import { useDefinitions } from '../../../../shared/registry/index.js';
+import { findRoute } from '../../../../shared/routes.js';
 
 const base = {
   fields: { name: { type: 'string', required: true } },

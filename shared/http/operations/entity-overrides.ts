@@ -7,8 +7,8 @@
  *
  *   registerOverride({ entity: 'tasks', operation: 'list', handler: async (req, ctx) => ({ data: [] }) });
  */
-import type { ApiRequest, Reply } from '../http/types.js';
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../../registry/types.js';
+import type { ApiRequest, Reply } from '../types.js';
 
 export const OVERRIDABLE = ['list', 'create', 'read', 'update', 'delete', 'options', 'listChild', 'createChild'] as const;
 export type OverridableOperation = (typeof OVERRIDABLE)[number];

@@ -6,11 +6,11 @@
 import { GetCommand, DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { handler } from '../../../functions/entities/handler.js';
-import { hashToken } from '../../../shared/auth/sessions.js';
-import { registerOverride } from '../../../shared/entities/overrides.js';
-import { matchPath } from '../../../shared/routes.js';
-import { lambdaContext, parsed, proxyEvent } from '../../support/events.js';
+import { handler } from '../../../../functions/entities/handler.js';
+import { hashToken } from '../../../../shared/auth/sessions.js';
+import { registerOverride } from '../../../../shared/http/operations/entity-overrides.js';
+import { matchPath } from '../../../../shared/routes.js';
+import { lambdaContext, parsed, proxyEvent } from '../../../support/events.js';
 
 const TOKEN = 'A'.repeat(43);
 const USER = { pk: 'USER#usr_1', sk: 'USER', id: 'usr_1', tenantId: 'ten_1', email: 'u@test.local', name: 'U', role: 'user', passwordHash: 'x' };

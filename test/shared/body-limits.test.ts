@@ -1,4 +1,4 @@
-/** The request body limits shared by the WAF rule and the local gateway (shared/http/body-limits.ts). */
+/** The request body limits shared by the WAF rule and the local gateway (shared/body-limits.ts). */
 import { describe, expect, it } from 'vitest';
 import {
   BODY_TOO_LARGE_MESSAGE,
@@ -7,8 +7,8 @@ import {
   MAX_BINARY_BODY_BYTES,
   MAX_TEXT_BODY_BYTES,
   maxBodyBytes,
-} from '../../../shared/http/body-limits.js';
-import { MULTIPART_MAX_BYTES } from '../../../shared/uploads/limits.js';
+} from '../../shared/body-limits.js';
+import { MULTIPART_MAX_BYTES } from '../../shared/uploads/limits.js';
 
 describe('body limits', () => {
   it('leave 64 KiB of the 6,291,456-byte Lambda event for the rest of it, a binary body counted as base64', () => {

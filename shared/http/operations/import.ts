@@ -3,14 +3,16 @@
  * POST /api/v1/import/{entity}. Scope `<entity>:write` (the route's); an unregistered entity
  * answers 404 ENTITY_NOT_FOUND (its scope is not asked for first).
  */
-import { EntityNotFoundError, ValidationError } from '../errors.js';
-import type { AuthorizeOptions } from '../http/authorize.js';
-import type { ApiRequest, Operation } from '../http/types.js';
-import type { LoadedEntity } from '../registry/types.js';
-import { CSV_TYPE, csvItems } from './csv.js';
-import { findEntity } from '../registry/index.js';
-import { routeKey } from '../core-routes.js';
-import { importRecords, importTasks } from './service.js';
+import { routeKey } from '../../core-routes.js';
+import { EntityNotFoundError, ValidationError } from '../../errors.js';
+import { CSV_TYPE, csvItems } from '../../import/csv.js';
+import type { IdSeed } from '../../import/ids.js';
+import { importRecords, importTasks, type ImportInput } from '../../import/service.js';
+import { findEntity } from '../../registry/index.js';
+import type { LoadedEntity } from '../../registry/types.js';
+import type { AuthorizeOptions } from '../authorize.js';
+import { idempotencyKeyOf, idempotencyScope } from '../idempotency.js';
+import type { ApiRequest, Operation } from '../types.js';
 
 export const IMPORT_PATHS = {
   tasks: '/api/v1/import/tasks',
@@ -45,16 +47,26 @@ function csvAsJson(req: ApiRequest, entity: LoadedEntity, tasks: boolean): void 
   else req.body = { items, options: flags(req, ['skipInvalid', 'returnFailures']) };
 }
 
+/** The seed of record ids an Idempotency-Key gives: a retried import writes the same ids. */
+function seedOf(req: ApiRequest): IdSeed | undefined {
+  const key = idempotencyKeyOf(req);
+  return key === undefined ? undefined : { scope: idempotencyScope(req.auth, req.ip), idempotencyKey: key };
+}
+
+function inputOf(req: ApiRequest): ImportInput {
+  return { caller: req.auth, body: req.body, seed: seedOf(req) };
+}
+
 export const importOperations: Record<string, Operation> = {
   [routeKey('POST', IMPORT_PATHS.tasks)]: async (req) => {
     const entity = findEntity('tasks');
     if (entity) csvAsJson(req, entity, true);
-    return { status: 201, data: await importTasks(req) };
+    return { status: 201, data: await importTasks(inputOf(req)) };
   },
   [routeKey('POST', IMPORT_PATHS.entity)]: async (req) => {
     const entity = findEntity(req.params.entity ?? '');
     if (!entity) throw new EntityNotFoundError(req.params.entity ?? '');
     csvAsJson(req, entity, false);
-    return { status: 201, data: await importRecords(entity, req) };
+    return { status: 201, data: await importRecords(entity, inputOf(req)) };
   },
 };

@@ -8,17 +8,17 @@
  * EventSource polyfills that cannot set headers) when given, else at the moment it opens. An id
  * older than the 24-hour retention gets `event: reset` and the stream continues from now.
  */
-import { config } from '../config.js';
-import { requireCaller, requirePermission, isAdmin } from '../entities/access.js';
-import { BadRequestError, EntityNotFoundError } from '../errors.js';
-import type { AuthorizeOptions } from '../http/authorize.js';
-import type { ApiLambdaContext, ApiRequest, Operation, Reply } from '../http/types.js';
-import { findEntity } from '../registry/index.js';
-import { routeKey } from '../core-routes.js';
-import { beyondRetention, isPosition, positionAt, positionTime } from './events.js';
-import { acquireLease } from './leases.js';
-import { STREAM_HEADERS } from './messages.js';
-import { EventStream } from './session.js';
+import { config } from '../../config.js';
+import { requireCaller, requirePermission, isAdmin } from '../../entities/access.js';
+import { BadRequestError, EntityNotFoundError } from '../../errors.js';
+import { findEntity } from '../../registry/index.js';
+import { routeKey } from '../../core-routes.js';
+import { beyondRetention, isPosition, positionAt, positionTime } from '../../stream/events.js';
+import { acquireLease } from '../../stream/leases.js';
+import { STREAM_HEADERS } from '../../stream/messages.js';
+import { EventStream } from '../../stream/session.js';
+import type { AuthorizeOptions } from '../authorize.js';
+import type { ApiLambdaContext, ApiRequest, Operation, Reply } from '../types.js';
 
 export const STREAM_PATHS = {
   tasks: '/api/v1/stream/tasks',

@@ -10,22 +10,22 @@
  */
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import { hasScope } from '../auth/scopes.js';
-import { InsufficientPermissionsError, ValidationError } from '../errors.js';
-import type { Operations, StackOptions } from '../http/stack.js';
-import type { ApiRequest, Operation } from '../http/types.js';
-import { loadRegistry } from '../registry/index.js';
-import type { SchemaError } from '../registry/schemas.js';
-import { routeKey, routeTable, routes } from '../routes.js';
-import { HANDLERS_SUFFIX, PluginError, assertPluginDeclarations, customPluginDir, pluginDeclarations } from './declarations.js';
-import { routeBodyValidators, type SchemaValidator } from './schemas.js';
-import type { PluginRouteDefinition } from './types.js';
+import { hasScope } from '../../auth/scopes.js';
+import { InsufficientPermissionsError, ValidationError } from '../../errors.js';
+import { HANDLERS_SUFFIX, PluginError, assertPluginDeclarations, customPluginDir, pluginDeclarations } from '../../plugins/declarations.js';
+import { routeBodyValidators, type SchemaValidator } from '../../plugins/schemas.js';
+import type { PluginRouteDefinition } from '../../plugins/types.js';
+import { loadRegistry } from '../../registry/index.js';
+import type { SchemaError } from '../../registry/schemas.js';
+import { routeKey, routeTable, routes } from '../../routes.js';
+import type { Operations, StackOptions } from '../stack.js';
+import type { ApiRequest, Operation } from '../types.js';
 
 async function importHandlers(name: string): Promise<Record<string, unknown>> {
   const dir = customPluginDir();
   if (dir) return import(pathToFileURL(join(dir, `${name}${HANDLERS_SUFFIX}`)).href);
   // A glob import: esbuild bundles every handlers module into this (the plugins) bundle only.
-  return import(`../../plugins/${name}.handlers.ts`);
+  return import(`../../../plugins/${name}.handlers.ts`);
 }
 
 /** A field name for each ajv error, as the core validation names them. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../shared/errors.js';
-import { END_MARGIN_MS, streamDuration, streamStart } from '../../../shared/stream/operations.js';
+import { ApiError } from '../../../../shared/errors.js';
+import { END_MARGIN_MS, streamDuration, streamStart } from '../../../../shared/http/operations/stream.js';
 
 const now = Date.parse('2026-06-01T12:00:00.000Z');
 

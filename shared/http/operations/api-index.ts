@@ -3,12 +3,12 @@
  * anonymous caller), each with its path, the operations open to the caller and links to its
  * OPTIONS description and its section of /api/docs; then the API's other doors.
  */
-import { config } from '../config.js';
-import type { ApiRequest, Reply } from '../http/types.js';
-import { apiPath } from '../http/urls.js';
-import { allowed } from '../registry/describe.js';
-import { allEntities } from '../registry/index.js';
-import type { LoadedEntity, OperationName } from '../registry/types.js';
+import { config } from '../../config.js';
+import { allowed } from '../../registry/describe.js';
+import { allEntities } from '../../registry/index.js';
+import type { LoadedEntity, OperationName } from '../../registry/types.js';
+import { apiPath } from '../../urls.js';
+import type { ApiRequest, Reply } from '../types.js';
 
 export const API_INDEX_PATH = '/api/v1';
 

@@ -1,0 +1,185 @@
+/**
+ * The entities family's operations, keyed by route: resolve the slug (custom override first,
+ * then the registry; an unregistered slug → 404 ENTITY_NOT_FOUND, a core word → 404 NOT_FOUND),
+ * parse the request, run the service (shared/entities/), and build the reply and its headers
+ * (ETag, Location, Link, X-Total-Count). Also the two callbacks the middleware stack asks before
+ * the operation: which anonymous requests are public reads, and when the route's
+ * `{entity}:action` scope applies.
+ */
+import { routeKey, type RouteRateLimit } from '../../core-routes.js';
+import { bulkDelete, bulkUpdate } from '../../entities/bulk.js';
+import { preconditionsOf } from '../../entities/preconditions.js';
+import {
+  createChild,
+  createRecordWithEtag,
+  deleteRecord,
+  listChildren,
+  listRecords,
+  readRecord,
+  updateRecordWithEtag,
+  type ListResult,
+  type RecordWithEtag,
+} from '../../entities/service.js';
+import { EntityNotFoundError, NotFoundError } from '../../errors.js';
+import { describeEntity, windowSeconds } from '../../registry/describe.js';
+import { findEntity } from '../../registry/index.js';
+import type { LoadedEntity } from '../../registry/types.js';
+import { RESERVED_SLUGS } from '../../registry/validate.js';
+import type { Pagination } from '../../pagination.js';
+import { apiPath, apiUrl } from '../../urls.js';
+import type { StackOptions } from '../stack.js';
+import type { ApiRequest, Operation, Reply } from '../types.js';
+import { API_INDEX_PATH, apiIndex } from './api-index.js';
+import { findOverride, type OverridableOperation } from './entity-overrides.js';
+
+export const ENTITY_PATHS = {
+  collection: '/api/v1/{entity}',
+  record: '/api/v1/{entity}/{id}',
+  child: '/api/v1/{entity}/{id}/{child}',
+} as const;
+
+const READS = new Set<OverridableOperation>(['list', 'read', 'options', 'listChild']);
+
+function operationOf(req: ApiRequest): OverridableOperation | undefined {
+  const { method, path } = req.route;
+  if (path === ENTITY_PATHS.collection) return ({ GET: 'list', POST: 'create', OPTIONS: 'options' } as const)[method as 'GET'];
+  if (path === ENTITY_PATHS.record) return ({ GET: 'read', PATCH: 'update', DELETE: 'delete' } as const)[method as 'GET'];
+  if (path === ENTITY_PATHS.child) return ({ GET: 'listChild', POST: 'createChild' } as const)[method as 'GET'];
+  return undefined;
+}
+
+/** Is this anonymous request allowed through? Public entities' reads, public overrides, and unknown slugs (→ 404). */
+export function isPublicRead(req: ApiRequest): boolean {
+  // The index answers anyone: anonymous callers see the public entities.
+  if (req.route.path === API_INDEX_PATH) return true;
+  const operation = operationOf(req);
+  if (!operation || !READS.has(operation)) return false;
+  const slug = req.params.entity ?? '';
+  const override = findOverride(slug, operation);
+  if (override) return override.public === true;
+  const entity = findEntity(slug);
+  if (!entity) return true;
+  if (!entity.access.public) return false;
+  if (operation === 'listChild') {
+    const relation = entity.relations[req.params.child ?? ''] ?? Object.values(entity.relations).find((r) => r.entity === req.params.child);
+    const target = relation && findEntity(relation.entity);
+    return target?.access.public ?? true;
+  }
+  return true;
+}
+
+/** The route scope applies to registered entities and overrides; not to unknown slugs (→ 404) nor to public reads. */
+export function scopeApplies(req: ApiRequest): boolean {
+  const operation = operationOf(req);
+  const slug = req.params.entity ?? '';
+  if (operation && findOverride(slug, operation)) return true;
+  const entity = findEntity(slug);
+  if (!entity) return false;
+  if (entity.access.public && (operation === 'list' || operation === 'read' || operation === 'options')) return false;
+  return true;
+}
+
+/** An entity's own `rateLimit`, counted per caller beside the general limit. */
+export function entityRateLimit(req: ApiRequest): RouteRateLimit | undefined {
+  const entity = findEntity(req.params.entity ?? '');
+  if (!entity?.rateLimit) return undefined;
+  return { name: `entity:${entity.slug}`, limit: entity.rateLimit.limit, windowSeconds: windowSeconds(entity.rateLimit.window) };
+}
+
+export const entityStackOptions: StackOptions = { isPublicRead, scopeApplies, rateLimitFor: entityRateLimit };
+
+/** The entity a bulk request names (no override applies to bulk operations). */
+function bulkEntity(req: ApiRequest): LoadedEntity {
+  const slug = req.params.entity ?? '';
+  const entity = findEntity(slug);
+  if (!entity) {
+    if (RESERVED_SLUGS.has(slug)) throw new NotFoundError(`No route for ${req.method} ${req.path}`);
+    throw new EntityNotFoundError(slug);
+  }
+  return entity;
+}
+
+function resolve(req: ApiRequest, operation: OverridableOperation, run: (entity: LoadedEntity) => Promise<Reply> | Reply): Promise<Reply> {
+  const slug = req.params.entity ?? '';
+  const override = findOverride(slug, operation);
+  const entity = findEntity(slug);
+  if (override) return override.handler(req, { entity });
+  if (!entity) {
+    if (RESERVED_SLUGS.has(slug)) return Promise.reject(new NotFoundError(`No route for ${req.method} ${req.path}`));
+    return Promise.reject(new EntityNotFoundError(slug));
+  }
+  return Promise.resolve().then(() => run(entity));
+}
+
+/** A 201 names the record it created (RFC 9110 Location), where the client reaches the API. */
+export function withLocation(req: Pick<ApiRequest, 'basePath' | 'origin'>, slug: string, reply: Reply): Reply {
+  const id = (reply.data as { id?: unknown } | undefined)?.id;
+  if (reply.status !== 201 || typeof id !== 'string') return reply;
+  return { ...reply, headers: { ...reply.headers, Location: apiUrl(req, `/api/v1/${slug}/${encodeURIComponent(id)}`) } };
+}
+
+/** X-Total-Count, X-Page, X-Per-Page and Link (RFC 8288) next/prev: the same query with another page. */
+export function listHeaders(req: Pick<ApiRequest, 'path' | 'basePath' | 'multiQuery' | 'query'>, pagination: Pagination): Record<string, string> {
+  const headers: Record<string, string> = {
+    'X-Total-Count': String(pagination.total),
+    'X-Page': String(pagination.page),
+    'X-Per-Page': String(pagination.limit),
+  };
+  // next continues from the page's position (nextCursor); prev is an offset page.
+  const target = (at: { page: number } | { cursor: string }): string => {
+    const params = new URLSearchParams();
+    const multi = req.multiQuery ?? Object.fromEntries(Object.entries(req.query).map(([k, v]) => [k, [v]]));
+    for (const [key, values] of Object.entries(multi)) {
+      if (key === 'page' || key === 'cursor') continue;
+      for (const v of values) params.append(key, v);
+    }
+    if ('cursor' in at) params.set('cursor', at.cursor);
+    else params.set('page', String(at.page));
+    return apiPath(req, `${req.path}?${params.toString()}`);
+  };
+  const links: string[] = [];
+  if (pagination.hasNext && pagination.nextCursor) links.push(`<${target({ cursor: pagination.nextCursor })}>; rel="next"`);
+  if (pagination.hasPrev) links.push(`<${target({ page: Math.min(pagination.page - 1, Math.max(pagination.totalPages, 1)) })}>; rel="prev"`);
+  if (links.length) headers.Link = links.join(', ');
+  return headers;
+}
+
+function listReply(req: ApiRequest, { data, pagination }: ListResult): Reply {
+  return { data, pagination, headers: listHeaders(req, pagination) };
+}
+
+function recordReply({ data, etag }: RecordWithEtag, status?: number): Reply {
+  return { ...(status ? { status } : {}), data, headers: { ETag: etag } };
+}
+
+function replaceMetadata(req: ApiRequest): boolean {
+  return req.query.replaceMetadata === 'true';
+}
+
+export const entityOperations: Record<string, Operation> = {
+  [routeKey('GET', API_INDEX_PATH)]: async (req) => apiIndex(req),
+  [routeKey('GET', ENTITY_PATHS.collection)]: (req) => resolve(req, 'list', async (e) => listReply(req, await listRecords(e, req.auth, req.query))),
+  [routeKey('POST', ENTITY_PATHS.collection)]: (req) =>
+    resolve(req, 'create', async (e) => withLocation(req, e.slug, recordReply(await createRecordWithEtag(e, req.auth, req.body ?? {}), 201))),
+  [routeKey('OPTIONS', ENTITY_PATHS.collection)]: (req) => resolve(req, 'options', (e) => ({ data: describeEntity(e, req.auth) })),
+  // Bulk update / delete (shared/entities/bulk.ts): each item through updateRecord / deleteRecord.
+  [routeKey('PATCH', ENTITY_PATHS.collection)]: async (req) => ({
+    status: 200,
+    data: await bulkUpdate(bulkEntity(req), req.auth, req.body, { replaceMetadata: replaceMetadata(req) }),
+  }),
+  [routeKey('DELETE', ENTITY_PATHS.collection)]: async (req) => ({ status: 200, data: await bulkDelete(bulkEntity(req), req.auth, req.body) }),
+  [routeKey('GET', ENTITY_PATHS.record)]: (req) => resolve(req, 'read', async (e) => recordReply(await readRecord(e, req.params.id, req.auth, req.query))),
+  [routeKey('PATCH', ENTITY_PATHS.record)]: (req) =>
+    resolve(req, 'update', async (e) =>
+      recordReply(await updateRecordWithEtag(e, req.params.id, req.auth, req.body ?? {}, { replaceMetadata: replaceMetadata(req), preconditions: preconditionsOf(req.headers) })),
+    ),
+  [routeKey('DELETE', ENTITY_PATHS.record)]: (req) =>
+    resolve(req, 'delete', async (e) => {
+      const deleted = await deleteRecord(e, req.params.id, req.auth, preconditionsOf(req.headers));
+      return deleted ? recordReply(deleted) : { message: `${e.name} ${req.params.id} deleted` };
+    }),
+  [routeKey('GET', ENTITY_PATHS.child)]: (req) =>
+    resolve(req, 'listChild', async (e) => listReply(req, await listChildren(e, req.params.id, req.params.child, req.auth, req.query))),
+  [routeKey('POST', ENTITY_PATHS.child)]: (req) =>
+    resolve(req, 'createChild', async (e) => ({ status: 201, data: await createChild(e, req.params.id, req.params.child, req.auth, req.body ?? {}) })),
+};
