@@ -8,11 +8,29 @@
  * action or resource), never by rule prefix alone.
  */
 import { Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { IConstruct } from 'constructs';
-import type { EntityRecordApiStack } from './stack.js';
+import type { BootstrapAdmin } from './bootstrap.js';
+import type { FamilyFunctions } from './functions.js';
+import type { Observability } from './observability.js';
+import type { Tables } from './tables.js';
+import type { Uploads } from './uploads.js';
+import type { WebhookDelivery } from './webhooks.js';
+
+/** The parts of the stack (infra/aws/stack.ts) whose findings are acknowledged here. */
+export interface NaggedStack extends Stack {
+  readonly tables: Tables;
+  readonly functions: FamilyFunctions;
+  readonly api: RestApi;
+  readonly bootstrapAdmin: BootstrapAdmin;
+  readonly deploymentSecret: secretsmanager.ISecret;
+  readonly uploads: Uploads;
+  readonly webhooks?: WebhookDelivery;
+  readonly observability: Observability;
+}
 
 const BASIC_EXECUTION_ROLE = 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]';
 
@@ -25,7 +43,7 @@ function logicalId(construct: IConstruct): string {
 }
 
 /** Called last in the stack's constructor, once every construct exists. */
-export function acknowledgeNagFindings(stack: EntityRecordApiStack): void {
+export function acknowledgeNagFindings(stack: NaggedStack): void {
   const { api, webhooks } = stack;
   // The functions this app bundles: the families', webhook fan-out and delivery, the bootstrap admin's.
   const bundledFunctions: lambda.Function[] = [

@@ -41,11 +41,13 @@
  * entity, recordId, tenantId, ownerId, data (the record, or {id} for deletes), createdAt, expiresAt}.
  */
 import { canonical } from '../canonical-json.js';
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { LoadedEntity } from '../registry/types.js';
 import { liveLayout, upgradeData, type LiveLayout } from '../migrations/live.js';
 import { idTime } from './record-ids.js';
+import { encodeKeyValue, MAX_PARTITION_KEY_BYTES, type Key, type StoredRecord, type TransactItem } from './record-item.js';
 import { uniqueWrites, withUniques } from './unique-keys.js';
+
+export { encodeKeyValue, MAX_PARTITION_KEY_BYTES, type Key, type StoredRecord, type TransactItem };
 
 export const RECORD_SK = '#record';
 /** The counters' key prefix; alone, the single counter of earlier versions (read, never written). */
@@ -59,51 +61,9 @@ const CONSOLIDATED_BUDGET = 600;
 /** Change events are kept at least this long (TTL). */
 export const EVENT_TTL_SECONDS = 24 * 3600;
 const MAX_EPOCH_MS = 9_999_999_999_999;
-/** DynamoDB's limit on a partition key value (UTF-8 bytes). */
-export const MAX_PARTITION_KEY_BYTES = 2048;
-
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
-export interface StoredRecord {
-  /** Entity slug. */
-  entity: string;
-  id: string;
-  tenantId: string;
-  ownerId: string;
-  createdAt: string;
-  updatedAt: string;
-  deletedAt?: string;
-  /** Incremented by every write; guards concurrent updates. */
-  version: number;
-  data: Record<string, unknown>;
-  metadata?: Record<string, unknown>;
-  metas?: Record<string, string>;
-  /**
-   * On a record item: the version at which its listing copies were last written or confirmed by
-   * copyItem (every record write sets it to `version`). Absent or behind `version` (a record of an
-   * earlier layout, or last written by one): its copies may be full copies of an older version, so
-   * the next update rewrites every copy. Never on a copy; never shown.
-   */
-  copiesVersion?: number;
-  /**
-   * On a record item: the index tokens (shared/migrations/layout.ts) whose listing copies and
-   * counts this record has; absent on items written before layouts were recorded (then the
-   * layout's `legacy` tokens). Writes set it to the tokens they maintain; the migration runner
-   * completes the rest. Never on a copy; never shown.
-   */
-  ix?: string[];
-  /** On a record item: the fields whose uniqueness item this record holds. Never shown. */
-  uniques?: string[];
-}
-
 export interface TableNames {
   records: string;
   events: string;
-}
-
-export interface Key {
-  pk: string;
-  sk: string;
 }
 
 /** Where a record that is not in a listing of its own lives (see the module comment). */
@@ -164,16 +124,6 @@ export function tenantPartition(entity: Pick<LoadedEntity, 'tableName'>, tenantI
 
 export function ownerPartition(entity: LoadedEntity, tenantId: string, ownerId: string): string {
   return `${tenantPartition(entity, tenantId)}#owner=${encodeURIComponent(ownerId)}`;
-}
-
-/**
- * encodeURIComponent, except that a lone surrogate (which it refuses) becomes `%u` and four hex digits, a form
- * encodeURIComponent never produces: values stay distinct and well-formed text is unchanged.
- */
-export function encodeKeyValue(text: string): string {
-  return text.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]|[\uD800-\uDFFF]|[^\uD800-\uDFFF]+/g, (part) =>
-    part.length === 1 && part >= '\uD800' && part <= '\uDFFF' ? `%u${part.charCodeAt(0).toString(16).toUpperCase()}` : encodeURIComponent(part),
-  );
 }
 
 export function fieldPartition(base: string, field: string, value: unknown): string {

@@ -17,7 +17,7 @@
  * must acquire it.
  */
 import type { LoadedEntity } from '../registry/types.js';
-import { encodeKeyValue, MAX_PARTITION_KEY_BYTES, type Key, type StoredRecord, type TransactItem } from './records-keys.js';
+import { encodeKeyValue, MAX_PARTITION_KEY_BYTES, type Key, type StoredRecord, type TransactItem } from './record-item.js';
 
 export const UNIQUE_SK = '#unique';
 export const UNIQUE_KIND = 'unique';

@@ -4,7 +4,7 @@
  * functions those routes name. Only the declaration reaches the route table (and so every
  * family's bundle); the handler module is loaded by the `plugins` family alone.
  */
-import type { HttpMethod } from '../routes.js';
+import type { HttpMethod } from '../core-routes.js';
 
 /** required – a session or an API key; optional – credentials used when present; none – public. */
 export type PluginAuth = 'required' | 'optional' | 'none';

@@ -7,7 +7,7 @@
 import { Ajv } from 'ajv';
 import addFormats, { type FormatName } from 'ajv-formats';
 import standaloneCode from 'ajv/dist/standalone/index.js';
-import type { Schema, Validator } from './schemas.js';
+import type { Schema, Validator } from './schema-types.js';
 
 /** The formats entity bodies use (shared/registry/schemas.ts). */
 const ENTITY_FORMATS = ['date-time', 'uuid'] as const;

@@ -42,21 +42,9 @@ export const UUID_PATTERN = '^(urn:uuid:)?[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-
 /** Smallest non-zero magnitude DynamoDB stores. */
 const MIN_NUMBER_MAGNITUDE = 1e-130;
 
-/** What ajv reports for one failed check (the subset of ajv's ErrorObject read here). */
-export interface SchemaError {
-  keyword: string;
-  instancePath: string;
-  params: Record<string, unknown>;
-  message?: string;
-}
+import type { Schema, SchemaError, Validator } from './schema-types.js';
 
-/** A compiled validator, precompiled or compiled by ajv: `errors` are set after a failed call. */
-export interface Validator {
-  (data: unknown): boolean;
-  errors?: SchemaError[] | null;
-}
-
-export type Schema = Record<string, unknown>;
+export type { Schema, SchemaError, Validator };
 
 /** Compiles a schema with ajv (schema-compiler.ts), once loaded by prepareSchemaCompiler(). */
 let compileWithAjv: ((schema: Schema) => Validator) | undefined;

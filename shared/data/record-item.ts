@@ -1,0 +1,58 @@
+/**
+ * What every item of the records table is built from: a stored record, a key, one item of a
+ * transaction, and how a value is spelled inside a key. Kept apart from records-keys.ts (the
+ * listing layout) and unique-keys.ts (uniqueness items), which both build on it.
+ */
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+
+/** DynamoDB's limit on a partition key value (UTF-8 bytes). */
+export const MAX_PARTITION_KEY_BYTES = 2048;
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+export interface StoredRecord {
+  /** Entity slug. */
+  entity: string;
+  id: string;
+  tenantId: string;
+  ownerId: string;
+  createdAt: string;
+  updatedAt: string;
+  deletedAt?: string;
+  /** Incremented by every write; guards concurrent updates. */
+  version: number;
+  data: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  metas?: Record<string, string>;
+  /**
+   * On a record item: the version at which its listing copies were last written or confirmed by
+   * copyItem (every record write sets it to `version`). Absent or behind `version` (a record of an
+   * earlier layout, or last written by one): its copies may be full copies of an older version, so
+   * the next update rewrites every copy. Never on a copy; never shown.
+   */
+  copiesVersion?: number;
+  /**
+   * On a record item: the index tokens (shared/migrations/layout.ts) whose listing copies and
+   * counts this record has; absent on items written before layouts were recorded (then the
+   * layout's `legacy` tokens). Writes set it to the tokens they maintain; the migration runner
+   * completes the rest. Never on a copy; never shown.
+   */
+  ix?: string[];
+  /** On a record item: the fields whose uniqueness item this record holds. Never shown. */
+  uniques?: string[];
+}
+
+export interface Key {
+  pk: string;
+  sk: string;
+}
+
+/**
+ * encodeURIComponent, except that a lone surrogate (which it refuses) becomes `%u` and four hex digits, a form
+ * encodeURIComponent never produces: values stay distinct and well-formed text is unchanged.
+ */
+export function encodeKeyValue(text: string): string {
+  return text.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]|[\uD800-\uDFFF]|[^\uD800-\uDFFF]+/g, (part) =>
+    part.length === 1 && part >= '\uD800' && part <= '\uDFFF' ? `%u${part.charCodeAt(0).toString(16).toUpperCase()}` : encodeURIComponent(part),
+  );
+}
