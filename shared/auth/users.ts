@@ -43,7 +43,7 @@ import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords.j
 import { createSession, forgetSessionsOfUser, hashToken, revokeSession, revokeUserSessions } from './sessions.js';
 import { signedIn } from './sign-in-listeners.js';
 import { bodyValidator } from './validate.js';
-import { invalidateMetadataSources } from '../entities/metadata.js';
+import { invalidateMetadataSources } from '../entities/rules.js';
 import { unstorable } from '../registry/schemas.js';
 
 /** A failed login takes at least this long, whatever failed. */

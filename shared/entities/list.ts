@@ -22,17 +22,29 @@ import { firstPage, MAX_ID_LENGTH, pageAfter, queryAll, readCounter, readCounter
 import { deploymentKey } from '../auth/deployment-secret.js';
 import { BadRequestError } from '../errors.js';
 import type { Pagination } from '../pagination.js';
-import { decodeQueryCursor, encodeQueryCursor, type QueryCursor } from '../query/cursor.js';
-import { buildFilterExpression } from '../query/expression.js';
-import { searchableFields, valueAt } from '../query/fields.js';
-import { matchesAll, matchesSearch } from '../query/filter.js';
-import { parsePagination, type QuerySpec } from '../query/params.js';
-import { planQuery, type ListPlan } from '../query/plan.js';
-import { comparePositions, compareText, isDefaultOrder, positionOf, type Position } from '../query/sort.js';
+import {
+  buildFilterExpression,
+  comparePositions,
+  compareText,
+  decodeQueryCursor,
+  encodeQueryCursor,
+  isDefaultOrder,
+  type ListPlan,
+  matchesAll,
+  matchesSearch,
+  parsePagination,
+  planQuery,
+  type Position,
+  positionOf,
+  type QueryCursor,
+  type QuerySpec,
+  searchableFields,
+  valueAt,
+} from '../query/index.js';
 import type { LoadedEntity } from '../registry/types.js';
 import { ensureLayouts } from '../migrations/state.js';
 
-export { DEFAULT_LIMIT, MAX_LIMIT } from '../query/params.js';
+export { DEFAULT_LIMIT, MAX_LIMIT } from '../query/index.js';
 
 /** Pagination parameters only (child collections of manyToMany, early answers). */
 export function parseListParams(query: Record<string, string>): { page: number; limit: number } {

@@ -30,7 +30,7 @@ import { pick, present, type PublicRecord } from './present.js';
 import { preconditionFailed, recordEtag, satisfied, type Preconditions } from './preconditions.js';
 import { checkReferences } from './references.js';
 import { attachRelations, parseIncludes, type Include } from './relations.js';
-import { list, parseFields, parseListQuery, refuseUnknownParameters } from '../query/params.js';
+import { list, parseFields, parseListQuery, refuseUnknownParameters } from '../query/index.js';
 import { METADATA_MAX_CHARS } from '../registry/schemas.js';
 import { ensureLayouts } from '../migrations/state.js';
 import type { Pagination } from '../pagination.js';

@@ -9,8 +9,7 @@
 import { userKey } from '../data/identity.js';
 import { batchGet, batchKey } from '../data/records.js';
 import { fromItem, recordKey, type Key } from '../data/records-keys.js';
-import { canSee } from '../entities/access.js';
-import { present } from '../entities/present.js';
+import { canSee, present } from '../entities/index.js';
 import type { AuthContext } from '../caller.js';
 import { findEntity } from '../registry/index.js';
 

@@ -45,9 +45,7 @@ import {
   type GraphQLOutputType,
 } from 'graphql';
 import { hasScope } from '../auth/scopes.js';
-import { requirePermission } from '../entities/access.js';
-import { preconditionsOfValue } from '../entities/preconditions.js';
-import { createRecord, deleteRecord, listRecords, readRecord, updateRecord } from '../entities/service.js';
+import { createRecord, deleteRecord, listRecords, preconditionsOfValue, readRecord, requirePermission, updateRecord } from '../entities/index.js';
 import { InsufficientPermissionsError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { ApiRequest } from '../http/types.js';
 import type { AuthContext } from '../caller.js';

@@ -32,9 +32,16 @@ import { emailKey, userKey } from '../data/identity.js';
 import { batchGet, batchKey, recordTables } from '../data/records.js';
 import { eventItem, type Key, type StoredRecord } from '../data/records-keys.js';
 import { holdsValue, uniqueFields, uniqueKey, uniqueKeyFits } from '../data/unique-keys.js';
-import { requireCaller, requireOperation, requirePermission } from '../entities/access.js';
-import { present, type PublicRecord } from '../entities/present.js';
-import { referenceChecks, referenceProblem, referenceReads } from '../entities/references.js';
+import {
+  present,
+  type PublicRecord,
+  referenceChecks,
+  referenceProblem,
+  referenceReads,
+  requireCaller,
+  requireOperation,
+  requirePermission,
+} from '../entities/rules.js';
 import { ApiError, ConflictError, ValidationError } from '../errors.js';
 import type { AuthContext } from '../caller.js';
 import { newId } from '../ids.js';

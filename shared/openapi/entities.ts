@@ -4,8 +4,7 @@
  * a filter schema with every operator, and the operations of the entity routes of shared/routes.ts
  * with the LIST parameters. Pure: entities in, plain objects out.
  */
-import { OPERATORS } from '../query/filter.js';
-import { DEFAULT_LIMIT, MAX_IDS, MAX_LIMIT, RESERVED_PARAMETERS } from '../query/params.js';
+import { DEFAULT_LIMIT, MAX_IDS, MAX_LIMIT, OPERATORS, RESERVED_PARAMETERS } from '../query/index.js';
 import { bodySchema, linkKeys } from '../registry/schemas.js';
 import { PROTECTED_FIELDS, type FieldDefinition, type LoadedEntity, type OperationName } from '../registry/types.js';
 import { envelopeOf, ref, type Schema } from './components.js';

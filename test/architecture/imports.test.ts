@@ -1,7 +1,7 @@
 /**
  * The import rules of docs/project-layout.md, read from the source: every import of every .ts
- * file under shared/, functions/, infra/ and bin/ (static, type-only, re-exports and `import()`
- * of a literal path), found by the TypeScript compiler's own pre-processor.
+ * file under shared/, functions/, infra/ and bin/ (static, type-only, re-exports, `import()` and
+ * `import('…')` types of a literal path), found in the syntax tree the TypeScript compiler parses.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -15,6 +15,18 @@ const SOURCE_DIRS = ['shared', 'functions', 'infra', 'bin'];
 const ROUTE_DECLARATIONS = ['shared/routes.ts', 'shared/core-routes.ts'];
 /** Areas of shared/ where HTTP meets the domain, or that are HTTP themselves. */
 const HTTP_AREAS = ['http', 'openapi', 'graphql'];
+/**
+ * Areas still entered module by module. They import one another in loops at the area level
+ * (auth ↔ registry, data ↔ migrations, auth ↔ plugins), which front doors would turn into file
+ * cycles; the loops go first. shared/http/ is the HTTP layer the adapters and the stack share.
+ */
+const WITHOUT_FRONT_DOOR = ['auth', 'data', 'http', 'migrations', 'plugins', 'registry'];
+/**
+ * Second, narrower entries beside a front door, where the front door would bring more code into
+ * another family's bundle than it uses: the entity rules without the service (auth, import,
+ * stream), and the query-string parsing without the planner (the entity metadata options).
+ */
+const NARROW_ENTRIES = ['shared/entities/rules.ts', 'shared/query/params.ts'];
 
 function sourceFiles(dir: string, out: string[] = []): string[] {
   for (const entry of readdirSync(path.join(ROOT, dir))) {
@@ -35,14 +47,26 @@ function resolve(from: string, specifier: string): string | undefined {
 interface Import {
   from: string;
   to: string;
+  /** `import()` loads the module on first use; every other form is read when the importer loads (or is a type). */
+  dynamic: boolean;
 }
 
 function importsOf(file: string): Import[] {
-  const { importedFiles } = ts.preProcessFile(readFileSync(path.join(ROOT, file), 'utf8'), true, true);
-  return importedFiles.flatMap(({ fileName }) => {
-    const to = fileName.startsWith('.') ? resolve(file, fileName) : undefined;
-    return to ? [{ from: file, to }] : [];
-  });
+  const source = ts.createSourceFile(file, readFileSync(path.join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, false);
+  const found: Import[] = [];
+  const add = (specifier: ts.Node | undefined, dynamic: boolean) => {
+    if (!specifier || !ts.isStringLiteralLike(specifier) || !specifier.text.startsWith('.')) return;
+    const to = resolve(file, specifier.text);
+    if (to) found.push({ from: file, to, dynamic });
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) add(node.moduleSpecifier, false);
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal, false);
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) add(node.arguments[0], true);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
 }
 
 const files = SOURCE_DIRS.flatMap((dir) => sourceFiles(dir));
@@ -89,12 +113,13 @@ function cycles(): string[][] {
   return found;
 }
 
-const show = (list: Import[]) => list.map(({ from, to }) => `${from} → ${to}`);
+const show = (list: Import[]) => list.map(({ from, to, dynamic }) => `${from} → ${to}${dynamic ? ' (import())' : ''}`);
 
 describe('imports', () => {
   it('are read from every source file (the parse finds the imports it should)', () => {
     expect(files.length).toBeGreaterThan(100);
-    expect(imports).toContainEqual({ from: 'shared/http/stack.ts', to: 'shared/http/types.ts' });
+    expect(imports).toContainEqual({ from: 'shared/http/stack.ts', to: 'shared/http/types.ts', dynamic: false });
+    expect(imports).toContainEqual({ from: 'functions/entities/handler.ts', to: 'shared/http/operations/entities.ts', dynamic: true });
   });
 
   it('form no cycle, type-only imports included', () => {
@@ -108,5 +133,20 @@ describe('imports', () => {
 
   it('never go from shared/ to a handler (functions/), the infrastructure (infra/) or a command (bin/)', () => {
     expect(show(imports.filter(({ from, to }) => from.startsWith('shared/') && /^(functions|infra|bin)\//.test(to)))).toEqual([]);
+  });
+
+  it('between areas of shared/ go through the front door (index.ts) or a narrow entry, except import() of a module loaded on first use', () => {
+    const deep = imports.filter(({ from, to, dynamic }) => {
+      const area = areaOf(to);
+      if (!from.startsWith('shared/') || dynamic || !area || area === areaOf(from) || WITHOUT_FRONT_DOOR.includes(area)) return false;
+      return to !== `shared/${area}/index.ts` && !NARROW_ENTRIES.includes(to);
+    });
+    expect(show(deep)).toEqual([]);
+  });
+
+  it('have a front door in every area another area imports from, unless listed as without one', () => {
+    const entered = new Set(imports.filter(({ from, to }) => from.startsWith('shared/') && areaOf(to) && areaOf(to) !== areaOf(from)).map(({ to }) => areaOf(to)!));
+    const missing = [...entered].filter((area) => !WITHOUT_FRONT_DOOR.includes(area) && !existsSync(path.join(ROOT, 'shared', area, 'index.ts')));
+    expect(missing).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-/** The TypeScript source of src/schema.ts: openapi-typescript over the API's OpenAPI document. */
+/** The TypeScript source of src/schema.generated.ts: openapi-typescript over the API's OpenAPI document. */
 import openapiTS, { astToString } from 'openapi-typescript';
 import { openApiDocument } from '../../../shared/openapi/index.js';
 import { loadRegistry } from '../../../shared/registry/index.js';

@@ -1,12 +1,12 @@
 /**
  * A typed client of the Entity Record API: openapi-fetch over the types openapi-typescript
- * generates from the API's OpenAPI document (src/schema.ts). Paths, parameters, bodies and
+ * generates from the API's OpenAPI document (src/schema.generated.ts). Paths, parameters, bodies and
  * answers are checked by the compiler.
  */
 import createFetchClient, { type Client, type ClientOptions } from 'openapi-fetch';
-import type { components, paths } from './schema.js';
+import type { components, paths } from './schema.generated.js';
 
-export type { components, operations, paths, webhooks } from './schema.js';
+export type { components, operations, paths, webhooks } from './schema.generated.js';
 
 /** The schemas of the document: records (`Schemas['Task']`), create and update bodies, errors. */
 export type Schemas = components['schemas'];

@@ -7,19 +7,20 @@
  * `{entity}:action` scope applies.
  */
 import { routeKey, type RouteRateLimit } from '../../core-routes.js';
-import { bulkDelete, bulkUpdate } from '../../entities/bulk.js';
-import { preconditionsOf } from '../../entities/preconditions.js';
 import {
+  bulkDelete,
+  bulkUpdate,
   createChild,
   createRecordWithEtag,
   deleteRecord,
   listChildren,
   listRecords,
-  readRecord,
-  updateRecordWithEtag,
   type ListResult,
+  preconditionsOf,
+  readRecord,
   type RecordWithEtag,
-} from '../../entities/service.js';
+  updateRecordWithEtag,
+} from '../../entities/index.js';
 import { EntityNotFoundError, NotFoundError } from '../../errors.js';
 import { describeEntity, windowSeconds } from '../../registry/describe.js';
 import { findEntity } from '../../registry/index.js';

@@ -5,9 +5,7 @@
  */
 import { routeKey } from '../../core-routes.js';
 import { EntityNotFoundError, ValidationError } from '../../errors.js';
-import { CSV_TYPE, csvItems } from '../../import/csv.js';
-import type { IdSeed } from '../../import/ids.js';
-import { importRecords, importTasks, type ImportInput } from '../../import/service.js';
+import { CSV_TYPE, csvItems, type IdSeed, type ImportInput, importRecords, importTasks } from '../../import/index.js';
 import { findEntity } from '../../registry/index.js';
 import type { LoadedEntity } from '../../registry/types.js';
 import type { AuthorizeOptions } from '../authorize.js';

@@ -9,14 +9,11 @@
  * older than the 24-hour retention gets `event: reset` and the stream continues from now.
  */
 import { config } from '../../config.js';
-import { requireCaller, requirePermission, isAdmin } from '../../entities/access.js';
+import { isAdmin, requireCaller, requirePermission } from '../../entities/rules.js';
 import { BadRequestError, EntityNotFoundError } from '../../errors.js';
 import { findEntity } from '../../registry/index.js';
 import { routeKey } from '../../core-routes.js';
-import { beyondRetention, isPosition, positionAt, positionTime } from '../../stream/events.js';
-import { acquireLease } from '../../stream/leases.js';
-import { STREAM_HEADERS } from '../../stream/messages.js';
-import { EventStream } from '../../stream/session.js';
+import { acquireLease, beyondRetention, EventStream, isPosition, positionAt, positionTime, STREAM_HEADERS } from '../../stream/index.js';
 import type { AuthorizeOptions } from '../authorize.js';
 import type { ApiLambdaContext, ApiRequest, Operation, Reply } from '../types.js';
 

@@ -1,0 +1,23 @@
+/**
+ * The entities area's front door: what other areas may use of the entity service (CRUD, child
+ * collections, bulk writes), its access rules, and how a record is shown. Everything else under
+ * shared/entities/ is the area's own. The rules alone (no service) are also in rules.ts.
+ */
+export * from './rules.js';
+export { bulkDelete, bulkUpdate, type BulkDeleteResult, type BulkFailure, type BulkUpdateResult } from './bulk.js';
+export {
+  createChild,
+  createRecord,
+  createRecordWithEtag,
+  deleteRecord,
+  listChildren,
+  listRecords,
+  readRecord,
+  updateRecord,
+  updateRecordWithEtag,
+  type CreateOptions,
+  type ListResult,
+  type RecordQuery,
+  type RecordWithEtag,
+  type UpdateOptions,
+} from './service.js';
