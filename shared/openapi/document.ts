@@ -6,6 +6,7 @@
  * every registered entity expands the `{entity}` routes into paths of its own. Pure and
  * deterministic: the same sources give the same document, byte for byte.
  */
+import { catalogueEntry } from '../errors.js';
 import type { LoadedEntity } from '../registry/types.js';
 import { routeKey, type Route } from '../routes.js';
 import {
@@ -123,20 +124,48 @@ function pathParameters(path: string, given: readonly Schema[]): Schema[] {
   return names.filter((n) => !have.has(n)).map((n) => ({ name: n, in: 'path', required: true, description: `The ${n}.`, schema: { type: 'string' } }));
 }
 
+/** Methods whose record operations honour If-Match / If-Unmodified-Since (412 when the record changed). */
+const CONDITIONAL_METHODS = new Set(['PATCH', 'PUT', 'DELETE']);
+
+/**
+ * Every error status an operation answers: those of the codes its route declares (the catalogue
+ * gives each code's status), those of its description, and those the stack answers by the route's
+ * properties — 401 and 403 where credentials are needed, 429 where counted, 400 and 413 where it
+ * takes a body, 404 where its path has a parameter, 412 where a record is changed conditionally,
+ * 503 and 504 where it reaches the database through the stack, 500 always.
+ */
+export function errorStatuses(route: Route, path: string, spec: Pick<OperationSpec, 'errors' | 'requestBody'>, counted: boolean): Set<number> {
+  const errors = new Set(spec.errors);
+  for (const code of route.errors ?? []) {
+    const entry = catalogueEntry(code);
+    if (entry) errors.add(entry.status);
+  }
+  if (route.auth !== 'public') {
+    errors.add(401);
+    errors.add(403);
+  }
+  if (counted) errors.add(429);
+  if (spec.requestBody) {
+    errors.add(400);
+    errors.add(413);
+  }
+  if (path.includes('{')) errors.add(404);
+  if (CONDITIONAL_METHODS.has(route.method) && route.family === 'entities' && route.path.endsWith('/{id}')) errors.add(412);
+  if (counted || route.auth !== 'public') {
+    errors.add(503);
+    errors.add(504);
+  }
+  errors.add(500);
+  return errors;
+}
+
 function operationObject(route: Route, path: string, spec: OperationSpec, scope: string | undefined, anonymous: boolean): Schema {
   const counted = !UNCOUNTED_FAMILIES.has(route.family);
   const given = spec.parameters ?? [];
   const parameters = [...pathParameters(path, given), ...given];
   const responses: Record<string, Schema> = {};
   for (const [status, response] of Object.entries(spec.responses)) responses[status] = responseObject(response, counted);
-  const errors = new Set(spec.errors);
-  if (route.auth !== 'public') {
-    errors.add(401);
-    errors.add(403);
-  }
-  if (counted) errors.add(429);
-  if (spec.requestBody) errors.add(413);
-  errors.add(500);
+  const errors = errorStatuses(route, path, spec, counted);
   for (const status of [...errors].sort((a, b) => a - b)) {
     if (responses[status] || !ERROR_STATUSES[status]) continue;
     responses[status] = { $ref: `#/components/responses/${ERROR_STATUSES[status].name}` };
