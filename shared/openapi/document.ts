@@ -20,7 +20,7 @@ import {
   type Schema,
 } from './components.js';
 import { COMMON_PARAMETERS, entityOperations, entitySchemas, pascalCase } from './entities.js';
-import type { OperationSpec, ResponseSpec } from './operation.js';
+import type { OperationSpec, ResponseSpec, SystemSpec } from './operation.js';
 import { SYSTEM_OPERATIONS, SYSTEM_SCHEMAS } from './system.js';
 import { webhookEntries } from './webhooks.js';
 
@@ -71,7 +71,42 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Docs: 'This description, its reference page and the dashboard.',
 };
 
-function genericOperation(route: DescribedRoute): OperationSpec {
+/**
+ * A validator's JSON Schema (draft-07, as ajv compiles it) as OpenAPI 3.1 reads it (2020-12):
+ * `dependencies` listing properties is `dependentRequired` there.
+ */
+function asOpenApiSchema(schema: Schema): Schema {
+  return JSON.parse(JSON.stringify(schema), (key, value: unknown) => {
+    if (value && typeof value === 'object' && !Array.isArray(value) && 'dependencies' in value) {
+      const { dependencies, ...rest } = value as Record<string, unknown>;
+      return { ...rest, dependentRequired: dependencies };
+    }
+    return value;
+  }) as Schema;
+}
+
+/**
+ * A route's description completed from its declaration: the summary (`{entity}` replaced by the
+ * entity's slug), the body's JSON Schema and the query parameters are the declaration's.
+ */
+export function declaredOperation(route: Route, spec: SystemSpec, entity?: LoadedEntity): OperationSpec {
+  const summary = route.summary?.replaceAll('{entity}', entity?.slug ?? 'records') ?? spec.summary ?? `${route.method} ${route.path}`;
+  const query: Schema[] = (route.query ?? []).map((q) => ({
+    name: q.name,
+    in: 'query',
+    required: q.required ?? false,
+    description: q.description,
+    schema: q.schema,
+    ...(q.example !== undefined ? { example: q.example } : {}),
+  }));
+  const parameters = [...query, ...(spec.parameters ?? [])];
+  const body = route.body ? asOpenApiSchema(route.body) : spec.requestBody?.schema;
+  const requestBody = spec.requestBody || route.body ? { ...spec.requestBody, schema: body ?? ref('GenericObject') } : undefined;
+  const { requestBody: _given, parameters: _parameters, ...rest } = spec;
+  return { ...rest, summary, ...(parameters.length ? { parameters } : {}), ...(requestBody ? { requestBody } : {}) };
+}
+
+function genericOperation(route: DescribedRoute): SystemSpec {
   const words = route.path
     .split('/')
     .filter((s) => s && s !== 'api' && s !== 'v1')
@@ -84,11 +119,15 @@ function genericOperation(route: DescribedRoute): OperationSpec {
     operationId: `${route.method.toLowerCase()}${words.join('')}`,
     summary: route.summary ?? `${route.method} ${route.path}`,
     description: route.description ?? `An endpoint of the ${route.family} family.`,
-    ...(hasBody ? { requestBody: { schema: route.requestSchema ?? ref('GenericObject'), required: false } } : {}),
+    ...(hasBody ? { requestBody: { schema: route.body ?? route.requestSchema ?? ref('GenericObject'), required: false } } : {}),
     responses: {
       [success]: {
         description: 'Success.',
-        schema: route.responseSchema ? envelopeOf(route.responseSchema) : { type: 'object', required: ['success'], properties: { success: { const: true } } },
+        schema: route.responseSchema
+          ? envelopeOf(route.responseSchema)
+          : route.response
+            ? envelopeOf(ref(route.response))
+            : { type: 'object', required: ['success'], properties: { success: { const: true } } },
       },
     },
     errors: hasBody ? [400, 422] : [],
@@ -280,13 +319,13 @@ export function buildOpenApiDocument(sources: DocumentSources): OpenApiDocument 
       for (const entity of entities) {
         const path = route.path.replace('{entity}', entity.slug);
         if (staticKeys.has(routeKey(route.method, path))) continue;
-        const spec = describe ? describe({ entity }) : genericOperation(route);
+        const spec = declaredOperation(route, describe ? describe({ entity }) : genericOperation(route), entity);
         add(route, path, spec, route.scope?.replace('{entity}', entity.slug), route.auth === 'optional');
       }
       continue;
     }
     const described: DescribedRoute = { ...sources.routeDetails?.(route), ...route };
-    add(route, route.path, describe ? describe({}) : genericOperation(described), route.scope, route.auth === 'optional');
+    add(route, route.path, declaredOperation(route, describe ? describe({}) : genericOperation(described)), route.scope, route.auth === 'optional');
   }
 
   const sortedPaths = Object.fromEntries(Object.entries(paths).filter(([, ops]) => Object.keys(ops).length));

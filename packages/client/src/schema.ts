@@ -483,7 +483,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Generate text
+         * Generates text; reserves maxTokens credits and charges tokensUsed
          * @description Charged in credits (402 INSUFFICIENT_CREDITS when they run out); 20 requests per hour per user.
          */
         post: operations["generateText"];
@@ -656,7 +656,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /api/v1/uploads
+         * The caller's uploads
          * @description An endpoint of the upload family.
          */
         get: operations["getUploads"];
@@ -679,7 +679,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * DELETE /api/v1/uploads/{id}
+         * Delete an upload
          * @description An endpoint of the upload family.
          */
         delete: operations["deleteUploadsById"];
@@ -696,7 +696,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /api/v1/files/{id}
+         * Download a file (a redirect to a short-lived URL)
          * @description An endpoint of the upload family.
          */
         get: operations["getFilesById"];
@@ -824,7 +824,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /api/v1/stream/{entity}
+         * Change events of comments (SSE)
          * @description An endpoint of the stream family.
          */
         get: operations["getStreamByEntity"];
@@ -844,7 +844,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /api/v1/stream/{entity}
+         * Change events of customers (SSE)
          * @description An endpoint of the stream family.
          */
         get: operations["getStreamByEntity2"];
@@ -864,7 +864,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /api/v1/stream/{entity}
+         * Change events of orders (SSE)
          * @description An endpoint of the stream family.
          */
         get: operations["getStreamByEntity3"];
@@ -884,7 +884,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /api/v1/stream/{entity}
+         * Change events of products (SSE)
          * @description An endpoint of the stream family.
          */
         get: operations["getStreamByEntity4"];
@@ -904,7 +904,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /api/v1/stream/{entity}
+         * Change events of tags (SSE)
          * @description An endpoint of the stream family.
          */
         get: operations["getStreamByEntity5"];
@@ -945,7 +945,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GET /api/v1/webhooks/{id}
+         * A webhook
          * @description An endpoint of the webhooks family.
          */
         get: operations["getWebhooksById"];
@@ -960,7 +960,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * PATCH /api/v1/webhooks/{id}
+         * Change a webhook
          * @description An endpoint of the webhooks family.
          */
         patch: operations["patchWebhooksById"];
@@ -993,7 +993,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/retry
+         * Deliver an attempt again
          * @description An endpoint of the webhooks family.
          */
         post: operations["postWebhooksByIdDeliveriesByDeliveryIdRetry"];
@@ -1013,7 +1013,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * POST /api/v1/webhooks/{id}/test
+         * Send a test event to a webhook
          * @description An endpoint of the webhooks family.
          */
         post: operations["postWebhooksByIdTest"];
@@ -2028,6 +2028,49 @@ export interface components {
         };
         GenericObject: {
             [key: string]: unknown;
+        };
+        ApiIndex: {
+            name?: string;
+            version?: string;
+            entities?: {
+                [key: string]: unknown;
+            }[];
+            links?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        MigrationState: {
+            entity: string;
+            layout: {
+                hash?: string;
+                previous?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            state: "pending" | "running" | "done" | "failed";
+            run?: number;
+            changes?: string[];
+            processed: number;
+            total: number | null;
+            /** Format: date-time */
+            startedAt?: string | null;
+            /** Format: date-time */
+            endedAt?: string | null;
+            error?: string | null;
+            indexes?: {
+                field?: string;
+                token?: string;
+                ready?: boolean;
+            }[];
+            report: {
+                count?: number;
+                entries?: {
+                    [key: string]: unknown;
+                }[];
+            };
         };
         Webhook: {
             id: string;
@@ -3484,7 +3527,6 @@ export interface operations {
                  */
                 "application/json": {
                     email: string;
-                    /** Format: password */
                     password: string;
                 };
             };
@@ -3672,13 +3714,9 @@ export interface operations {
                  */
                 "application/json": {
                     name?: string;
-                    /** Format: password */
                     password?: string;
-                    /** Format: password */
                     currentPassword?: string;
-                    preferences?: {
-                        [key: string]: unknown;
-                    };
+                    preferences?: Record<string, never>;
                 };
             };
         };
@@ -3766,7 +3804,6 @@ export interface operations {
                     /** Format: email */
                     email: string;
                     name: string;
-                    /** Format: password */
                     password: string;
                     /** @enum {string} */
                     role?: "admin" | "user";
@@ -3898,7 +3935,6 @@ export interface operations {
                     name?: string;
                     /** @enum {string} */
                     role?: "admin" | "user";
-                    /** Format: password */
                     password?: string;
                 };
             };
@@ -3978,9 +4014,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string;
-                    settings?: {
-                        [key: string]: unknown;
-                    };
+                    settings?: Record<string, never>;
                 };
             };
         };
@@ -4024,14 +4058,11 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    settings?: {
-                        [key: string]: unknown;
-                    };
+                    settings?: Record<string, never>;
                     admin: {
                         /** Format: email */
                         email: string;
                         name: string;
-                        /** Format: password */
                         password: string;
                     };
                 };
@@ -4089,37 +4120,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: true;
-                        data: {
-                            entity: string;
-                            layout: {
-                                hash?: string;
-                                previous?: string;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                            /** @enum {string} */
-                            state: "pending" | "running" | "done" | "failed";
-                            run?: number;
-                            changes?: string[];
-                            processed: number;
-                            total: number | null;
-                            /** Format: date-time */
-                            startedAt?: string | null;
-                            /** Format: date-time */
-                            endedAt?: string | null;
-                            error?: string | null;
-                            indexes?: {
-                                field?: string;
-                                token?: string;
-                                ready?: boolean;
-                            }[];
-                            report: {
-                                count?: number;
-                                entries?: {
-                                    [key: string]: unknown;
-                                }[];
-                            };
-                        }[];
+                        data: components["schemas"]["MigrationState"][];
                     };
                 };
             };
@@ -6215,6 +6216,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: true;
+                        data: components["schemas"]["Webhook"];
                     };
                 };
             };
@@ -6343,6 +6345,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: true;
+                        data: components["schemas"]["Webhook"];
                     };
                 };
             };
@@ -6360,7 +6363,12 @@ export interface operations {
     };
     listWebhookDeliveries: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description At most 100. */
+                limit?: number;
+                /** @description From the previous page's Link. */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 /** @description The id. */
@@ -6543,9 +6551,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: true;
-                        data: {
-                            [key: string]: unknown;
-                        };
+                        data: components["schemas"]["ApiIndex"];
                         message?: string;
                     };
                 };
