@@ -41,6 +41,7 @@ import { RateLimitError } from '../errors.js';
 import { logger } from '../logger.js';
 import type { RouteRateLimit } from '../routes.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest } from './types.js';
+import { isCountedFamily } from '../core-routes.js';
 
 const DAY_SECONDS = 24 * 3600;
 
@@ -263,7 +264,7 @@ export function tightest(states: CounterState[]): CounterState {
 }
 
 export function isCounted(req: ApiRequest): boolean {
-  return req.route.family !== 'health' && req.route.family !== 'docs' && req.route.family !== 'dashboard';
+  return isCountedFamily(req.route.family);
 }
 
 export function rateLimit(options: RateLimitOptions & { now?: () => number } = {}): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext> {

@@ -8,7 +8,7 @@
  */
 import { catalogueEntry } from '../errors.js';
 import type { LoadedEntity } from '../registry/types.js';
-import { routeKey, type Route } from '../routes.js';
+import { isCountedFamily, routeKey, type Route } from '../routes.js';
 import {
   COMMON_SCHEMAS,
   ERROR_STATUSES,
@@ -50,9 +50,6 @@ export interface DocumentSources {
 
 /** What a route of another family may carry to be described better than generically. */
 type DescribedRoute = Route & RouteDetails;
-
-/** Families whose requests are not rate-limited (shared/http/rate-limit.ts isCounted). */
-const UNCOUNTED_FAMILIES = new Set(['health', 'docs', 'dashboard']);
 
 /** Order of the system tags in the page; entity tags follow, then any other family's. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -199,7 +196,7 @@ export function errorStatuses(route: Route, path: string, spec: Pick<OperationSp
 }
 
 function operationObject(route: Route, path: string, spec: OperationSpec, scope: string | undefined, anonymous: boolean): Schema {
-  const counted = !UNCOUNTED_FAMILIES.has(route.family);
+  const counted = isCountedFamily(route.family);
   const given = spec.parameters ?? [];
   const parameters = [...pathParameters(path, given), ...given];
   const responses: Record<string, Schema> = {};
