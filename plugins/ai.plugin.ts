@@ -44,6 +44,7 @@ export default definePlugin({
       scopes: ['ai:write'],
       rateLimit: { limit: perHour, window: '1h' },
       summary: 'Generates text; reserves maxTokens credits and charges tokensUsed',
+      errors: ['INVALID_REQUEST', 'VALIDATION_FAILED', 'INSUFFICIENT_CREDITS', 'AI_PROVIDER_ERROR', 'SERVICE_UNAVAILABLE', 'GATEWAY_TIMEOUT'],
       body: {
         type: 'object',
         additionalProperties: false,
@@ -82,6 +83,7 @@ export default definePlugin({
       auth: 'required',
       scopes: ['ai:read'],
       summary: "A user's balance, last usage and latest grants (admins, own tenant)",
+      errors: ['FORBIDDEN', 'NOT_FOUND'],
       response: { ...credits, properties: { ...credits.properties, userId: { type: 'string' }, grants: { type: 'array', items: grant } } },
     },
     {
@@ -91,6 +93,7 @@ export default definePlugin({
       auth: 'required',
       scopes: ['ai:write'],
       summary: 'Grants credits to a user of the admin’s tenant (audited)',
+      errors: ['INVALID_REQUEST', 'VALIDATION_FAILED', 'FORBIDDEN', 'NOT_FOUND'],
       body: {
         type: 'object',
         additionalProperties: false,

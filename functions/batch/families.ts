@@ -5,12 +5,13 @@
  * NOT work: esbuild turns it into a glob over `.js` files, which matches none of our `.ts`
  * sources, and the bundle fails at run time with "Module not found in bundle".
  *
- * Not dispatchable: `batch` itself (a batch inside a batch is refused; importing it here would
- * also make a cycle) and `health` (not under /api/v1). A family added to shared/routes.ts must be
- * added here or to NOT_BATCHABLE (test/functions/batch/families.test.ts checks it).
+ * Whether a family is dispatchable is its declaration's `batch` (FAMILIES, shared/core-routes.ts):
+ * `true` needs a loader here (a literal import, for esbuild), a reason keeps it out (`batch` itself:
+ * a batch inside a batch is refused; importing it here would also make a cycle).
+ * test/functions/batch/families.test.ts checks the two agree.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { Family } from '../../shared/routes.js';
+import { FAMILIES, type Family } from '../../shared/core-routes.js';
 import type { ApiEvent, ApiLambdaContext } from '../../shared/http/types.js';
 
 export type FamilyHandler = (event: ApiEvent, context: ApiLambdaContext) => Promise<APIGatewayProxyResult>;
@@ -26,17 +27,10 @@ const loaders: Partial<Record<Family, Loader>> = {
   plugins: () => import('../plugins/handler.js'),
 };
 
-/** Families a batch never dispatches to, and why. */
-export const NOT_BATCHABLE: Readonly<Partial<Record<Family, string>>> = {
-  batch: 'a batch cannot contain another batch',
-  health: 'the health check is not under /api/v1',
-  upload: 'uploads carry multipart bodies or move objects in S3; they are sent on their own',
-  docs: 'the API description and its page are static documents',
-  dashboard: 'the dashboard is a page and its static files',
-  stream: 'a streamed response (text/event-stream) cannot be a sub-response',
-  webhooks: 'deliveries and inbound receivers act outside the request (a replay or ping waits for a receiver)',
-  migrations: 'the migration status of the platform operator is read on its own (a session only)',
-};
+/** Families a batch never dispatches to, and why (their declarations in shared/core-routes.ts say so). */
+export const NOT_BATCHABLE: Readonly<Partial<Record<Family, string>>> = Object.fromEntries(
+  Object.entries(FAMILIES).flatMap(([family, d]) => (d.batch === true ? [] : [[family, d.batch]])),
+);
 
 const loaded = new Map<Family, Promise<FamilyHandler>>();
 

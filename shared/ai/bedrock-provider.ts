@@ -28,10 +28,10 @@ class ProviderTimeout extends Error {
 export function providerError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const name = (error as { name?: string } | undefined)?.name ?? 'Error';
-  if (RETRY_LATER.has(name)) return new ServiceUnavailableError('Text generation is busy; retry later', RETRY_AFTER_SECONDS);
-  if (name === 'ValidationException') return new BadRequestError('The model refused the request: check prompt, maxTokens and temperature', { prompt: 'refused by the model' });
-  if (TIMED_OUT.has(name)) return new GatewayTimeoutError('Text generation did not finish in time');
-  return new BadGatewayError('Text generation failed', 'AI_PROVIDER_ERROR');
+  if (RETRY_LATER.has(name)) return new ServiceUnavailableError('Text generation is busy; retry later', RETRY_AFTER_SECONDS, error);
+  if (name === 'ValidationException') return new BadRequestError('The model refused the request: check prompt, maxTokens and temperature', { prompt: 'refused by the model' }, 'INVALID_REQUEST', error);
+  if (TIMED_OUT.has(name)) return new GatewayTimeoutError('Text generation did not finish in time', 'GATEWAY_TIMEOUT', error);
+  return new BadGatewayError('Text generation failed', 'AI_PROVIDER_ERROR', error);
 }
 
 function textOf(output: ConverseCommandOutput): string {

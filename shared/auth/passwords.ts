@@ -7,11 +7,12 @@
  * Verification recomputes with the stored parameters and compares with timingSafeEqual.
  */
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { MIN_PASSWORD_LENGTH } from './body-schemas.js';
 
 export const SCRYPT_PARAMS = { N: 16384, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
 const SALT_LENGTH = 16;
-export const MIN_PASSWORD_LENGTH = 8;
+export { MIN_PASSWORD_LENGTH };
 
 function scrypt(password: string, salt: Buffer, keyLength: number, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {

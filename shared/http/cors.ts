@@ -6,7 +6,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { config } from '../config.js';
-import { coreRouteLookup, type RouteLookup } from '../core-routes.js';
+import type { RouteLookup } from '../core-routes.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest } from './types.js';
 
 const ALLOW_HEADERS = 'Authorization, X-API-Key, Content-Type, X-Request-ID, X-API-Version, If-None-Match, Idempotency-Key, Last-Event-ID, Accept-Language';
@@ -28,7 +28,7 @@ function methodsOf(lookup: RouteLookup, path: string): string {
 }
 
 /** `lookup`: the routes of the stack (their methods answer a preflight). */
-export function cors(lookup: RouteLookup = coreRouteLookup): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext> {
+export function cors(lookup: RouteLookup): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext> {
   return {
     before: function handleCors(request) {
       const req = request.context.api!;

@@ -3,15 +3,15 @@
  * check): request context, CORS, API version and the envelope, nothing that reads credentials,
  * counts requests or stores idempotency records. Those parts of shared/http/stack.ts load the
  * AWS SDK and the identity code, which such a function never uses; leaving them out keeps its
- * bundle and its cold start small. Refuses, at load, an operation whose route is not public.
+ * bundle and its cold start small. Refuses, at load, an operation that is not a GET.
  *
- * Its routes are core routes (core-routes.ts): the plugin declarations, which only the route
- * table of the plugins family needs, are not loaded.
+ * Its routes are its operations' own, public by definition: not even the core route table is
+ * loaded (test/shared/route-declarations.test.ts checks that each is a public GET route there).
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { MethodNotAllowedError } from '../errors.js';
-import { coreRouteLookup, coreRoutes, routeKey } from '../core-routes.js';
+import { routeKey, routeLookup, type Family, type HttpMethod, type Route } from '../core-routes.js';
 import { apiVersion } from './api-version.js';
 import { cors } from './cors.js';
 import { envelope } from './envelope.js';
@@ -19,13 +19,13 @@ import { requestContext } from './request-context.js';
 import { withRequestMetrics } from './request-metrics.js';
 import type { ApiEvent, ApiLambdaContext, Operation, Reply } from './types.js';
 
-export function createPublicHandler(operations: Record<string, Operation>) {
-  for (const key of Object.keys(operations)) {
-    const route = coreRoutes.find((r) => routeKey(r.method, r.path) === key);
-    if (!route || route.auth !== 'public' || route.method !== 'GET') {
-      throw new Error(`createPublicHandler: '${key}' is not a public GET route of shared/routes.ts; use createApiHandler`);
-    }
-  }
+export function createPublicHandler(operations: Record<string, Operation>, family: Family = 'health') {
+  const routes: Route[] = Object.keys(operations).map((key) => {
+    const [method, path] = key.split(' ');
+    if (method !== 'GET' || !path) throw new Error(`createPublicHandler: '${key}' is not a GET route; use createApiHandler`);
+    return { method: method as HttpMethod, path, family, auth: 'public' };
+  });
+  const lookup = routeLookup(routes);
   async function dispatch(_event: ApiEvent, context: ApiLambdaContext): Promise<Reply> {
     const req = context.api!;
     const operation = operations[routeKey(req.route.method, req.route.path)];
@@ -33,11 +33,13 @@ export function createPublicHandler(operations: Record<string, Operation>) {
     return operation(req);
   }
   // Server-Timing and X-Request-Cost like every other family (shared/http/request-metrics.ts).
-  return withRequestMetrics(
+  const handler = withRequestMetrics(
     middy<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext>(dispatch as never)
       .use(envelope())
-      .use(requestContext(coreRouteLookup))
-      .use(cors(coreRouteLookup))
+      .use(requestContext(lookup))
+      .use(cors(lookup))
       .use(apiVersion()),
   );
+  // What the route declarations' test checks against the family's declared routes.
+  return Object.assign(handler, { operations: async () => operations });
 }

@@ -40,6 +40,7 @@ import { RateLimitError } from '../errors.js';
 import { logger } from '../logger.js';
 import type { RouteRateLimit } from '../routes.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest } from './types.js';
+import { isCountedFamily } from '../core-routes.js';
 
 export {
   apiKeySubject,
@@ -100,7 +101,7 @@ export async function leaseAhead(req: ApiRequest, count: number, nowMs = Date.no
 }
 
 export function isCounted(req: ApiRequest): boolean {
-  return req.route.family !== 'health' && req.route.family !== 'docs' && req.route.family !== 'dashboard';
+  return isCountedFamily(req.route.family);
 }
 
 export function rateLimit(options: RateLimitOptions & { now?: () => number } = {}): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext> {

@@ -5,7 +5,7 @@
  */
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { coreRouteLookup, type RouteLookup } from '../core-routes.js';
+import type { RouteLookup } from '../core-routes.js';
 import { MethodNotAllowedError } from '../errors.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest } from './types.js';
 import { requestBase } from './urls.js';
@@ -77,8 +77,8 @@ function queryOf(event: ApiEvent): { query: Record<string, string>; multiQuery: 
   return { query, multiQuery };
 }
 
-/** The ApiRequest of `event`, its route looked up in `lookup` (the core routes unless a family serves others). */
-export function buildApiRequest(event: ApiEvent, lookup: RouteLookup = coreRouteLookup): ApiRequest {
+/** The ApiRequest of `event`, its route looked up in `lookup` (the family's routes). */
+export function buildApiRequest(event: ApiEvent, lookup: RouteLookup): ApiRequest {
   const headers = lowerCaseHeaders(event);
   const requestId = validRequestId(headers['x-request-id']) ?? (event.requestContext?.requestId || newRequestId());
   const { query, multiQuery } = queryOf(event);
@@ -111,7 +111,7 @@ export function buildApiRequest(event: ApiEvent, lookup: RouteLookup = coreRoute
   };
 }
 
-export function requestContext(lookup: RouteLookup = coreRouteLookup): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext> {
+export function requestContext(lookup: RouteLookup): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext> {
   return {
     before: function buildRequestContext(request) {
       request.context.api = buildApiRequest(request.event, lookup);

@@ -13,7 +13,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { MethodNotAllowedError } from '../errors.js';
-import { routeKey, type RouteLookup } from '../core-routes.js';
+import { coreRouteLookup, routeKey, type RouteLookup } from '../core-routes.js';
 import { apiVersion } from './api-version.js';
 import { authenticate } from './authenticate.js';
 import { authorize, type AuthorizeOptions } from './authorize.js';
@@ -110,13 +110,13 @@ export function createApiHandler(operations: Operations | OperationsLoader, opti
   }
   const idempotent = idempotency();
   // Server-Timing and X-Request-Cost go on the final result, early answers (preflight, replay) included.
-  return withRequestMetrics(middy<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext>(dispatch as never, { streamifyResponse: options.streaming ?? false, ...deadlineOptions })
+  const handler = withRequestMetrics(middy<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext>(dispatch as never, { streamifyResponse: options.streaming ?? false, ...deadlineOptions })
     // Registered before the envelope, so its after/onError see the final response (to store it).
     .use(idempotent.record)
     .use(envelope())
-    .use(requestContext(options.routes))
+    .use(requestContext(options.routes ?? coreRouteLookup))
     .use(inheritedAuth())
-    .use(cors(options.routes))
+    .use(cors(options.routes ?? coreRouteLookup))
     .use(apiVersion())
     .use(operationsLoaded(load))
     .use(timedAuthentication(authenticate()))
@@ -127,4 +127,16 @@ export function createApiHandler(operations: Operations | OperationsLoader, opti
     .use(authorize(stackOptions))
     .use(jsonBody())
     .use(idempotent.claim));
+  return withOperations(handler, async () => {
+    await load();
+    return table!;
+  });
+}
+
+/**
+ * The handler, which also tells the operations it dispatches to (loading them if need be): the
+ * route declarations' test checks them against the declared routes of the family.
+ */
+export function withOperations<H extends object>(handler: H, operations: () => Promise<Operations>): H & { operations: () => Promise<Operations> } {
+  return Object.assign(handler, { operations });
 }

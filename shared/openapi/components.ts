@@ -3,71 +3,73 @@
  * responses with their codes, the response headers, the security schemes and the schemas of the
  * system resources (users, tenants, keys, ...). Plain data, read by document.ts.
  */
+import { ERROR_CATALOGUE } from '../errors.js';
 
 export type Schema = Record<string, unknown>;
 
 export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 
-/** The error codes each status may carry (shared/errors.ts and the families' own codes). */
-export const ERROR_STATUSES: Readonly<Record<number, { name: string; description: string; codes: readonly string[]; example: Schema }>> = {
+interface ErrorStatus {
+  name: string;
+  description: string;
+  example: Schema;
+}
+
+/** Each error status's response component; the codes it carries come from the catalogue (shared/errors.ts). */
+const STATUS_RESPONSES: Readonly<Record<number, ErrorStatus>> = {
   400: {
     name: 'BadRequest',
     description: 'The request is malformed: bad JSON, a body that is not an object, a bad query parameter, filter or sort.',
-    codes: ['INVALID_REQUEST', 'INVALID_FILTER', 'INVALID_SORT', 'QUERY_TOO_COMPLEX', 'QUERY_TOO_DEEP'],
     example: { success: false, error: 'limit must be a positive integer', code: 'INVALID_REQUEST', details: { limit: 'must be a positive integer' } },
   },
   401: {
     name: 'Unauthorized',
     description: 'Missing or invalid credentials.',
-    codes: ['AUTHENTICATION_FAILED', 'UNAUTHORIZED', 'INVALID_API_KEY', 'EXPIRED_KEY', 'INVALID_SESSION'],
     example: { success: false, error: 'Authentication is required', code: 'AUTHENTICATION_FAILED' },
   },
   402: {
     name: 'PaymentRequired',
     description: 'Not enough credits left for this call.',
-    codes: ['INSUFFICIENT_CREDITS'],
     example: { success: false, error: 'Insufficient credits', code: 'INSUFFICIENT_CREDITS' },
   },
   403: {
     name: 'Forbidden',
     description: 'Valid credentials without the needed scope or role, or a cross-origin cookie request (CSRF guard).',
-    codes: ['FORBIDDEN', 'INSUFFICIENT_PERMISSIONS', 'INVALID_SCOPE'],
     example: { success: false, error: 'Missing required scope: tasks:write', code: 'INSUFFICIENT_PERMISSIONS', details: { scope: 'requires tasks:write' } },
   },
   404: {
     name: 'NotFound',
     description: 'The record, the entity or the path does not exist (records of other users under row-level security answer 404 too).',
-    codes: ['NOT_FOUND', 'ENTITY_NOT_FOUND'],
     example: { success: false, error: 'Not found', code: 'NOT_FOUND' },
   },
   405: {
     name: 'MethodNotAllowed',
     description: 'The operation is disabled for this entity or the method is not served on this path.',
-    codes: ['METHOD_NOT_ALLOWED'],
     example: { success: false, error: 'DELETE is not allowed on /api/v1/orders/ord_1', code: 'METHOD_NOT_ALLOWED' },
   },
   409: {
     name: 'Conflict',
     description: 'The request conflicts with the current state (an e-mail already used, a value of a unique field another record holds: UNIQUE_VIOLATION with `details` naming the field, a concurrent change, an Idempotency-Key still in progress).',
-    codes: ['CONFLICT', 'UNIQUE_VIOLATION', 'IDEMPOTENCY_KEY_IN_PROGRESS'],
     example: { success: false, error: 'A user with this e-mail already exists', code: 'CONFLICT' },
+  },
+  412: {
+    name: 'PreconditionFailed',
+    description: 'The record no longer matches `If-Match` or `If-Unmodified-Since`; `ETag` carries its current version.',
+    example: { success: false, error: "The task 'tsk_1' has changed; it was not written", code: 'PRECONDITION_FAILED' },
   },
   413: {
     name: 'PayloadTooLarge',
     description: 'The request is larger than 6 MB.',
-    codes: ['PAYLOAD_TOO_LARGE'],
     example: { success: false, error: 'The request body is too large', code: 'PAYLOAD_TOO_LARGE' },
   },
   422: {
     name: 'ValidationFailed',
     description: 'The body does not pass validation; `details` names each field.',
-    codes: ['VALIDATION_FAILED', 'IDEMPOTENCY_KEY_REUSED'],
     example: { success: false, error: 'Validation failed', code: 'VALIDATION_FAILED', details: { title: 'is required' } },
   },
   429: {
     name: 'TooManyRequests',
     description: 'A rate limit is exhausted; retry after `Retry-After` seconds.',
-    codes: ['RATE_LIMIT_EXCEEDED'],
     example: {
       success: false,
       error: 'Rate limit exceeded, retry in 60 seconds',
@@ -79,16 +81,34 @@ export const ERROR_STATUSES: Readonly<Record<number, { name: string; description
   500: {
     name: 'InternalError',
     description: 'An unexpected error (never with internal details).',
-    codes: ['INTERNAL_ERROR'],
     example: { success: false, error: 'An unexpected error occurred', code: 'INTERNAL_ERROR' },
+  },
+  502: {
+    name: 'BadGateway',
+    description: 'The function serving the request, or a service it calls, failed to answer.',
+    example: { success: false, error: 'An upstream service failed', code: 'BAD_GATEWAY' },
   },
   503: {
     name: 'ServiceUnavailable',
     description: 'The database is temporarily unavailable; retry after `Retry-After` seconds.',
-    codes: ['SERVICE_UNAVAILABLE'],
     example: { success: false, error: 'The service is temporarily unavailable', code: 'SERVICE_UNAVAILABLE' },
   },
+  504: {
+    name: 'GatewayTimeout',
+    description: 'The request did not finish in time; retry it (with the same Idempotency-Key for a POST).',
+    example: { success: false, error: 'The request did not finish in time; retry it (with the same Idempotency-Key for a POST)', code: 'GATEWAY_TIMEOUT' },
+  },
 };
+
+/** The codes of the catalogue answered with `status`, in catalogue order. */
+export function codesOfStatus(status: number): string[] {
+  return Object.entries(ERROR_CATALOGUE).filter(([, e]) => e.status === status).map(([code]) => code);
+}
+
+/** The error statuses the document describes, each with the codes it may carry. */
+export const ERROR_STATUSES: Readonly<Record<number, ErrorStatus & { codes: readonly string[] }>> = Object.fromEntries(
+  Object.entries(STATUS_RESPONSES).map(([status, e]) => [status, { ...e, codes: codesOfStatus(Number(status)) }]),
+);
 
 const integerHeader = (description: string): Schema => ({ description, schema: { type: 'integer' } });
 

@@ -6,8 +6,9 @@
  * every registered entity expands the `{entity}` routes into paths of its own. Pure and
  * deterministic: the same sources give the same document, byte for byte.
  */
+import { catalogueEntry } from '../errors.js';
 import type { LoadedEntity } from '../registry/types.js';
-import { routeKey, type Route } from '../routes.js';
+import { isCountedFamily, routeKey, type Route } from '../routes.js';
 import {
   COMMON_SCHEMAS,
   ERROR_STATUSES,
@@ -19,7 +20,7 @@ import {
   type Schema,
 } from './components.js';
 import { COMMON_PARAMETERS, entityOperations, entitySchemas, pascalCase } from './entities.js';
-import type { OperationSpec, ResponseSpec } from './operation.js';
+import type { OperationSpec, ResponseSpec, SystemSpec } from './operation.js';
 import { SYSTEM_OPERATIONS, SYSTEM_SCHEMAS } from './system.js';
 import { webhookEntries } from './webhooks.js';
 
@@ -50,9 +51,6 @@ export interface DocumentSources {
 /** What a route of another family may carry to be described better than generically. */
 type DescribedRoute = Route & RouteDetails;
 
-/** Families whose requests are not rate-limited (shared/http/rate-limit.ts isCounted). */
-const UNCOUNTED_FAMILIES = new Set(['health', 'docs', 'dashboard']);
-
 /** Order of the system tags in the page; entity tags follow, then any other family's. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
   Health: 'Liveness of the service and its database.',
@@ -70,7 +68,42 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Docs: 'This description, its reference page and the dashboard.',
 };
 
-function genericOperation(route: DescribedRoute): OperationSpec {
+/**
+ * A validator's JSON Schema (draft-07, as ajv compiles it) as OpenAPI 3.1 reads it (2020-12):
+ * `dependencies` listing properties is `dependentRequired` there.
+ */
+function asOpenApiSchema(schema: Schema): Schema {
+  return JSON.parse(JSON.stringify(schema), (key, value: unknown) => {
+    if (value && typeof value === 'object' && !Array.isArray(value) && 'dependencies' in value) {
+      const { dependencies, ...rest } = value as Record<string, unknown>;
+      return { ...rest, dependentRequired: dependencies };
+    }
+    return value;
+  }) as Schema;
+}
+
+/**
+ * A route's description completed from its declaration: the summary (`{entity}` replaced by the
+ * entity's slug), the body's JSON Schema and the query parameters are the declaration's.
+ */
+export function declaredOperation(route: Route, spec: SystemSpec, entity?: LoadedEntity): OperationSpec {
+  const summary = route.summary?.replaceAll('{entity}', entity?.slug ?? 'records') ?? spec.summary ?? `${route.method} ${route.path}`;
+  const query: Schema[] = (route.query ?? []).map((q) => ({
+    name: q.name,
+    in: 'query',
+    required: q.required ?? false,
+    description: q.description,
+    schema: q.schema,
+    ...(q.example !== undefined ? { example: q.example } : {}),
+  }));
+  const parameters = [...query, ...(spec.parameters ?? [])];
+  const body = route.body ? asOpenApiSchema(route.body) : spec.requestBody?.schema;
+  const requestBody = spec.requestBody || route.body ? { ...spec.requestBody, schema: body ?? ref('GenericObject') } : undefined;
+  const { requestBody: _given, parameters: _parameters, ...rest } = spec;
+  return { ...rest, summary, ...(parameters.length ? { parameters } : {}), ...(requestBody ? { requestBody } : {}) };
+}
+
+function genericOperation(route: DescribedRoute): SystemSpec {
   const words = route.path
     .split('/')
     .filter((s) => s && s !== 'api' && s !== 'v1')
@@ -83,11 +116,15 @@ function genericOperation(route: DescribedRoute): OperationSpec {
     operationId: `${route.method.toLowerCase()}${words.join('')}`,
     summary: route.summary ?? `${route.method} ${route.path}`,
     description: route.description ?? `An endpoint of the ${route.family} family.`,
-    ...(hasBody ? { requestBody: { schema: route.requestSchema ?? ref('GenericObject'), required: false } } : {}),
+    ...(hasBody ? { requestBody: { schema: route.body ?? route.requestSchema ?? ref('GenericObject'), required: false } } : {}),
     responses: {
       [success]: {
         description: 'Success.',
-        schema: route.responseSchema ? envelopeOf(route.responseSchema) : { type: 'object', required: ['success'], properties: { success: { const: true } } },
+        schema: route.responseSchema
+          ? envelopeOf(route.responseSchema)
+          : route.response
+            ? envelopeOf(ref(route.response))
+            : { type: 'object', required: ['success'], properties: { success: { const: true } } },
       },
     },
     errors: hasBody ? [400, 422] : [],
@@ -123,20 +160,48 @@ function pathParameters(path: string, given: readonly Schema[]): Schema[] {
   return names.filter((n) => !have.has(n)).map((n) => ({ name: n, in: 'path', required: true, description: `The ${n}.`, schema: { type: 'string' } }));
 }
 
-function operationObject(route: Route, path: string, spec: OperationSpec, scope: string | undefined, anonymous: boolean): Schema {
-  const counted = !UNCOUNTED_FAMILIES.has(route.family);
-  const given = spec.parameters ?? [];
-  const parameters = [...pathParameters(path, given), ...given];
-  const responses: Record<string, Schema> = {};
-  for (const [status, response] of Object.entries(spec.responses)) responses[status] = responseObject(response, counted);
+/** Methods whose record operations honour If-Match / If-Unmodified-Since (412 when the record changed). */
+const CONDITIONAL_METHODS = new Set(['PATCH', 'PUT', 'DELETE']);
+
+/**
+ * Every error status an operation answers: those of the codes its route declares (the catalogue
+ * gives each code's status), those of its description, and those the stack answers by the route's
+ * properties — 401 and 403 where credentials are needed, 429 where counted, 400 and 413 where it
+ * takes a body, 404 where its path has a parameter, 412 where a record is changed conditionally,
+ * 503 and 504 where it reaches the database through the stack, 500 always.
+ */
+export function errorStatuses(route: Route, path: string, spec: Pick<OperationSpec, 'errors' | 'requestBody'>, counted: boolean): Set<number> {
   const errors = new Set(spec.errors);
+  for (const code of route.errors ?? []) {
+    const entry = catalogueEntry(code);
+    if (entry) errors.add(entry.status);
+  }
   if (route.auth !== 'public') {
     errors.add(401);
     errors.add(403);
   }
   if (counted) errors.add(429);
-  if (spec.requestBody) errors.add(413);
+  if (spec.requestBody) {
+    errors.add(400);
+    errors.add(413);
+  }
+  if (path.includes('{')) errors.add(404);
+  if (CONDITIONAL_METHODS.has(route.method) && route.family === 'entities' && route.path.endsWith('/{id}')) errors.add(412);
+  if (counted || route.auth !== 'public') {
+    errors.add(503);
+    errors.add(504);
+  }
   errors.add(500);
+  return errors;
+}
+
+function operationObject(route: Route, path: string, spec: OperationSpec, scope: string | undefined, anonymous: boolean): Schema {
+  const counted = isCountedFamily(route.family);
+  const given = spec.parameters ?? [];
+  const parameters = [...pathParameters(path, given), ...given];
+  const responses: Record<string, Schema> = {};
+  for (const [status, response] of Object.entries(spec.responses)) responses[status] = responseObject(response, counted);
+  const errors = errorStatuses(route, path, spec, counted);
   for (const status of [...errors].sort((a, b) => a - b)) {
     if (responses[status] || !ERROR_STATUSES[status]) continue;
     responses[status] = { $ref: `#/components/responses/${ERROR_STATUSES[status].name}` };
@@ -251,13 +316,13 @@ export function buildOpenApiDocument(sources: DocumentSources): OpenApiDocument 
       for (const entity of entities) {
         const path = route.path.replace('{entity}', entity.slug);
         if (staticKeys.has(routeKey(route.method, path))) continue;
-        const spec = describe ? describe({ entity }) : genericOperation(route);
+        const spec = declaredOperation(route, describe ? describe({ entity }) : genericOperation(route), entity);
         add(route, path, spec, route.scope?.replace('{entity}', entity.slug), route.auth === 'optional');
       }
       continue;
     }
     const described: DescribedRoute = { ...sources.routeDetails?.(route), ...route };
-    add(route, route.path, describe ? describe({}) : genericOperation(described), route.scope, route.auth === 'optional');
+    add(route, route.path, declaredOperation(route, describe ? describe({}) : genericOperation(described)), route.scope, route.auth === 'optional');
   }
 
   const sortedPaths = Object.fromEntries(Object.entries(paths).filter(([, ops]) => Object.keys(ops).length));

@@ -25,6 +25,15 @@ export interface OperationSpec {
   parameters?: Schema[];
   requestBody?: { schema: Schema; contentType?: string; example?: unknown; required?: boolean };
   responses: Record<number, ResponseSpec>;
-  /** Error statuses beyond those of the route's auth mode (401, 403, 429, 500 are added as they apply). */
+  /** Error statuses beyond those of the route's declared codes and properties (shared/openapi/document.ts errorStatuses). */
   errors: number[];
 }
+
+/**
+ * What a description table entry (system.ts) says of a route beyond its declaration: the summary,
+ * the body's schema and the query parameters come from the declaration (shared/core-routes.ts).
+ */
+export type SystemSpec = Omit<OperationSpec, 'summary' | 'requestBody'> & {
+  summary?: string;
+  requestBody?: { schema?: Schema; contentType?: string; example?: unknown; required?: boolean };
+};

@@ -8,9 +8,9 @@ import type { LoadedEntity } from '../registry/types.js';
 import { routeKey } from '../routes.js';
 import { envelopeOf, ref, type Schema } from './components.js';
 import { createExample, schemaNames } from './entities.js';
-import type { OperationSpec } from './operation.js';
+import type { OperationSpec, SystemSpec } from './operation.js';
 
-export type Describe = (ctx: { entity?: LoadedEntity }) => OperationSpec;
+export type Describe = (ctx: { entity?: LoadedEntity }) => SystemSpec;
 
 const V1 = '/api/v1';
 const object: Schema = { type: 'object', additionalProperties: true };
@@ -18,46 +18,23 @@ const str: Schema = { type: 'string' };
 const json = (schema: Schema, description: string, extra: Partial<OperationSpec['responses'][number]> = {}) => ({ description, schema, ...extra });
 const message = (description: string) => json({ type: 'object', required: ['success'], properties: { success: { const: true }, message: str, data: {} } }, description);
 
-const loginBody: Schema = {
-  type: 'object',
-  required: ['email', 'password'],
-  properties: { email: { type: 'string', maxLength: 254 }, password: { type: 'string', maxLength: 1024, format: 'password' } },
-};
-const userRole: Schema = { type: 'string', enum: ['admin', 'user'] };
-const name: Schema = { type: 'string', minLength: 1, maxLength: 200 };
-const password: Schema = { type: 'string', minLength: 8, maxLength: 1024, format: 'password' };
-
-const keyBody = (scopes: string): Schema => ({
-  type: 'object',
-  required: ['name', 'scopes'],
-  additionalProperties: false,
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 100 },
-    scopes: { type: 'array', minItems: 1, items: { type: 'string' }, description: scopes },
-    expiresAt: { type: ['string', 'null'], format: 'date-time' },
-    environment: { type: 'string', enum: ['live', 'test'], default: 'live', description: '`test` gives an sk_test_ key.' },
-  },
-});
-
-const session = (summary: string, operationId: string, body?: Schema): Describe => () => ({
+const session = (operationId: string, login = false): Describe => () => ({
   tag: 'Auth',
   operationId,
-  summary,
-  ...(body ? { requestBody: { schema: body, example: { email: 'admin@localhost', password: 'correct horse battery staple' } } } : {}),
+  ...(login ? { requestBody: { example: { email: 'admin@localhost', password: 'correct horse battery staple' } } } : {}),
   responses: { 200: json(envelopeOf(ref('Session')), 'The session; its token is in the Set-Cookie `session` cookie (HttpOnly).') },
-  // Login is public: a wrong e-mail or password is its own 401.
-  errors: body ? [400, 401, 422] : [],
+  errors: [],
 });
 
 export const SYSTEM_OPERATIONS: Readonly<Record<string, Describe>> = {
   [routeKey('GET', V1)]: () => ({
     tag: 'Docs',
     operationId: 'getApiIndex',
-    summary: 'The entities you may use',
+   
     description:
       'Where to start: the entities the caller may use (only public ones without credentials), each with its path, the operations open to the caller and links to its OPTIONS description and its section of this reference; then links to the API\'s other parts.',
     responses: {
-      200: json(envelopeOf(object, { message: true }), 'The index.', {
+      200: json(envelopeOf(ref('ApiIndex'), { message: true }), 'The index.', {
         example: {
           success: true,
           data: {
@@ -74,7 +51,7 @@ export const SYSTEM_OPERATIONS: Readonly<Record<string, Describe>> = {
   [routeKey('GET', '/api/health')]: () => ({
     tag: 'Health',
     operationId: 'getHealth',
-    summary: 'Health check',
+   
     description: 'Whether the service and its database answer. Never cached, never rate-limited.',
     responses: {
       200: json(ref('Health'), 'Healthy.', { example: { status: 'ok', version: '1.0.0', timestamp: '2026-01-01T12:00:00.000Z' } }),
@@ -83,112 +60,75 @@ export const SYSTEM_OPERATIONS: Readonly<Record<string, Describe>> = {
     errors: [],
   }),
 
-  [routeKey('POST', `${V1}/auth/login`)]: session('Log in', 'login', loginBody),
+  [routeKey('POST', `${V1}/auth/login`)]: session('login', true),
   [routeKey('POST', `${V1}/auth/logout`)]: () => ({
     tag: 'Auth',
     operationId: 'logout',
-    summary: 'Log out',
+   
     description: 'Ends the session on the server and clears the cookie.',
     responses: { 200: message('Logged out.') },
     errors: [],
   }),
-  [routeKey('POST', `${V1}/auth/refresh`)]: session('Refresh the session', 'refreshSession'),
-  [routeKey('POST', `${V1}/auth`)]: session('Refresh the session (short path)', 'refreshSessionShort'),
+  [routeKey('POST', `${V1}/auth/refresh`)]: session('refreshSession'),
+  [routeKey('POST', `${V1}/auth`)]: session('refreshSessionShort'),
 
   [routeKey('GET', `${V1}/users/me`)]: () => ({
-    tag: 'Users', operationId: 'getMe', summary: 'The caller',
+    tag: 'Users', operationId: 'getMe',
     responses: { 200: json(envelopeOf(ref('User')), 'The caller\'s user.') }, errors: [],
   }),
   [routeKey('PATCH', `${V1}/users/me`)]: () => ({
-    tag: 'Users', operationId: 'updateMe', summary: 'Change the caller',
+    tag: 'Users', operationId: 'updateMe',
     description: 'Name, preferences (metadata source), or the password (with currentPassword).',
-    requestBody: {
-      schema: {
-        type: 'object', additionalProperties: false, minProperties: 1,
-        properties: { name, password, currentPassword: { type: 'string', maxLength: 1024, format: 'password' }, preferences: object },
-      },
-      example: { preferences: { theme: 'dark' } },
-    },
+    requestBody: { example: { preferences: { theme: 'dark' } } },
     responses: { 200: json(envelopeOf(ref('User')), 'The changed user.') }, errors: [400, 422],
   }),
   [routeKey('GET', `${V1}/users`)]: () => ({
-    tag: 'Users', operationId: 'listUsers', summary: 'Users of the tenant (admin)',
+    tag: 'Users', operationId: 'listUsers',
     responses: { 200: json(envelopeOf({ type: 'array', items: ref('User') }), 'The tenant\'s users.') }, errors: [],
   }),
   [routeKey('POST', `${V1}/users`)]: () => ({
-    tag: 'Users', operationId: 'createUser', summary: 'Add a user to the tenant (admin)',
-    requestBody: {
-      schema: { type: 'object', required: ['email', 'name', 'password'], additionalProperties: false, properties: { email: { type: 'string', format: 'email' }, name, password, role: userRole } },
-      example: { email: 'ada@example.com', name: 'Ada', password: 'a long passphrase', role: 'user' },
-    },
+    tag: 'Users', operationId: 'createUser',
+    requestBody: { example: { email: 'ada@example.com', name: 'Ada', password: 'a long passphrase', role: 'user' } },
     responses: { 201: json(envelopeOf(ref('User')), 'The new user.') }, errors: [400, 409, 422],
   }),
   [routeKey('GET', `${V1}/users/{id}`)]: () => ({
-    tag: 'Users', operationId: 'getUser', summary: 'A user of the tenant (admin)',
+    tag: 'Users', operationId: 'getUser',
     responses: { 200: json(envelopeOf(ref('User')), 'The user.') }, errors: [404],
   }),
   [routeKey('PATCH', `${V1}/users/{id}`)]: () => ({
-    tag: 'Users', operationId: 'updateUser', summary: 'Change a user (admin)',
-    requestBody: { schema: { type: 'object', additionalProperties: false, minProperties: 1, properties: { name, role: userRole, password } } },
+    tag: 'Users', operationId: 'updateUser',
+    requestBody: {},
     responses: { 200: json(envelopeOf(ref('User')), 'The changed user.') }, errors: [400, 404, 422],
   }),
   [routeKey('DELETE', `${V1}/users/{id}`)]: () => ({
-    tag: 'Users', operationId: 'deleteUser', summary: 'Remove a user (admin)',
+    tag: 'Users', operationId: 'deleteUser',
     responses: { 200: json(envelopeOf({ type: 'object', required: ['id'], properties: { id: str } }, { message: true }), 'Removed.') }, errors: [404],
   }),
 
   [routeKey('GET', `${V1}/tenants/me`)]: () => ({
-    tag: 'Tenants', operationId: 'getMyTenant', summary: 'The caller\'s tenant',
+    tag: 'Tenants', operationId: 'getMyTenant',
     responses: { 200: json(envelopeOf(ref('Tenant')), 'The tenant.') }, errors: [],
   }),
   [routeKey('PATCH', `${V1}/tenants/me`)]: () => ({
-    tag: 'Tenants', operationId: 'updateMyTenant', summary: 'Change the tenant (admin)',
+    tag: 'Tenants', operationId: 'updateMyTenant',
     description: '`settings` is a metadata source, merged into the stored settings.',
-    requestBody: { schema: { type: 'object', additionalProperties: false, minProperties: 1, properties: { name, settings: object } } },
+    requestBody: {},
     responses: { 200: json(envelopeOf(ref('Tenant')), 'The changed tenant.') }, errors: [400, 422],
   }),
   [routeKey('POST', `${V1}/tenants`)]: () => ({
-    tag: 'Tenants', operationId: 'createTenant', summary: 'Create a tenant (platform operator)',
+    tag: 'Tenants', operationId: 'createTenant',
     description: 'Only the bootstrap admin\'s session may: a tenant and its first admin.',
-    requestBody: {
-      schema: {
-        type: 'object', required: ['name', 'admin'], additionalProperties: false,
-        properties: {
-          name, settings: object,
-          admin: { type: 'object', required: ['email', 'name', 'password'], additionalProperties: false, properties: { email: { type: 'string', format: 'email' }, name, password } },
-        },
-      },
-    },
+    requestBody: {},
     responses: { 201: json(envelopeOf(ref('CreatedTenant')), 'The new tenant and its admin.') }, errors: [400, 409, 422],
   }),
 
   [routeKey('GET', `${V1}/migrations`)]: () => ({
-    tag: 'Tenants', operationId: 'listMigrations', summary: 'Each entity\'s layout and migration state (platform operator)',
+    tag: 'Tenants', operationId: 'listMigrations',
     description:
       'Only the bootstrap admin\'s session may. Per entity: the layout (hash, previous hash, content), state (pending, running, done, failed), records processed of total, start and end, the changes in words, which indexes are complete, and the report (duplicates of a value made unique, records a tightened rule refuses; the first 100 and their count). See docs/changing-entities.md.',
     responses: {
       200: json(
-        envelopeOf({
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['entity', 'layout', 'state', 'processed', 'total', 'report'],
-            properties: {
-              entity: str,
-              layout: { type: 'object', additionalProperties: true, properties: { hash: str, previous: str } },
-              state: { type: 'string', enum: ['pending', 'running', 'done', 'failed'] },
-              run: { type: 'integer' },
-              changes: { type: 'array', items: str },
-              processed: { type: 'integer' },
-              total: { type: ['integer', 'null'] },
-              startedAt: { type: ['string', 'null'], format: 'date-time' },
-              endedAt: { type: ['string', 'null'], format: 'date-time' },
-              error: { type: ['string', 'null'] },
-              indexes: { type: 'array', items: { type: 'object', properties: { field: str, token: str, ready: { type: 'boolean' } } } },
-              report: { type: 'object', properties: { count: { type: 'integer' }, entries: { type: 'array', items: object } } },
-            },
-          },
-        }),
+        envelopeOf({ type: 'array', items: ref('MigrationState') }),
         'The migration state of every entity.',
       ),
     },
@@ -196,71 +136,58 @@ export const SYSTEM_OPERATIONS: Readonly<Record<string, Describe>> = {
   }),
 
   [routeKey('GET', `${V1}/keys`)]: () => ({
-    tag: 'API keys', operationId: 'listKeys', summary: 'The caller\'s API keys',
-    parameters: [{ name: 'all', in: 'query', required: false, description: 'Admins: every key of the tenant.', schema: { type: 'boolean' } }, { name: 'userId', in: 'query', required: false, description: 'Admins: the keys of this user.', schema: str }],
+    tag: 'API keys', operationId: 'listKeys',
     responses: { 200: json(envelopeOf({ type: 'array', items: ref('ApiKey') }), 'Keys, never the full key.') }, errors: [400],
   }),
   [routeKey('POST', `${V1}/keys`)]: () => ({
-    tag: 'API keys', operationId: 'createKey', summary: 'Create an API key (bare scopes)',
-    requestBody: { schema: keyBody('read, write, delete (that action on every entity).'), example: { name: 'CI', scopes: ['read', 'write'] } },
+    tag: 'API keys', operationId: 'createKey',
+    requestBody: { example: { name: 'CI', scopes: ['read', 'write'] } },
     responses: { 201: json(envelopeOf(ref('CreatedApiKey'), { warning: true }), 'The key; `key` is shown this once.') }, errors: [400, 422],
   }),
   [routeKey('DELETE', `${V1}/keys/{keyId}`)]: () => ({
-    tag: 'API keys', operationId: 'revokeKey', summary: 'Revoke an API key',
+    tag: 'API keys', operationId: 'revokeKey',
     responses: { 200: message('Revoked at once.') }, errors: [404],
   }),
   [routeKey('GET', `${V1}/api-keys`)]: () => ({
-    tag: 'API keys', operationId: 'listApiKeys', summary: 'The caller\'s API keys',
-    parameters: [{ name: 'all', in: 'query', required: false, description: 'Admins: every key of the tenant.', schema: { type: 'boolean' } }, { name: 'userId', in: 'query', required: false, description: 'Admins: the keys of this user.', schema: str }],
+    tag: 'API keys', operationId: 'listApiKeys',
     responses: { 200: json(envelopeOf({ type: 'array', items: ref('ApiKey') }), 'Keys, never the full key.') }, errors: [400],
   }),
   [routeKey('POST', `${V1}/api-keys`)]: () => ({
-    tag: 'API keys', operationId: 'createApiKey', summary: 'Create an API key (entity scopes)',
-    requestBody: { schema: keyBody('`<entity>:read|write|delete`, `<entity>:*`, or `*` (admins only).'), example: { name: 'Reporting', scopes: ['tasks:read'] } },
+    tag: 'API keys', operationId: 'createApiKey',
+    requestBody: { example: { name: 'Reporting', scopes: ['tasks:read'] } },
     responses: { 201: json(envelopeOf(ref('CreatedApiKey'), { warning: true }), 'The key; `key` is shown this once.') }, errors: [400, 422],
   }),
   [routeKey('GET', `${V1}/api-keys/{id}`)]: () => ({
-    tag: 'API keys', operationId: 'getApiKey', summary: 'An API key',
+    tag: 'API keys', operationId: 'getApiKey',
     responses: { 200: json(envelopeOf(ref('ApiKey')), 'The key record.') }, errors: [404],
   }),
   [routeKey('PATCH', `${V1}/api-keys/{id}`)]: () => ({
-    tag: 'API keys', operationId: 'updateApiKey', summary: 'Change an API key',
+    tag: 'API keys', operationId: 'updateApiKey',
     description: 'An inactive key answers 401 INVALID_API_KEY until it is active again.',
-    requestBody: {
-      schema: {
-        type: 'object', additionalProperties: false, minProperties: 1,
-        properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, scopes: { type: 'array', items: str }, status: { type: 'string', enum: ['active', 'inactive'] }, expiresAt: { type: ['string', 'null'], format: 'date-time' } },
-      },
-      example: { status: 'inactive' },
-    },
+    requestBody: { example: { status: 'inactive' } },
     responses: { 200: json(envelopeOf(ref('ApiKey')), 'The changed key.') }, errors: [400, 404, 422],
   }),
   [routeKey('DELETE', `${V1}/api-keys/{id}`)]: () => ({
-    tag: 'API keys', operationId: 'revokeApiKey', summary: 'Revoke an API key',
+    tag: 'API keys', operationId: 'revokeApiKey',
     responses: { 200: message('Revoked at once.') }, errors: [404],
   }),
   [routeKey('GET', `${V1}/api-keys/{id}/audit`)]: () => ({
-    tag: 'API keys', operationId: 'listApiKeyAudit', summary: 'Audit log of an API key',
+    tag: 'API keys', operationId: 'listApiKeyAudit',
     description: 'Newest first; `Link: rel="next"` continues.',
-    parameters: [
-      { name: 'limit', in: 'query', required: false, description: 'At most 100.', schema: { type: 'integer', minimum: 1, default: 100 } },
-      { name: 'cursor', in: 'query', required: false, description: 'From the previous page\'s Link.', schema: str },
-    ],
     responses: { 200: json(envelopeOf({ type: 'array', items: ref('AuditEntry') }), 'Audit entries.', { headers: ['Link'] }) }, errors: [400, 404],
   }),
 
   [routeKey('POST', `${V1}/batch`)]: () => ({
-    tag: 'Batch', operationId: 'runBatch', summary: 'Run up to 20 requests',
+    tag: 'Batch', operationId: 'runBatch',
     description: 'Sub-requests run in order, each authorised as the caller and counted against its rate limit; a failing one does not stop the others. The answer is always 200.',
     requestBody: {
-      schema: ref('BatchRequest'),
       example: { requests: [{ id: 'a', method: 'POST', path: '/tasks', body: { title: 'Write the report' } }, { id: 'b', method: 'GET', path: '/tasks?limit=5' }] },
     },
     responses: { 200: json(ref('BatchResponse'), 'Each sub-request\'s status and body.') }, errors: [400, 422],
   }),
 
   [routeKey('POST', `${V1}/import/tasks`)]: () => ({
-    tag: 'Import', operationId: 'importTasks', summary: 'Import tasks',
+    tag: 'Import', operationId: 'importTasks',
     description: '`assignUsers` resolves each item\'s `assigneeEmail` to a user of the tenant; `notify` emits task.created for each imported task. Also takes `Content-Type: text/csv` (header row = field names, one task a row) with `?assignUsers=true&notify=true` in the query string.',
     requestBody: {
       schema: {
@@ -278,7 +205,7 @@ export const SYSTEM_OPERATIONS: Readonly<Record<string, Describe>> = {
     errors: [400, 422],
   }),
   [routeKey('POST', `${V1}/import/{entity}`)]: ({ entity }) => ({
-    tag: 'Import', operationId: `import${entity ? schemaNames(entity).record : ''}Records`, summary: `Import ${entity?.slug ?? 'records'}`,
+    tag: 'Import', operationId: `import${entity ? schemaNames(entity).record : ''}Records`,
     description: 'With skipInvalid an invalid item is reported and the rest imported; without, the first invalid item aborts (422 naming its index; 409 UNIQUE_VIOLATION when its only problem is a unique value another record or an earlier item holds) and nothing is written. Also takes `Content-Type: text/csv` (header row = field names, one item a row; an empty cell leaves the field out) with `?skipInvalid=true&returnFailures=true` in the query string.',
     requestBody: {
       schema: {
@@ -304,49 +231,44 @@ export const SYSTEM_OPERATIONS: Readonly<Record<string, Describe>> = {
   }),
 
   [routeKey('POST', `${V1}/graphql`)]: () => ({
-    tag: 'GraphQL', operationId: 'graphqlPost', summary: 'GraphQL query or mutation',
+    tag: 'GraphQL', operationId: 'graphqlPost',
     description: 'Same auth, scopes and row-level security as REST. Answers are GraphQL results, not the REST envelope.',
-    requestBody: { schema: ref('GraphQLRequest'), example: { query: '{ tasks(limit: 5) { edges { node { id title status } } pageInfo { hasNextPage } } }' } },
+    requestBody: { example: { query: '{ tasks(limit: 5) { edges { node { id title status } } pageInfo { hasNextPage } } }' } },
     responses: { 200: json(ref('GraphQLResponse'), 'The result.'), 400: json(ref('GraphQLResponse'), 'The query does not parse or validate.') },
     errors: [],
   }),
   [routeKey('GET', `${V1}/graphql`)]: () => ({
-    tag: 'GraphQL', operationId: 'graphqlGet', summary: 'GraphQL query (GET)',
+    tag: 'GraphQL', operationId: 'graphqlGet',
     description: 'Queries only; mutations need POST.',
-    parameters: [
-      { name: 'query', in: 'query', required: true, description: 'The GraphQL document.', schema: str, example: '{ tasks(limit: 5) { edges { node { id title } } } }' },
-      { name: 'variables', in: 'query', required: false, description: 'A JSON object.', schema: str },
-      { name: 'operationName', in: 'query', required: false, description: 'Which operation of the document to run.', schema: str },
-    ],
     responses: { 200: json(ref('GraphQLResponse'), 'The result.'), 400: json(ref('GraphQLResponse'), 'The query does not parse or validate.') },
     errors: [],
   }),
 
   [routeKey('GET', `${V1}/openapi.json`)]: () => ({
-    tag: 'Docs', operationId: 'getOpenApiDocument', summary: 'This document',
+    tag: 'Docs', operationId: 'getOpenApiDocument',
     description: 'The OpenAPI 3.1 description of the API, generated from the route table and the entity registry.',
     responses: { 200: json({ type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: str, info: object, paths: object } }, 'The OpenAPI document.', { headers: ['ETag'] }), 304: { description: 'Not modified (If-None-Match).' } },
     errors: [],
   }),
   [routeKey('GET', '/api/docs')]: () => ({
-    tag: 'Docs', operationId: 'getDocsPage', summary: 'The API reference page',
+    tag: 'Docs', operationId: 'getDocsPage',
     responses: { 200: { description: 'An HTML page that renders this document, with "try it".', contentType: 'text/html', schema: str, headers: ['ETag'] } },
     errors: [],
   }),
   [routeKey('GET', '/api/docs/{asset}')]: () => ({
-    tag: 'Docs', operationId: 'getDocsAsset', summary: 'A script or style sheet of the reference page',
+    tag: 'Docs', operationId: 'getDocsAsset',
     responses: {
       200: { description: 'The asset (JavaScript or CSS).', contentType: ['text/javascript', 'text/css'], schema: str, headers: ['ETag'] },
     },
     errors: [404],
   }),
   [routeKey('GET', '/dashboard')]: () => ({
-    tag: 'Docs', operationId: 'getDashboard', summary: 'The dashboard, a web console of the API',
+    tag: 'Docs', operationId: 'getDashboard',
     responses: { 200: { description: 'The HTML page of the dashboard; it signs in with a session.', contentType: 'text/html', schema: str, headers: ['ETag'] } },
     errors: [],
   }),
   [routeKey('GET', '/dashboard/{asset}')]: () => ({
-    tag: 'Docs', operationId: 'getDashboardAsset', summary: 'A script or style sheet of the dashboard (content-hashed name, cached for a year)',
+    tag: 'Docs', operationId: 'getDashboardAsset',
     responses: {
       200: { description: 'The asset (JavaScript or CSS).', contentType: ['text/javascript', 'text/css'], schema: str, headers: ['ETag'] },
     },
@@ -355,29 +277,28 @@ export const SYSTEM_OPERATIONS: Readonly<Record<string, Describe>> = {
 
   // Families whose routes may be present: described here so that they appear with their shapes.
   [routeKey('POST', `${V1}/webhooks`)]: () => ({
-    tag: 'Webhooks', operationId: 'createWebhook', summary: 'Register a webhook',
+    tag: 'Webhooks', operationId: 'createWebhook',
     description: 'Deliveries are POSTed to `url`, signed with `secret` (see the `webhooks` section). Needs `webhooks:write`.',
     requestBody: {
-      schema: { type: 'object', required: ['url', 'events', 'secret'], properties: { url: { type: 'string', format: 'uri' }, events: { type: 'array', minItems: 1, items: str }, secret: { type: 'string', minLength: 1, writeOnly: true } } },
       example: { url: 'https://example.com/hooks', events: ['task.created'], secret: 'a shared secret' },
     },
     responses: { 201: json(envelopeOf(ref('Webhook')), 'The registration (never the secret).') }, errors: [400, 422],
   }),
   [routeKey('GET', `${V1}/webhooks`)]: () => ({
-    tag: 'Webhooks', operationId: 'listWebhooks', summary: 'The tenant\'s webhooks',
+    tag: 'Webhooks', operationId: 'listWebhooks',
     responses: { 200: json(envelopeOf({ type: 'array', items: ref('Webhook') }), 'Registrations.') }, errors: [],
   }),
   [routeKey('DELETE', `${V1}/webhooks/{id}`)]: () => ({
-    tag: 'Webhooks', operationId: 'deleteWebhook', summary: 'Remove a webhook',
+    tag: 'Webhooks', operationId: 'deleteWebhook',
     responses: { 200: message('Removed.') }, errors: [404],
   }),
   [routeKey('GET', `${V1}/webhooks/{id}/deliveries`)]: () => ({
-    tag: 'Webhooks', operationId: 'listWebhookDeliveries', summary: 'Delivery attempts of a webhook',
+    tag: 'Webhooks', operationId: 'listWebhookDeliveries',
     responses: { 200: json(envelopeOf({ type: 'array', items: object }), 'Attempts with status, response code and time.') }, errors: [404],
   }),
   // `{id}` is the provider's name: API Gateway allows one parameter name per path level.
   [routeKey('POST', `${V1}/webhooks/{id}`)]: () => ({
-    tag: 'Webhooks', operationId: 'receiveProviderWebhook', summary: 'Inbound provider webhook',
+    tag: 'Webhooks', operationId: 'receiveProviderWebhook',
     description: 'The path parameter is the provider, one of INBOUND_WEBHOOK_SECRETS: `generic` checks `x-webhook-signature` (hex HMAC-SHA256 of the raw body), `stripe` checks `Stripe-Signature`.',
     parameters: [
       { name: 'x-webhook-signature', in: 'header', required: false, description: 'generic: lowercase hex HMAC-SHA256 of the raw body.', schema: str },
@@ -387,45 +308,36 @@ export const SYSTEM_OPERATIONS: Readonly<Record<string, Describe>> = {
     responses: { 200: json({ type: 'object', required: ['received'], properties: { received: { const: true } } }, 'Accepted.') }, errors: [400, 404],
   }),
   [routeKey('GET', `${V1}/stream/tasks`)]: () => ({
-    tag: 'Stream', operationId: 'streamTasks', summary: 'Task change events (SSE)',
+    tag: 'Stream', operationId: 'streamTasks',
     description: 'Server-sent events: `{type: connected}` first, then task.created / task.updated (`task`) and task.deleted (`taskId`). Reconnect with Last-Event-ID to receive what was missed. Needs `tasks:read`.',
     parameters: [{ name: 'Last-Event-ID', in: 'header', required: false, description: 'The last `id:` received.', schema: str }],
     responses: { 200: { description: 'An event stream.', contentType: 'text/event-stream', schema: str } }, errors: [],
   }),
   [routeKey('POST', `${V1}/upload`)]: () => ({
-    tag: 'Uploads', operationId: 'uploadFile', summary: 'Upload a file',
+    tag: 'Uploads', operationId: 'uploadFile',
     description: 'multipart/form-data with the part `file`; JPEG, PNG or PDF judged by the bytes; the request is at most 6 MB (larger files: presign).',
     requestBody: { contentType: 'multipart/form-data', schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' } } } },
     responses: { 201: json(envelopeOf(ref('UploadResult')), 'The stored file.') }, errors: [400, 413],
   }),
   [routeKey('POST', `${V1}/upload/multiple`)]: () => ({
-    tag: 'Uploads', operationId: 'uploadFiles', summary: 'Upload up to 10 files',
+    tag: 'Uploads', operationId: 'uploadFiles',
     requestBody: { contentType: 'multipart/form-data', schema: { type: 'object', required: ['files'], properties: { files: { type: 'array', maxItems: 10, items: { type: 'string', contentMediaType: 'application/octet-stream' } } } } },
     responses: { 201: json(envelopeOf({ type: 'object', required: ['files'], properties: { files: { type: 'array', items: ref('UploadResult') } } }), 'The stored files.') }, errors: [400, 413],
   }),
   [routeKey('POST', `${V1}/upload/presign`)]: () => ({
-    tag: 'Uploads', operationId: 'presignUpload', summary: 'Presigned POST for a file up to 10 MiB',
-    requestBody: { schema: { type: 'object', required: ['filename', 'type', 'size'], properties: { filename: str, type: str, size: { type: 'integer', minimum: 1 } } } },
+    tag: 'Uploads', operationId: 'presignUpload',
+    requestBody: {},
     responses: { 201: json(envelopeOf({ type: 'object', required: ['url', 'fields', 'key'], properties: { url: str, fields: { type: 'object', additionalProperties: str }, key: str, expiresAt: str } }), 'Where and how to POST the file.') }, errors: [400, 422],
   }),
   [routeKey('POST', `${V1}/upload/complete`)]: () => ({
-    tag: 'Uploads', operationId: 'completeUpload', summary: 'Check a presigned upload',
-    requestBody: { schema: { type: 'object', required: ['key'], properties: { key: str } } },
+    tag: 'Uploads', operationId: 'completeUpload',
+    requestBody: {},
     responses: { 201: json(envelopeOf(ref('UploadResult')), 'The stored file.') }, errors: [400, 422],
   }),
   [routeKey('POST', `${V1}/ai/generate`)]: () => ({
-    tag: 'Plugins', operationId: 'generateText', summary: 'Generate text',
+    tag: 'Plugins', operationId: 'generateText',
     description: 'Charged in credits (402 INSUFFICIENT_CREDITS when they run out); 20 requests per hour per user.',
     requestBody: {
-      schema: {
-        type: 'object', required: ['prompt'],
-        properties: {
-          prompt: { type: 'string', minLength: 1, maxLength: 1000 },
-          maxTokens: { type: 'integer', minimum: 10, maximum: 500, default: 100 },
-          temperature: { type: 'number', minimum: 0, maximum: 1, default: 0.7 },
-          model: { type: 'string', enum: ['fast', 'quality'], default: 'fast' },
-        },
-      },
       example: { prompt: 'Summarise my open tasks', maxTokens: 100 },
     },
     responses: { 200: json(envelopeOf({ type: 'object', required: ['text', 'tokensUsed', 'model'], properties: { text: str, tokensUsed: { type: 'integer' }, model: str } }), 'The generated text.') },
@@ -435,6 +347,29 @@ export const SYSTEM_OPERATIONS: Readonly<Record<string, Describe>> = {
 
 /** Schemas only the entries above use (added when a route that uses them is present). */
 export const SYSTEM_SCHEMAS: Record<string, Schema> = {
+  ApiIndex: {
+    type: 'object',
+    additionalProperties: true,
+    properties: { name: str, version: str, entities: { type: 'array', items: object }, links: object },
+  },
+  MigrationState: {
+    type: 'object',
+    required: ['entity', 'layout', 'state', 'processed', 'total', 'report'],
+    properties: {
+      entity: str,
+      layout: { type: 'object', additionalProperties: true, properties: { hash: str, previous: str } },
+      state: { type: 'string', enum: ['pending', 'running', 'done', 'failed'] },
+      run: { type: 'integer' },
+      changes: { type: 'array', items: str },
+      processed: { type: 'integer' },
+      total: { type: ['integer', 'null'] },
+      startedAt: { type: ['string', 'null'], format: 'date-time' },
+      endedAt: { type: ['string', 'null'], format: 'date-time' },
+      error: { type: ['string', 'null'] },
+      indexes: { type: 'array', items: { type: 'object', properties: { field: str, token: str, ready: { type: 'boolean' } } } },
+      report: { type: 'object', properties: { count: { type: 'integer' }, entries: { type: 'array', items: object } } },
+    },
+  },
   Webhook: {
     type: 'object',
     required: ['id', 'url', 'events', 'createdAt'],

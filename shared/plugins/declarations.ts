@@ -118,6 +118,9 @@ export function toRoute(plugin: PluginDefinition, route: PluginRouteDefinition):
     ...(route.scopes?.length ? { scope: route.scopes[0] } : {}),
     ...(limit ? { rateLimit: { name: `plugin:${plugin.name}.${route.handler}`, limit: limit.limit, windowSeconds: windowSeconds(limit.window)! } } : {}),
     plugin: plugin.name,
+    ...(route.errors?.length ? { errors: route.errors } : {}),
+    ...(route.summary ? { summary: route.summary } : {}),
+    ...(route.body ? { body: route.body } : {}),
   };
 }
 

@@ -4,6 +4,7 @@
  * functions those routes name. Only the declaration reaches the route table (and so every
  * family's bundle); the handler module is loaded by the `plugins` family alone.
  */
+import type { ErrorCode } from '../errors.js';
 import type { HttpMethod } from '../core-routes.js';
 
 /** required – a session or an API key; optional – credentials used when present; none – public. */
@@ -29,6 +30,8 @@ export interface PluginRouteDefinition {
   response?: JsonSchema;
   /** One line for the API description. */
   summary?: string;
+  /** Codes of the error catalogue (shared/errors.ts) the handler may answer, for the API description. */
+  errors?: ErrorCode[];
 }
 
 export interface PluginDefinition {

@@ -2,6 +2,7 @@
  * Declaration checks, run when the plugins load: a declaration with a problem stops start-up
  * (npm start, a Lambda cold start, cdk synth) with one line naming the file and every problem.
  */
+import { catalogueEntry } from '../errors.js';
 import type { PluginDefinition, PluginRouteDefinition } from './types.js';
 
 export class PluginError extends Error {
@@ -22,7 +23,7 @@ const SCOPE = /^(\*|read|write|delete|[a-z][a-z0-9-]*:(read|write|delete|\*))$/;
 const WINDOW = /^([1-9][0-9]{0,5})(s|m|h|d)$/;
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 const DEFINITION_KEYS = new Set(['name', 'description', 'routes']);
-const ROUTE_KEYS = new Set(['path', 'method', 'handler', 'auth', 'scopes', 'rateLimit', 'body', 'response', 'summary']);
+const ROUTE_KEYS = new Set(['path', 'method', 'handler', 'auth', 'scopes', 'rateLimit', 'body', 'response', 'summary', 'errors']);
 export const PLUGIN_PATH_PREFIX = '/api/v1/';
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -41,7 +42,7 @@ function checkRoute(route: unknown, at: string, problems: string[]): void {
     return;
   }
   for (const key of Object.keys(route)) if (!ROUTE_KEYS.has(key)) problems.push(`${at}: unknown key '${key}'`);
-  const { path, method, handler, auth, scopes, rateLimit, body, response } = route as Partial<Record<keyof PluginRouteDefinition, unknown>>;
+  const { path, method, handler, auth, scopes, rateLimit, body, response, errors } = route as Partial<Record<keyof PluginRouteDefinition, unknown>>;
   if (typeof path !== 'string' || !path.startsWith(PLUGIN_PATH_PREFIX)) {
     problems.push(`${at}.path: must be a string starting with ${PLUGIN_PATH_PREFIX}`);
   } else {
@@ -70,6 +71,10 @@ function checkRoute(route: unknown, at: string, problems: string[]): void {
     else if (method === 'GET') problems.push(`${at}.body: a GET route has no body`);
   }
   if (response !== undefined && !isObject(response)) problems.push(`${at}.response: must be a JSON Schema object`);
+  if (errors !== undefined) {
+    if (!Array.isArray(errors)) problems.push(`${at}.errors: must be an array of error codes`);
+    else for (const code of errors) if (typeof code !== 'string' || !catalogueEntry(code)) problems.push(`${at}.errors: '${String(code)}' is not a code of shared/errors.ts`);
+  }
 }
 
 /** Problems of one declaration on its own (schemas are compiled by the plugins family). */

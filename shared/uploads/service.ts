@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { logger } from '../logger.js';
-import { BadRequestError, NotFoundError, PayloadTooLargeError, ValidationError } from '../errors.js';
+import { BadRequestError, NotFoundError, PayloadTooLargeError, ValidationError, type ErrorCode } from '../errors.js';
 import type { Pagination } from '../pagination.js';
 import { checkedType, FileTypeNotAllowedError, SNIFF_BYTES } from './detect.js';
 import { displayFilename, safeFilename } from './filename.js';
@@ -41,7 +41,7 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 const SAFE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
 class UploadError extends BadRequestError {
-  constructor(message: string, code: string) {
+  constructor(message: string, code: ErrorCode) {
     super(message, undefined, code);
   }
 }

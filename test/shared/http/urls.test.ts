@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { listHeaders } from '../../../shared/http/operations/entities.js';
+import { coreRouteLookup } from '../../../shared/core-routes.js';
 import { buildApiRequest } from '../../../shared/http/request-context.js';
 import { apiPath, apiUrl, requestBase } from '../../../shared/http/urls.js';
 
@@ -81,7 +82,7 @@ describe('URLs behind a base path', () => {
       proto: 'https',
       query: { limit: ['2'], page: ['2'] },
     });
-    const req = buildApiRequest(event);
+    const req = buildApiRequest(event, coreRouteLookup);
 
     const headers = listHeaders(req, { page: 2, limit: 2, total: 6, totalPages: 3, hasNext: true, hasPrev: true, nextCursor: 'c3' });
 
