@@ -636,9 +636,9 @@ export async function soak(options: { minutes: number; receiverOutage?: boolean;
     await Promise.all([...Array.from({ length: WORKERS }, (_, n) => worker(n)), faultsDone]);
     log(`soak: load done (${requests} requests); waiting for deliveries and the stream`);
 
-    // Deliveries and the stream catch up (retries after the outage come back within 15 s).
+    // Deliveries and the stream catch up (at most 240 s; retries after the outage come back within 15 s).
     const created = [...ledger.keys()];
-    const drainEnd = Date.now() + 120_000;
+    const drainEnd = Date.now() + 240_000;
     while (Date.now() < drainEnd && created.some((id) => !receiver.firstAt.has(id) || !stream!.seen.has(id))) await sleep(1000);
 
     // The ledger checked over HTTP, 100 ids a request.
