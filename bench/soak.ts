@@ -66,6 +66,8 @@ export interface SoakResult {
     steadyLagMs: Lag & { n: number };
     /** Per 20 s of the run (by acknowledgement): creates, median and maximum lag. */
     timeline: string[];
+    /** The lag split at the delivery's attempt (its webhook-timestamp, whole seconds): p50 / p95 of each part, ms. */
+    split: { beforeAttempt: Percentiles; toFanout: Percentiles; fanoutToAttempt: Percentiles; post: Percentiles };
   };
   /** npm start's warnings and errors, by message, most frequent first. */
   logs: string[];
@@ -75,6 +77,11 @@ export interface SoakResult {
   errors: { fiveXxOutsideFaults: number; fiveXxDuringFaults: number; transportErrors: number; examples: string[] };
   engine: { killedAt: number; recoveredAfterMs: number | undefined; lines: string[] };
   rssMiB: { node: { first: number; max: number; last: number }; engine: { first: number; max: number; last: number } };
+}
+
+interface Percentiles {
+  p50: number;
+  p95: number;
 }
 
 interface Lag {
@@ -162,6 +169,10 @@ function startServer(dataDir: string, admin: { email: string; password: string }
 /** The webhook receiver: checks each delivery's x-webhook-signature, notes the first arrival per event. */
 class Receiver {
   readonly firstAt = new Map<string, number>();
+  /** The first delivery's attempt time (its webhook-timestamp, whole seconds). */
+  readonly attemptAt = new Map<string, number>();
+  /** The event id of each record's first delivery. */
+  readonly eventOf = new Map<string, string>();
   duplicates = 0;
   badSignatures = 0;
   private server?: http.Server;
@@ -179,11 +190,15 @@ class Receiver {
           res.writeHead(401).end();
           return;
         }
-        const body = JSON.parse(raw.toString('utf8')) as { data?: { id?: string } };
+        const body = JSON.parse(raw.toString('utf8')) as { id?: string; data?: { id?: string } };
         const id = body.data?.id;
         if (id) {
           if (this.firstAt.has(id)) this.duplicates++;
-          else this.firstAt.set(id, Date.now());
+          else {
+            this.firstAt.set(id, Date.now());
+            this.attemptAt.set(id, Number(req.headers['webhook-timestamp']) * 1000);
+            if (body.id) this.eventOf.set(id, body.id);
+          }
         }
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
       });
@@ -433,8 +448,9 @@ interface Owned {
   uncertain: boolean;
 }
 
-export async function soak(options: { minutes: number; receiverOutage?: boolean; log?: (line: string) => void }): Promise<SoakResult> {
+export async function soak(options: { minutes: number; receiverOutage?: boolean; engineKill?: boolean; log?: (line: string) => void }): Promise<SoakResult> {
   const receiverOutage = options.receiverOutage ?? true;
+  const engineKill = options.engineKill ?? true;
   const log = options.log ?? (() => undefined);
   const durationMs = options.minutes * 60_000;
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-soak-'));
@@ -465,13 +481,15 @@ export async function soak(options: { minutes: number; receiverOutage?: boolean;
     if (engine) rss.engine.push(engine);
   };
   let requests = 0;
+  let webhookId: string | undefined;
   let stream: StreamClient | undefined;
   let sampler: NodeJS.Timeout | undefined;
   const engine: SoakResult['engine'] = { killedAt: 0, recoveredAfterMs: undefined, lines: [] };
   try {
     await receiver.start();
     const { key: auth } = await apiKeyOf(api, admin, 'soak');
-    await send(api, 'POST', '/api/v1/webhooks', auth, { url: `http://127.0.0.1:${receiver.port}/hook`, events: ['task.created'], secret: SECRET });
+    const hook = await send(api, 'POST', '/api/v1/webhooks', auth, { url: `http://127.0.0.1:${receiver.port}/hook`, events: ['task.created'], secret: SECRET });
+    webhookId = hook.body?.data?.id as string | undefined;
     stream = new StreamClient(server.url, auth, ackedAt);
     stream.start();
     // The load starts once the stream is open: a change made before would be neither live nor in
@@ -593,7 +611,7 @@ export async function soak(options: { minutes: number; receiverOutage?: boolean;
       log(`soak: slowloris: ${slow.answered408} answered 408, all closed within ${slow.closedWithinMs} ms, ${slow.stillOpen} still open; ${slow.servedMeanwhile} requests served meanwhile`);
       // The engine killed at 30 % of the run.
       await sleep(Math.max(0, started + durationMs * 0.3 - Date.now()));
-      const pid = enginePid();
+      const pid = engineKill ? enginePid() : undefined;
       if (pid) {
         log(`soak: kill -9 of DynamoDB Local (pid ${pid})`);
         const fault = { from: Date.now(), to: Number.MAX_SAFE_INTEGER };
@@ -667,6 +685,31 @@ export async function soak(options: { minutes: number; receiverOutage?: boolean;
     const lags = delivered.map((id) => receiver.firstAt.get(id)! - ackedAt.get(id)!).sort((a, b) => a - b);
     const steady = delivered.filter((id) => !lagFaults.some((f) => ackedAt.get(id)! >= f.from - 10_000 && ackedAt.get(id)! <= f.to + 5_000));
     const steadyLags = steady.map((id) => receiver.firstAt.get(id)! - ackedAt.get(id)!).sort((a, b) => a - b);
+    const sorted = (values: number[]) => values.sort((a, b) => a - b);
+    const beforeAttempt = sorted(delivered.map((id) => receiver.attemptAt.get(id)! - ackedAt.get(id)!));
+    const post = sorted(delivered.map((id) => receiver.firstAt.get(id)! - receiver.attemptAt.get(id)!));
+    const split: SoakResult['webhooks']['split'] = {
+      beforeAttempt: { p50: percentile(beforeAttempt, 50), p95: percentile(beforeAttempt, 95) },
+      toFanout: { p50: NaN, p95: NaN },
+      fanoutToAttempt: { p50: NaN, p95: NaN },
+      post: { p50: percentile(post, 50), p95: percentile(post, 95) },
+    };
+    log(`soak: lag before the attempt p50 ${split.beforeAttempt.p50} ms, p95 ${split.beforeAttempt.p95} ms; attempt → received p50 ${split.post.p50} ms, p95 ${split.post.p95} ms (webhook-timestamp: whole seconds)`);
+    // When the fan-out logged each delivery (its createdAt), read back through the API.
+    const fannedOutAt = new Map<string, number>();
+    for (let cursor: string | undefined, pages = 0; webhookId && pages < 200; pages++) {
+      const reply = await send(api, 'GET', `/api/v1/webhooks/${webhookId}/deliveries?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, auth);
+      if (reply.status !== 200) break;
+      for (const d of reply.body.data as { eventId: string; createdAt: string }[]) fannedOutAt.set(d.eventId, Date.parse(d.createdAt));
+      cursor = reply.body.pagination?.nextCursor ?? undefined;
+      if (!cursor) break;
+    }
+    const withFanout = delivered.filter((id) => fannedOutAt.has(receiver.eventOf.get(id) ?? ''));
+    const toFanout = sorted(withFanout.map((id) => fannedOutAt.get(receiver.eventOf.get(id)!)! - ackedAt.get(id)!));
+    const fanoutToAttempt = sorted(withFanout.map((id) => receiver.attemptAt.get(id)! - fannedOutAt.get(receiver.eventOf.get(id)!)!));
+    split.toFanout = { p50: percentile(toFanout, 50), p95: percentile(toFanout, 95) };
+    split.fanoutToAttempt = { p50: percentile(fanoutToAttempt, 50), p95: percentile(fanoutToAttempt, 95) };
+    log(`soak: ${withFanout.length} deliveries: create → fan-out p50 ${percentile(toFanout, 50)} ms, p95 ${percentile(toFanout, 95)} ms; fan-out → attempt p50 ${percentile(fanoutToAttempt, 50)} ms, p95 ${percentile(fanoutToAttempt, 95)} ms`);
     const buckets = new Map<number, number[]>();
     for (const id of delivered) {
       const bucket = Math.floor((ackedAt.get(id)! - started) / 20_000);
@@ -721,6 +764,7 @@ export async function soak(options: { minutes: number; receiverOutage?: boolean;
         lagMs: lagOf(lags),
         steadyLagMs: { ...lagOf(steadyLags), n: steadyLags.length },
         timeline,
+        split,
       },
       slowloris: slow,
       badBodies: bad,

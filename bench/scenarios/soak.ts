@@ -2,7 +2,8 @@
  * A bounded soak of `npm start` with faults (bench/soak.ts): 16 workers, an SSE client, an HMAC-
  * checking webhook receiver, a kill -9 of DynamoDB Local and a 60 s receiver outage, then a
  * ledger check. SOAK_MINUTES (or `--minutes N` after `npm run bench --`) sets the length, default
- * 10; SOAK_RECEIVER_OUTAGE=0 (or `--no-receiver-outage`) keeps the receiver up throughout. Runs
+ * 10; SOAK_RECEIVER_OUTAGE=0 (or `--no-receiver-outage`) keeps the receiver up throughout,
+ * SOAK_ENGINE_KILL=0 (or `--no-engine-kill`) leaves the engine running. Runs
  * only when named: `BENCH_ONLY=soak npm run bench`.
  */
 import { soak } from '../soak.js';
@@ -25,11 +26,17 @@ export function soakReceiverOutage(argv: readonly string[] = process.argv, env =
   return !argv.includes('--no-receiver-outage') && !['0', 'false', 'off', 'no'].includes((env.SOAK_RECEIVER_OUTAGE ?? '').toLowerCase());
 }
 
+/** False with SOAK_ENGINE_KILL=0 or `--no-engine-kill`: the engine is not killed. */
+export function soakEngineKill(argv: readonly string[] = process.argv, env = process.env): boolean {
+  return !argv.includes('--no-engine-kill') && !['0', 'false', 'off', 'no'].includes((env.SOAK_ENGINE_KILL ?? '').toLowerCase());
+}
+
 export async function run(_context: BenchContext): Promise<BenchRow[]> {
   const minutes = soakMinutes();
   const receiverOutage = soakReceiverOutage();
-  const r = await soak({ minutes, receiverOutage, log: (line) => console.log(`  ${line}`) });
-  const scenario = `soak: ${minutes} min of npm start, 16 workers, SSE client, webhook receiver, slowloris, engine kill -9, ${receiverOutage ? 'receiver down, ' : ''}bad bodies`;
+  const engineKill = soakEngineKill();
+  const r = await soak({ minutes, receiverOutage, engineKill, log: (line) => console.log(`  ${line}`) });
+  const scenario = `soak: ${minutes} min of npm start, 16 workers, SSE client, webhook receiver, slowloris, ${engineKill ? 'engine kill -9, ' : ''}${receiverOutage ? 'receiver down, ' : ''}bad bodies`;
   const ops = Object.entries(r.byOperation).map(([k, v]) => `${k} ${v}`).join(', ');
   const a = r.acknowledged;
   const lag = r.webhooks.lagMs;
@@ -71,6 +78,7 @@ export async function run(_context: BenchContext): Promise<BenchRow[]> {
     { scenario, metric: '5xx outside faults', value: r.errors.fiveXxOutsideFaults, target: '0', pass: r.errors.fiveXxOutsideFaults === 0, note: `${r.errors.fiveXxDuringFaults} during faults (503 while the engine restarts), ${r.errors.transportErrors} without an answer; ${r.errors.examples.join('; ')}` },
     { scenario, metric: 'engine back after kill -9', value: r.engine.recoveredAfterMs ?? 'never', unit: 'ms', target: '≤ 30000', pass: (r.engine.recoveredAfterMs ?? Infinity) <= 30_000, note: `killed at ${r.engine.killedAt} s; ${r.engine.lines.join(' / ')}` },
     { scenario, metric: 'delivery lag by time of the create', value: r.webhooks.timeline.length, note: r.webhooks.timeline.join('; ') },
+    { scenario, metric: 'delivery lag split: create → fan-out / fan-out → attempt (p50, p95)', value: `${r.webhooks.split.toFanout.p50} / ${r.webhooks.split.fanoutToAttempt.p50}`, unit: 'ms', note: `p95 ${r.webhooks.split.toFanout.p95} / ${r.webhooks.split.fanoutToAttempt.p95} ms; attempt → received p50 ${r.webhooks.split.post.p50} ms (webhook-timestamp: whole seconds)` },
     { scenario, metric: 'npm start warnings and errors', value: r.logs.length, note: r.logs.join('; ') },
     { scenario, metric: 'RSS node first / max / last', value: `${r.rssMiB.node.first} / ${r.rssMiB.node.max} / ${r.rssMiB.node.last}`, unit: 'MiB' },
     { scenario, metric: 'RSS engine first / max / last', value: `${r.rssMiB.engine.first} / ${r.rssMiB.engine.max} / ${r.rssMiB.engine.last}`, unit: 'MiB' },
