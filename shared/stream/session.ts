@@ -24,13 +24,21 @@
  *   transaction can take between its stamp and its commit (docs/delivery-guarantees.md), so an
  *   event that commits late still reaches the live stream, exactly once: the events sent (or
  *   found already there when the stream started) within the window are remembered by position.
- * The events already in the window when a stream starts are taken as sent: they were there
- * before it, and a reconnect's previous stream sent them.
+ * Where a stream starts:
+ * - opened without Last-Event-ID, the events already in the window when it starts are taken as
+ *   there before it (not sent);
+ * - resumed with Last-Event-ID, the previous connection's hand-off (handoff.ts: the positions it
+ *   sent in its window, saved under its last id when it ended) says which events of the window
+ *   the client has; the others committed late while it was away and are sent at once, without an
+ *   id. Without a hand-off the window is taken as sent.
+ * Only events at or before the start are taken as there: a first pass cut short by a failed
+ * query never makes a later late commit look old.
  */
 import { Readable } from 'node:stream';
 import { logger } from '../logger.js';
 import type { LoadedEntity } from '../registry/types.js';
 import { eventPartition, positionAt, positionTime, readEventsAfter, type EventPage, type StreamEvent } from './events.js';
+import type { Handoff } from './handoff.js';
 import { LEASE_RENEW_MS, releaseLease, renewLease, type StreamLease } from './leases.js';
 import { changeMessage, connectedMessage, HEARTBEAT, resetMessage, retryHint } from './messages.js';
 
@@ -69,6 +77,10 @@ export interface EventStreamOptions {
   /** How often the window is re-read (default LOOKBACK_EVERY_MS). */
   lookbackEveryMs?: number;
   lease?: StreamLease;
+  /** `start` is the client's Last-Event-ID: look for the previous connection's hand-off. */
+  resumed?: boolean;
+  /** Loading and saving hand-offs (handoff.ts); without it, none are kept. */
+  handoff?: { load(lastId: string): Promise<Handoff | undefined>; save(lastId: string, handoff: Handoff): Promise<void> };
   /** The events query (tests pass their own). */
   read?: (partition: string, after: string) => Promise<EventPage>;
   /** The lease calls (tests pass their own). */
@@ -88,6 +100,13 @@ export class EventStream extends Readable {
   /** Positions within the look-back window already sent (or there when the stream started). */
   private readonly seen = new Set<string>();
   private seeded = false;
+  /** The previous connection's hand-off (resumed streams), once loaded. */
+  private previous?: Handoff;
+  private previousLoaded = false;
+  /** Every event after this position was read by this stream and is in `seen` (a hand-off's `from`). */
+  private coveredFrom: string;
+  /** The id of the last message sent with an id: what the client resumes from. */
+  private lastSentId: string;
   private lastLookback = 0;
   private readonly settleMs: number;
   private readonly lookbackMs: number;
@@ -100,6 +119,8 @@ export class EventStream extends Readable {
   constructor(private readonly options: EventStreamOptions) {
     super();
     this.position = options.start;
+    this.lastSentId = options.start;
+    this.coveredFrom = options.start;
     this.settleMs = options.settleMs ?? SETTLE_MS;
     this.lookbackMs = options.lookbackMs ?? LOOKBACK_MS;
     this.partition = eventPartition(options.viewer.tenantId, options.entity);
@@ -151,6 +172,13 @@ export class EventStream extends Readable {
     const started = Date.now();
     let heldBack: StreamEvent | undefined;
     try {
+      if (this.options.resumed && this.options.handoff && !this.previousLoaded) {
+        this.previous = await this.options.handoff.load(this.options.start).catch((error: unknown) => {
+          logger.warn('event stream: hand-off not read; the window is taken as sent', { error: error as Error });
+          return undefined;
+        });
+        this.previousLoaded = true;
+      }
       const lookback = !this.seeded || started - this.lastLookback >= (this.options.lookbackEveryMs ?? LOOKBACK_EVERY_MS);
       const from = lookback ? this.windowStart() : this.position;
       let after = from;
@@ -166,7 +194,7 @@ export class EventStream extends Readable {
           if (event.position <= this.position) {
             if (this.seen.has(event.position)) continue;
             this.seen.add(event.position);
-            if (this.seeded && visibleTo(this.options.entity, this.options.viewer, event)) this.send(changeMessage(this.options.entity, event, { late: true }));
+            if (!this.takenAsThere(event.position) && visibleTo(this.options.entity, this.options.viewer, event)) this.send(changeMessage(this.options.entity, event, { late: true }));
             continue;
           }
           aheadOnPage = true;
@@ -176,7 +204,10 @@ export class EventStream extends Readable {
           }
           this.position = event.position;
           this.seen.add(event.position);
-          if (visibleTo(this.options.entity, this.options.viewer, event)) this.send(changeMessage(this.options.entity, event));
+          if (visibleTo(this.options.entity, this.options.viewer, event)) {
+            this.send(changeMessage(this.options.entity, event));
+            this.lastSentId = event.position;
+          }
         }
         if (aheadOnPage) pagesAhead++;
         if (!more || heldBack || pagesAhead >= PAGES_PER_POLL) break;
@@ -186,6 +217,8 @@ export class EventStream extends Readable {
         this.lastLookback = started;
         const floor = this.windowStart();
         for (const position of this.seen) if (position <= floor) this.seen.delete(position);
+        // Every event after the floor was read by this stream (the first pass read from its window's start).
+        this.coveredFrom = floor;
       }
     } catch (error) {
       // A failed query is retried at the next poll, from the same position.
@@ -195,6 +228,18 @@ export class EventStream extends Readable {
     let delay = Math.max(0, started + this.options.pollMs - now);
     if (heldBack) delay = Math.min(delay, Math.max(0, positionTime(heldBack.position) + this.settleMs + 1 - now));
     this.schedulePoll(delay);
+  }
+
+  /**
+   * An event found behind the position that this stream has not handled: on the first pass, one
+   * at or before the start was there before the stream (a resumed stream asks the hand-off);
+   * anything else committed late and is sent.
+   */
+  private takenAsThere(position: string): boolean {
+    if (this.seeded || position > this.options.start) return false;
+    const previous = this.previous;
+    if (!previous || position <= previous.from) return true;
+    return previous.sent.has(position);
   }
 
   private async renew(): Promise<void> {
@@ -220,6 +265,14 @@ export class EventStream extends Readable {
     this.stopped = true;
     clearTimeout(this.pollTimer);
     for (const timer of this.timers) clearTimeout(timer);
+    // What this stream sent in its window, for the connection that resumes from its last id.
+    if (this.options.handoff && this.seeded) {
+      try {
+        await this.options.handoff.save(this.lastSentId, { from: this.coveredFrom, sent: this.seen });
+      } catch (error) {
+        logger.warn('event stream: hand-off not saved', { error: error as Error });
+      }
+    }
     if (!this.options.lease) return;
     try {
       await this.leases.release(this.options.lease);

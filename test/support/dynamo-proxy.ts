@@ -21,6 +21,8 @@ export interface DynamoProxy {
   count(operation: string, text: string): number;
   /** While set, requests it returns true for are answered with DynamoDB's 500 InternalServerError (fault injection). */
   refuse?: (operation: string, body: string) => boolean;
+  /** While set, requests are held this many ms before they go on to the engine (a slow commit). */
+  delay?: (operation: string, body: string) => number;
   stop(): Promise<void>;
 }
 
@@ -40,15 +42,20 @@ export async function startDynamoProxy(target: string): Promise<DynamoProxy> {
         res.end(JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'refused by the test proxy' }));
         return;
       }
-      const upstream = request(
-        { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: { ...req.headers, host: to.host } },
-        (reply) => {
-          res.writeHead(reply.statusCode ?? 502, reply.headers);
-          reply.pipe(res);
-        },
-      );
-      upstream.on('error', () => res.destroy());
-      upstream.end(body);
+      const forward = () => {
+        const upstream = request(
+          { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: { ...req.headers, host: to.host } },
+          (reply) => {
+            res.writeHead(reply.statusCode ?? 502, reply.headers);
+            reply.pipe(res);
+          },
+        );
+        upstream.on('error', () => res.destroy());
+        upstream.end(body);
+      };
+      const hold = proxy.delay?.(operation, body.toString('utf8')) ?? 0;
+      if (hold > 0) setTimeout(forward, hold);
+      else forward();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

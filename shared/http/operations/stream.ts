@@ -13,7 +13,7 @@ import { isAdmin, requireCaller, requirePermission } from '../../entities/rules.
 import { BadRequestError, EntityNotFoundError } from '../../errors.js';
 import { findEntity } from '../../registry/index.js';
 import { routeKey } from '../../core-routes.js';
-import { acquireLease, beyondRetention, EventStream, isPosition, positionAt, positionTime, STREAM_HEADERS } from '../../stream/index.js';
+import { acquireLease, beyondRetention, EventStream, isPosition, loadHandoff, positionAt, positionTime, saveHandoff, STREAM_HEADERS, type HandoffOwner } from '../../stream/index.js';
 import type { AuthorizeOptions } from '../authorize.js';
 import type { ApiLambdaContext, ApiRequest, Operation, Reply } from '../types.js';
 
@@ -34,6 +34,8 @@ export const streamAuthorizeOptions: AuthorizeOptions = {
 export interface StreamStart {
   start: string;
   reset: boolean;
+  /** The start is the client's Last-Event-ID (the previous connection's hand-off applies). */
+  resumed: boolean;
 }
 
 /** Where the stream starts, from Last-Event-ID (header or query parameter). */
@@ -42,12 +44,12 @@ export function streamStart(req: Pick<ApiRequest, 'headers' | 'query'>, now: num
   // A stream without Last-Event-ID carries what commits after it opens: events already stamped
   // when it opens are taken as there (the first read marks them seen), later ones are sent.
   const fromNow = positionAt(now);
-  if (!lastId) return { start: fromNow, reset: false };
+  if (!lastId) return { start: fromNow, reset: false, resumed: false };
   if (!isPosition(lastId) || positionTime(lastId) > now + MAX_FUTURE_MS) {
     throw new BadRequestError('Last-Event-ID is not an id this stream sent', { lastEventId: 'must be the id of a message of this stream' });
   }
-  if (beyondRetention(lastId, now)) return { start: fromNow, reset: true };
-  return { start: lastId, reset: false };
+  if (beyondRetention(lastId, now)) return { start: fromNow, reset: true, resumed: false };
+  return { start: lastId, reset: false, resumed: true };
 }
 
 /** How long the stream may run: the configured maximum, cut to end before the function times out. */
@@ -64,14 +66,18 @@ async function openStream(req: ApiRequest, context?: ApiLambdaContext): Promise<
   const auth = requireCaller(req.auth);
   requirePermission(entity, 'read', auth);
   const settings = config().stream;
-  const { start, reset } = streamStart(req, Date.now());
+  const { start, reset, resumed } = streamStart(req, Date.now());
   const lease = await acquireLease(auth.user.id, settings.maxPerUser);
+  // The hand-off between this client's connections (handoff.ts): per tenant, user and entity.
+  const owner: HandoffOwner = { tenantId: auth.tenantId, userId: auth.user.id, table: entity.tableName };
   const stream = new EventStream({
     entity,
     viewer: { tenantId: auth.tenantId, userId: auth.user.id, admin: isAdmin(auth) },
     start,
     reset,
     lease,
+    resumed,
+    handoff: { load: (lastId) => loadHandoff(owner, lastId), save: (lastId, handoff) => saveHandoff(owner, lastId, handoff) },
     pollMs: settings.pollMs,
     heartbeatMs: settings.heartbeatMs,
     retryMs: settings.retryMs,

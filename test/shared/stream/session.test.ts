@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { positionAt, type EventPage, type StreamEvent } from '../../../shared/stream/events.js';
+import type { Handoff } from '../../../shared/stream/handoff.js';
 import type { StreamLease } from '../../../shared/stream/leases.js';
 import { EventStream, SETTLE_MS, visibleTo, type EventStreamOptions } from '../../../shared/stream/session.js';
 
@@ -91,6 +92,62 @@ describe('event stream', () => {
     stream.destroy();
 
     expect(text()).not.toContain('task.created');
+  });
+
+  it('a resumed stream sends, once and without an id, what committed behind its start while the client was away', async () => {
+    const base = Date.now() - 5000;
+    const events = [change(`${positionAt(base)}#a`), change(`${positionAt(base + 2000)}#c`)];
+    const saved = new Map<string, Handoff>();
+    const handoff = { load: async (id: string) => saved.get(id), save: async (id: string, h: Handoff) => void saved.set(id, { from: h.from, sent: new Set(h.sent) }) };
+    const first = streamOver(events, { start: positionAt(base - 1000), durationMs: 150, lookbackEveryMs: 20, handoff });
+    await new Promise((resolve) => first.stream.on('end', resolve));
+    const lastId = [...first.text().matchAll(/^id: (.*)$/gm)].map((m) => m[1]).at(-1)!;
+    const handedOver = saved.get(lastId)?.sent;
+
+    // Stamped between #a and #c, committed after the first connection ended.
+    events.push(change(`${positionAt(base + 1000)}#b`));
+    const second = streamOver(events, { start: lastId, resumed: true, lookbackEveryMs: 20, handoff });
+    await sleep(120);
+    second.stream.destroy();
+
+    expect(lastId).toBe(`${positionAt(base + 2000)}#c`);
+    expect(handedOver).toEqual(new Set([`${positionAt(base)}#a`, `${positionAt(base + 2000)}#c`]));
+    const messages = second.text().split('\n\n').filter((m) => m.includes('task.created'));
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toContain(`r-${positionAt(base + 1000)}#b`);
+    expect(messages[0]).not.toMatch(/^id:/m);
+  });
+
+  it('a resumed stream without a hand-off takes its window as sent', async () => {
+    const base = Date.now() - 5000;
+    const events = [change(`${positionAt(base)}#a`), change(`${positionAt(base + 1000)}#b`)];
+    const { stream, text } = streamOver(events, { start: `${positionAt(base + 1000)}#b`, resumed: true, lookbackEveryMs: 20, handoff: { load: async () => undefined, save: async () => undefined } });
+
+    await sleep(100);
+    stream.destroy();
+
+    expect(text()).not.toContain('task.created');
+  });
+
+  it('after a first pass cut short by a failed query, a late commit after its start is still sent', async () => {
+    const start = Date.now() - 5000;
+    const after = change(`${positionAt(start + 2000)}#after`);
+    const late = change(`${positionAt(start + 1000)}#late`);
+    let calls = 0;
+    const read = async (_partition: string, from: string): Promise<EventPage> => {
+      calls++;
+      // The first pass: one page (the stream moves past #after), then the query fails.
+      if (calls === 1) return { events: [after], more: true };
+      if (calls === 2) throw new Error('engine down');
+      return { events: [late, after].filter((e) => e.position > from), more: false };
+    };
+    const { stream, text } = streamOver([], { start: positionAt(start), read, lookbackEveryMs: 20 });
+
+    await sleep(150);
+    stream.destroy();
+
+    const messages = text().split('\n\n').filter((m) => m.includes('task.created'));
+    expect(messages.map((m) => /"id":"r-[^#]+#([a-z]+)"/.exec(m)?.[1])).toEqual(['after', 'late']);
   });
 
   it('stops polling and releases its lease when destroyed (the client went away)', async () => {

@@ -6,9 +6,9 @@ const now = Date.parse('2026-06-01T12:00:00.000Z');
 
 describe('where a stream starts and how long it runs', () => {
   it('starts now without Last-Event-ID, after it with one (header first, then the lastEventId query parameter)', () => {
-    expect(streamStart({ headers: {}, query: {} }, now)).toEqual({ start: new Date(now).toISOString(), reset: false });
-    expect(streamStart({ headers: { 'last-event-id': '2026-06-01T11:00:00.000Z#a' }, query: { lastEventId: '2026-06-01T10:00:00.000Z#b' } }, now)).toEqual({ start: '2026-06-01T11:00:00.000Z#a', reset: false });
-    expect(streamStart({ headers: {}, query: { lastEventId: '2026-06-01T10:00:00.000Z#b' } }, now)).toEqual({ start: '2026-06-01T10:00:00.000Z#b', reset: false });
+    expect(streamStart({ headers: {}, query: {} }, now)).toEqual({ start: new Date(now).toISOString(), reset: false, resumed: false });
+    expect(streamStart({ headers: { 'last-event-id': '2026-06-01T11:00:00.000Z#a' }, query: { lastEventId: '2026-06-01T10:00:00.000Z#b' } }, now)).toEqual({ start: '2026-06-01T11:00:00.000Z#a', reset: false, resumed: true });
+    expect(streamStart({ headers: {}, query: { lastEventId: '2026-06-01T10:00:00.000Z#b' } }, now)).toEqual({ start: '2026-06-01T10:00:00.000Z#b', reset: false, resumed: true });
   });
 
   it('resets from now for an id older than the retention, and refuses ids it never sent with 400', () => {
