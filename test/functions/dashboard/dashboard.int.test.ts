@@ -5,11 +5,14 @@
  * (created, shown once, copied, revoked, then refused), axe-core on every page, keyboard-only
  * use, and screenshots of every page at 1280×800 and 390×844 in both themes.
  */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api } from '../../support/http.js';
+import { api, baseUrl } from '../../support/http.js';
 import { newTenant, OPERATOR, type TestTenant } from '../../support/identity.js';
-import { expectAccessible, launch, newContext, screenshots, signIn, watch, type StorageState } from './browser.js';
+import { expectAccessible, launch, newContext, SCREENSHOTS, screenshots, settled, signIn, watch, type StorageState } from './browser.js';
 
 let browser: Browser;
 let tenant: TestTenant;
@@ -401,6 +404,57 @@ describe('files', () => {
     expect(problems).toEqual([]);
     await context.close();
   }, 60_000);
+
+  it('uploads a file above the Lambda ceiling through the presigned flow, straight to the object store, and serves it byte-exact', async () => {
+    const context = await newContext(browser, { storageState: state });
+    const page = await context.newPage();
+    const problems = watch(page);
+    const posts: string[] = [];
+    page.on('request', (r) => r.method() === 'POST' && posts.push(r.url()));
+    // A 6 MiB PDF of random bytes: over the 4.4 MiB one multipart request may carry.
+    const bytes = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(6 * 1024 * 1024), Buffer.from('\n%%EOF\n')]);
+    await page.goto('/dashboard#/files');
+    await page.getByRole('heading', { name: 'Files' }).waitFor();
+    await settled(page);
+    // The upload slowed to ~4 MB/s, so the progress bar is drawn (and photographed) mid-transfer.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 4 * 1024 * 1024 });
+
+    await page.getByLabel('Drop a file here, or choose one').setInputFiles({ name: 'large scan.pdf', mimeType: 'application/pdf', buffer: bytes });
+    const bar = page.getByRole('progressbar');
+    await expect.poll(async () => Number(await bar.getAttribute('value').catch(() => '0')), { timeout: 20_000, interval: 50 }).toBeGreaterThan(0.2);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'files-uploading-desktop-light.png') });
+    await page.getByText('Uploaded large scan.pdf (6.0 MiB)').waitFor({ timeout: 30_000 });
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'large scan.pdf' }) });
+    await row.waitFor();
+    const rowText = await row.innerText();
+    const href = (await row.getByRole('link').getAttribute('href'))!;
+    const opened = await context.request.get(href);
+    const body = await opened.body();
+    const storageOrigin = new URL(posts.find((u) => !u.startsWith(baseUrl()))!).origin;
+    const csp = (await context.request.get('/dashboard')).headers()['content-security-policy'];
+
+    expect(posts.filter((u) => u.startsWith(baseUrl())).map((u) => new URL(u).pathname)).toEqual(['/api/v1/upload/presign', '/api/v1/upload/complete']);
+    expect(csp).toContain(`connect-src 'self' ${storageOrigin};`);
+    expect(rowText).toContain('application/pdf');
+    expect(rowText).toContain('6.0 MiB');
+    expect(opened.status()).toBe(200);
+    expect(body.length).toBe(bytes.length);
+    expect(createHash('sha256').update(body).digest('hex')).toBe(createHash('sha256').update(bytes).digest('hex'));
+    expect(problems).toEqual([]);
+
+    await screenshots(browser, 'files-list', state, async (p) => {
+      await p.goto('/dashboard#/files');
+      await p.getByRole('link', { name: 'large scan.pdf' }).waitFor();
+    });
+    await page.getByRole('button', { name: 'Delete large scan.pdf' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('No files yet').waitFor();
+    await context.close();
+  }, 120_000);
 });
 
 describe('settings', () => {
