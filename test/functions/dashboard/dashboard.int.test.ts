@@ -349,8 +349,15 @@ describe('import and export', () => {
     const page = await context.newPage();
     await page.goto(`/dashboard#/tasks?search=alpha&sort=title&order=asc`);
     await page.getByRole('table').locator('tbody tr').first().waitFor();
-    const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
-    const [ndjson] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export NDJSON' }).click()]);
+    const exportAs = async (format: 'CSV' | 'NDJSON') => {
+      await page.getByRole('button', { name: `Export ${format}` }).click();
+      const dialog = page.getByRole('dialog', { name: `Export tasks as ${format}` });
+      const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Start export' }).click()]);
+      await dialog.getByRole('button', { name: 'Close' }).click();
+      return download;
+    };
+    const csv = await exportAs('CSV');
+    const ndjson = await exportAs('NDJSON');
     const { readFile } = await import('node:fs/promises');
     const csvLines = (await readFile((await csv.path())!, 'utf8')).trim().split(/\r?\n/);
     const records = (await readFile((await ndjson.path())!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { title: string });
@@ -361,6 +368,97 @@ describe('import and export', () => {
     expect(records.length).toBeGreaterThanOrEqual(6);
     expect(records.every((r) => /alpha/i.test(r.title))).toBe(true);
     expect(records.map((r) => r.title)).toEqual(records.map((r) => r.title).sort());
+    await context.close();
+  }, 60_000);
+});
+
+describe('export of a large view', () => {
+  const SEEDED = 1050;
+  let ids: string[] = [];
+
+  beforeAll(async () => {
+    // Seeded through the import endpoint, 100 a request.
+    for (let offset = 0; offset < SEEDED; offset += 100) {
+      const items = Array.from({ length: Math.min(100, SEEDED - offset) }, (_, i) => ({ name: `Export ${String(offset + i).padStart(4, '0')}` }));
+      const res = await api('POST', '/api/v1/import/tags', { cookie: tenant.admin.cookie, body: { items, options: { skipInvalid: false } } });
+      expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+    }
+    for (let page = 1; ids.length < SEEDED; page++) {
+      const res = await api('GET', `/api/v1/tags?limit=100&page=${page}`, { cookie: tenant.admin.cookie });
+      if (!res.body.data.length) break;
+      ids.push(...res.body.data.map((t: { id: string }) => t.id));
+    }
+    expect(ids).toHaveLength(SEEDED);
+  }, 120_000);
+
+  afterAll(async () => {
+    for (let i = 0; i < ids.length; i += 100) await api('DELETE', '/api/v1/tags', { cookie: tenant.admin.cookie, body: { ids: ids.slice(i, i + 100) } });
+    ids = [];
+  }, 120_000);
+
+  it('exports every record of a view of more than 1,000, once each, page by page with its cost shown first and a progress bar', async () => {
+    const context = await newContext(browser, { storageState: state });
+    const page = await context.newPage();
+    const problems = watch(page);
+    const lists: string[] = [];
+    page.on('request', (r) => r.method() === 'GET' && new URL(r.url()).pathname === '/api/v1/tags' && lists.push(r.url()));
+    await page.goto('/dashboard#/tags?sort=name&order=desc');
+    await page.getByRole('table').locator('tbody tr').first().waitFor();
+    lists.length = 0;
+
+    await page.getByRole('button', { name: 'Export NDJSON' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Export tags as NDJSON' });
+    const plan = await dialog.innerText();
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'export-plan-desktop-light.png') });
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), dialog.getByRole('button', { name: 'Start export' }).click()]);
+    await dialog.getByText(`Exported ${SEEDED} records in 11 requests`).waitFor();
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'export-done-desktop-light.png') });
+    const bar = dialog.getByRole('progressbar');
+    const barValue = [await bar.getAttribute('value'), await bar.getAttribute('max')];
+    const { readFile } = await import('node:fs/promises');
+    const names = (await readFile((await download.path())!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { id: string; name: string });
+
+    expect(plan).toContain(`${SEEDED} records in this view`);
+    expect(plan).toMatch(/about 11 requests/);
+    expect(names).toHaveLength(SEEDED);
+    expect(new Set(names.map((r) => r.id))).toEqual(new Set(ids));
+    expect(names.map((r) => r.name)).toEqual([...names.map((r) => r.name)].sort().reverse());
+    expect(barValue).toEqual([String(SEEDED), String(SEEDED)]);
+    expect(lists).toHaveLength(11);
+    expect(lists.every((u) => new URL(u).searchParams.get('limit') === '100' && new URL(u).searchParams.get('sort') === 'name')).toBe(true);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it('cancels an export on request: nothing is saved and no more pages are read', async () => {
+    const context = await newContext(browser, { storageState: state });
+    const page = await context.newPage();
+    let downloads = 0;
+    page.on('download', () => downloads++);
+    let lists = 0;
+    // Each page answered half a second late, so there is time to cancel mid-way.
+    await page.route(/\/api\/v1\/tags\?/, async (route) => {
+      lists++;
+      await new Promise((r) => setTimeout(r, 500));
+      await route.continue();
+    });
+    await page.goto('/dashboard#/tags');
+    await page.getByRole('table').locator('tbody tr').first().waitFor();
+    lists = 0;
+
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Export tags as CSV' });
+    await dialog.getByRole('button', { name: 'Start export' }).click();
+    await dialog.getByText(/^(1|2)00 of 1050 records exported/).waitFor();
+    await dialog.getByRole('button', { name: 'Cancel export' }).click();
+    await dialog.getByText(/Export cancelled after \d+ records; nothing was saved\./).waitFor();
+    const readBeforeWait = lists;
+    await page.waitForTimeout(1500);
+
+    expect(downloads).toBe(0);
+    expect(lists).toBe(readBeforeWait);
+    expect(lists).toBeLessThan(5);
     await context.close();
   }, 60_000);
 });
