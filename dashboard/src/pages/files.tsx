@@ -31,7 +31,8 @@ const TYPES = ['image/jpeg', 'image/png', 'application/pdf'];
 function size(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+  // A limit reads "10 MiB"; a file's size keeps its decimal ("6.0 MiB").
+  return bytes % (1024 * 1024) === 0 ? `${bytes / 1024 / 1024} MiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
 /**
@@ -184,9 +185,9 @@ export function Files() {
               <thead>
                 <tr>
                   <th scope="col">Name</th>
-                  <th scope="col">Type</th>
+                  <th scope="col" class="wide-only">Type</th>
                   <th scope="col">Size</th>
-                  <th scope="col">Uploaded</th>
+                  <th scope="col" class="wide-only">Uploaded</th>
                   <th scope="col">Actions</th>
                 </tr>
               </thead>
@@ -198,9 +199,9 @@ export function Files() {
                         {f.filename}
                       </a>
                     </td>
-                    <td>{f.type}</td>
+                    <td class="wide-only">{f.type}</td>
                     <td>{size(f.size)}</td>
-                    <td>{new Date(f.createdAt).toLocaleString()}</td>
+                    <td class="wide-only">{new Date(f.createdAt).toLocaleString()}</td>
                     <td>
                       <button type="button" class="danger outline small" aria-label={`Delete ${f.filename}`} onClick={() => setRemoving(f)}>
                         Delete

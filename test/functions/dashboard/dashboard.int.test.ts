@@ -454,6 +454,7 @@ describe('export of a large view', () => {
     const plan = await dialog.innerText();
     mkdirSync(SCREENSHOTS, { recursive: true });
     await page.screenshot({ path: path.join(SCREENSHOTS, 'export-plan-desktop-light.png') });
+    await expectAccessible(page, 'export dialog');
     const [download] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), dialog.getByRole('button', { name: 'Start export' }).click()]);
     await dialog.getByText(`Exported ${SEEDED} records in 11 requests`).waitFor();
     await page.screenshot({ path: path.join(SCREENSHOTS, 'export-done-desktop-light.png') });
@@ -572,6 +573,7 @@ describe('files', () => {
     const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'large scan.pdf' }) });
     await row.waitFor();
     const rowText = await row.innerText();
+    await expectAccessible(page, 'files with a file');
     const href = (await row.getByRole('link').getAttribute('href'))!;
     const opened = await context.request.get(href);
     const body = await opened.body();
