@@ -82,7 +82,10 @@ async function uploadPresigned(file: File, onProgress: (fraction: number) => voi
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   form.append('file', file, file.name);
-  const xhr = await post(url, form, onProgress);
+  const xhr = await post(url, form, onProgress).catch((e: ApiFailure) => {
+    // The browser hides why; a store whose CORS does not name this page's origin looks the same.
+    throw new ApiFailure(e.status, e.code, `${e.message}: the network failed, or the object store's CORS rules do not allow ${location.origin}`);
+  });
   if (xhr.status < 200 || xhr.status >= 300) {
     // S3's own XML error; its message says what the policy refused.
     const message = /<Message>([^<]*)<\/Message>/.exec(xhr.responseText ?? '')?.[1];
