@@ -30,8 +30,31 @@ export const lastCall = signal<CallInfo | undefined>(undefined);
 /** Set when a call answered 401 (the session ended): the app shows the sign-in page. */
 export const sessionExpired = signal(false);
 
+/**
+ * Which sign-in each request belongs to. A request sent with a session that has since ended and
+ * answered only after the user signed in again (a slow one of a page already left) answers 401,
+ * but says nothing about the new session: only a 401 to a request of the current sign-in ends it.
+ */
+let signInEpoch = 0;
+const epochOf = new Map<string, number>();
+
+/** A sign-in or sign-out happened: answers to requests sent before it no longer end the session. */
+export function newSignIn(): void {
+  signInEpoch += 1;
+}
+
 client.use({
-  onResponse({ request, response }) {
+  onRequest({ id }) {
+    epochOf.set(id, signInEpoch);
+    return undefined;
+  },
+  onError({ id }) {
+    epochOf.delete(id);
+    return undefined;
+  },
+  onResponse({ request, response, id }) {
+    const epoch = epochOf.get(id);
+    epochOf.delete(id);
     const info: CallInfo = {
       method: request.method,
       url: request.url,
@@ -42,7 +65,7 @@ client.use({
       rateLimitLimit: response.headers.get('X-RateLimit-Limit'),
     };
     lastCall.value = info;
-    if (response.status === 401 && !request.url.includes('/auth/login')) sessionExpired.value = true;
+    if (response.status === 401 && epoch === signInEpoch && !request.url.includes('/auth/login')) sessionExpired.value = true;
     return undefined;
   },
 });

@@ -1,6 +1,6 @@
 /** The shell: sign-in when there is no session, else the navigation and the page of the route. */
 import { useEffect } from 'preact/hooks';
-import { client, lastCall, sessionExpired, unwrap } from './api.js';
+import { client, lastCall, newSignIn, sessionExpired, unwrap } from './api.js';
 import { href, navigate, route } from './router.js';
 import { entities, entitiesError, loadEntities, loadMe, me, notice, setMe } from './state.js';
 import { SignIn } from './pages/sign-in.js';
@@ -28,6 +28,7 @@ async function signOut() {
   } catch {
     // Already signed out: the session is gone either way.
   }
+  newSignIn();
   setMe(null);
   navigate('', undefined, { replace: true });
 }

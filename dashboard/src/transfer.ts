@@ -6,6 +6,8 @@ import Papa from 'papaparse';
 import type { EntityDescription } from './form.js';
 
 export const IMPORT_BATCH = 100;
+/** Records per LIST request of an export: SPEC.md's largest page, so the fewest requests of the session's hourly budget. */
+export const EXPORT_PAGE = 100;
 
 /** The rows of a file: CSV with a header row, a JSON array of objects, or NDJSON. */
 export function parseRows(name: string, text: string): { rows: Record<string, unknown>[]; error?: string } {
@@ -65,4 +67,26 @@ export function toCsv(records: Record<string, unknown>[], columns: string[]): st
 
 export function toNdjson(records: Record<string, unknown>[]): string {
   return records.map((r) => JSON.stringify(r)).join('\n') + (records.length ? '\n' : '');
+}
+
+/**
+ * One page of an export as CSV text: the header row with the first page only, every page ending
+ * in a line break, so that pages written one after another make one CSV file.
+ */
+export function csvPage(records: Record<string, unknown>[], columns: string[], first: boolean): string {
+  if (!records.length) return first ? `${Papa.unparse([columns])}\r\n` : '';
+  const text = toCsv(records, columns);
+  return `${first ? text : text.slice(text.indexOf('\r\n') + 2)}\r\n`;
+}
+
+/** What exporting a view of `total` records costs: LIST requests of EXPORT_PAGE, and whether the session's window has that many left. */
+export function exportCost(total: number, remaining: number | undefined): { requests: number; fits: boolean } {
+  const requests = Math.max(1, Math.ceil(total / EXPORT_PAGE));
+  return { requests, fits: remaining === undefined || requests <= remaining };
+}
+
+/** The read capacity units of an `X-Request-Cost` header (`rcu=1.5, wcu=0.0`), 0 when absent. */
+export function readUnits(header: string | null): number {
+  const match = /rcu=([\d.]+)/.exec(header ?? '');
+  return match ? Number(match[1]) : 0;
 }

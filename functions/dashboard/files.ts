@@ -8,21 +8,49 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { config } from '../../shared/config.js';
 import { NotFoundError } from '../../shared/errors.js';
 
-/** No inline script or style, nothing from another origin; data: images for Pico's icons. */
-export const DASHBOARD_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "object-src 'none'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-].join('; ');
+/** A bucket name S3 addresses as a host name (virtual-hosted style): every name CDK generates. */
+const DNS_BUCKET = /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/;
+
+/**
+ * Where the browser POSTs a presigned upload (POST /api/v1/upload/presign answers its URL): the
+ * configured endpoint (s3rver under `npm start`, S3_ENDPOINT or AWS_ENDPOINT_URL_S3), else the
+ * bucket's regional endpoint as the AWS SDK names it (test/functions/dashboard/csp.test.ts
+ * compares the two).
+ */
+export function storageOrigin(uploads: { bucket: string; s3Endpoint?: string }, region: string): string {
+  if (uploads.s3Endpoint) return new URL(uploads.s3Endpoint).origin;
+  const suffix = region.startsWith('cn-') ? 'amazonaws.com.cn' : 'amazonaws.com';
+  return DNS_BUCKET.test(uploads.bucket) ? `https://${uploads.bucket}.s3.${region}.${suffix}` : `https://s3.${region}.${suffix}`;
+}
+
+/**
+ * No inline script or style, nothing loaded from another origin; data: images for Pico's icons.
+ * The one other origin the page may reach is the object store, for uploads above what one
+ * request to a function carries.
+ */
+export function dashboardCsp(storage: string): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data: blob:",
+    `connect-src 'self' ${storage}`,
+    "font-src 'self'",
+    "object-src 'none'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+  ].join('; ');
+}
+
+/** The policy for the deployment's configuration (read on each answer: the local endpoint is known only once s3rver runs). */
+function currentCsp(): string {
+  const { uploads, region } = config();
+  return dashboardCsp(storageOrigin(uploads, region));
+}
 
 export const INDEX_CACHE = 'no-cache';
 export const ASSET_CACHE = 'public, max-age=31536000, immutable';
@@ -75,14 +103,13 @@ function load(name: string): DashboardFile {
       headers: {
         'Content-Type': type,
         'Cache-Control': name === 'index.html' ? INDEX_CACHE : ASSET_CACHE,
-        'Content-Security-Policy': DASHBOARD_CSP,
         'X-Content-Type-Options': 'nosniff',
         'Referrer-Policy': 'same-origin',
       },
     };
     state.files.set(name, file);
   }
-  return file;
+  return { body: file.body, headers: { ...file.headers, 'Content-Security-Policy': currentCsp() } };
 }
 
 export function dashboardPage(): DashboardFile {

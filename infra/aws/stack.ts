@@ -111,7 +111,13 @@ export class EntityRecordApiStack extends Stack {
       cloudWatchRole: props.cloudWatchRole,
     }));
     const allowedOrigins = (props.environment?.ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean);
-    this.uploads = new Uploads(this, 'Uploads', { uploadFunction: this.functions.byFamily.get('upload'), allowedOrigins });
+    this.uploads = new Uploads(this, 'Uploads', {
+      uploadFunction: this.functions.byFamily.get('upload'),
+      allowedOrigins,
+      // The dashboard posts presigned uploads from the API's own origin (a custom domain's origin goes in allowedOrigins).
+      apiOrigin: `https://${api.restApiId}.execute-api.${this.region}.${this.urlSuffix}`,
+      dashboardFunction: this.functions.byFamily.get('dashboard'),
+    });
     const identityTable = tables.identity;
     if (!identityTable) throw new Error('shared/tables.ts defines no identity table, which the bootstrap admin needs');
     this.bootstrapAdmin = new BootstrapAdmin(this, 'BootstrapAdmin', {

@@ -1,6 +1,7 @@
 /**
  * The uploads bucket: private (every public access blocked, TLS only, SSE-S3), CORS for the
- * browser's presigned POSTs from ALLOWED_ORIGINS, presigned objects never completed (under
+ * browser's presigned POSTs from the API's own origin (the dashboard's page) and ALLOWED_ORIGINS,
+ * presigned objects never completed (under
  * `pending/`) expired after a day. The upload function may read, write and delete objects and
  * list the bucket (without ListBucket, HeadObject answers 403 for a missing key instead of 404);
  * no other function touches it.
@@ -16,6 +17,13 @@ export interface UploadsProps {
   uploadFunction?: lambda.Function;
   /** Origins whose pages may POST presigned forms (ALLOWED_ORIGINS). */
   allowedOrigins: readonly string[];
+  /** The API's own origin, where the dashboard is served (`https://<id>.execute-api.<region>.amazonaws.com`). */
+  apiOrigin?: string;
+  /**
+   * The dashboard family's function: told the bucket, so that its pages' Content-Security-Policy
+   * names the bucket's endpoint in connect-src (functions/dashboard/files.ts). No access to it.
+   */
+  dashboardFunction?: lambda.Function;
 }
 
 export class Uploads extends Construct {
@@ -23,16 +31,17 @@ export class Uploads extends Construct {
 
   constructor(scope: Construct, id: string, props: UploadsProps) {
     super(scope, id);
+    const origins = [...(props.apiOrigin ? [props.apiOrigin] : []), ...props.allowedOrigins];
     this.bucket = new s3.Bucket(this, 'Bucket', {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       encryption: s3.BucketEncryption.S3_MANAGED,
       enforceSSL: true,
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
       removalPolicy: RemovalPolicy.RETAIN,
-      cors: props.allowedOrigins.length
+      cors: origins.length
         ? [
             {
-              allowedOrigins: [...props.allowedOrigins],
+              allowedOrigins: origins,
               allowedMethods: [s3.HttpMethods.POST, s3.HttpMethods.GET],
               allowedHeaders: ['*'],
               maxAge: 3000,
@@ -52,6 +61,7 @@ export class Uploads extends Construct {
       this.bucket.grantRead(fn);
       this.bucket.grantDelete(fn);
     }
+    props.dashboardFunction?.addEnvironment('UPLOAD_BUCKET', this.bucket.bucketName);
     new CfnOutput(scope, 'UploadBucketName', { value: this.bucket.bucketName, description: 'S3 bucket of uploaded files' });
   }
 }

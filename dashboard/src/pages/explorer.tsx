@@ -10,7 +10,7 @@ import { clientCall, curlCommand, listQuery, OPERATOR_LABELS, OPERATORS, PAGE_SI
 import { href, navigate, route } from '../router.js';
 import { describe, flash } from '../state.js';
 import { Confirm, ErrorText, Loading } from '../ui.js';
-import { EXPORT_MAX, exportView, ImportDialog } from './transfer.js';
+import { ExportDialog, ImportDialog } from './transfer.js';
 
 interface ListState {
   records: ApiRecord[];
@@ -39,7 +39,7 @@ export function Explorer({ slug }: { slug: string }) {
   const [deleting, setDeleting] = useState(false);
   const [reload, setReload] = useState(0);
   const [importing, setImporting] = useState(false);
-  const [exporting, setExporting] = useState(false);
+  const [exporting, setExporting] = useState<'csv' | 'ndjson'>();
 
   const live = useLive(slug, Boolean(description?.permissions.read));
   const params = route.value.params;
@@ -80,18 +80,6 @@ export function Explorer({ slug }: { slug: string }) {
   const canDelete = description?.permissions.delete && description.methods.includes('DELETE');
   const filtered = Boolean(view.search || view.filters.length);
 
-  async function runExport(format: 'csv' | 'ndjson') {
-    setExporting(true);
-    try {
-      const count = await exportView(slug, description!, query, format);
-      flash(`Exported ${count} ${slug} as ${format.toUpperCase()}.`);
-    } catch (e) {
-      setError(e as Error);
-    } finally {
-      setExporting(false);
-    }
-  }
-
   async function bulkDelete() {
     setDeleting(true);
     try {
@@ -113,10 +101,10 @@ export function Explorer({ slug }: { slug: string }) {
         <div class="head-actions">
           {description && (
             <>
-              <button type="button" class="secondary outline" aria-busy={exporting ? 'true' : undefined} disabled={exporting} title={`Up to ${EXPORT_MAX} records of this view`} onClick={() => runExport('csv')}>
+              <button type="button" class="secondary outline" disabled={!list} title="Every record of this view, as CSV" onClick={() => setExporting('csv')}>
                 Export CSV
               </button>
-              <button type="button" class="secondary outline" disabled={exporting} title={`Up to ${EXPORT_MAX} records of this view`} onClick={() => runExport('ndjson')}>
+              <button type="button" class="secondary outline" disabled={!list} title="Every record of this view, as NDJSON (one JSON object a line)" onClick={() => setExporting('ndjson')}>
                 Export NDJSON
               </button>
             </>
@@ -238,6 +226,9 @@ export function Explorer({ slug }: { slug: string }) {
         </>
       )}
       {description && !list && !error && <Loading label={`Loading ${slug}`} />}
+      {exporting && description && list && (
+        <ExportDialog slug={slug} description={description} query={query} total={list.pagination.total} format={exporting} onClose={() => setExporting(undefined)} />
+      )}
       {importing && description && <ImportDialog slug={slug} description={description} onClose={() => setImporting(false)} onDone={() => setReload((n) => n + 1)} />}
       {confirming && (
         <Confirm

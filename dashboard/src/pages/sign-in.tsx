@@ -1,6 +1,6 @@
 /** Sign in with e-mail and password (POST /api/v1/auth/login); afterwards back to the page the user was on. */
 import { useState } from 'preact/hooks';
-import { ApiFailure, client, sessionExpired, unwrap } from '../api.js';
+import { ApiFailure, client, newSignIn, sessionExpired, unwrap } from '../api.js';
 import { route } from '../router.js';
 import { setMe, type Me } from '../state.js';
 
@@ -18,6 +18,7 @@ export function SignIn({ expired }: { expired: boolean }) {
       const { body } = await unwrap<{ data: { user: Me } }>(client.POST('/api/v1/auth/login', { body: { email, password } }));
       // The page the user was on stays in the URL's fragment: showing it again is enough.
       const back = route.value.hash;
+      newSignIn();
       sessionExpired.value = false;
       setMe(body.data.user);
       if (location.hash !== back) location.hash = back;

@@ -1,12 +1,13 @@
 /**
  * Import into an entity (CSV or JSON, with a preview, per-row errors from the server and a
- * progress bar over batches of 100) and export of the explorer's current view (CSV or NDJSON).
+ * progress bar over batches of 100) and export of the explorer's current view (CSV or NDJSON,
+ * every page of it by cursor, with its cost shown first, a progress bar, and a cancel button).
  */
-import { useState } from 'preact/hooks';
-import { ApiFailure, client, collectionPath, unwrap, type ApiRecord, type Pagination } from '../api.js';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiFailure, client, collectionPath, lastCall, unwrap, type ApiRecord, type Pagination } from '../api.js';
 import { columns as columnsOf, type EntityDescription } from '../form.js';
 import { flash } from '../state.js';
-import { IMPORT_BATCH, parseRows, toCsv, toItem, toNdjson } from '../transfer.js';
+import { csvPage, EXPORT_PAGE, exportCost, IMPORT_BATCH, parseRows, readUnits, toItem, toNdjson } from '../transfer.js';
 import { ErrorText, Modal } from '../ui.js';
 
 interface RowError {
@@ -147,35 +148,184 @@ export function ImportDialog({ slug, description, onClose, onDone }: { slug: str
   );
 }
 
-/** At most this many records are exported (pages of 100: each page is one request of the session's budget). */
-export const EXPORT_MAX = 1000;
-
-function download(name: string, type: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+function download(name: string, blob: Blob): void {
+  const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;
   a.download = name;
   document.body.append(a);
   a.click();
   a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
-/** Every record of the view (its filter, search and sort), from the first page, up to EXPORT_MAX. */
-export async function exportView(slug: string, description: EntityDescription, query: Record<string, string>, format: 'csv' | 'ndjson'): Promise<number> {
-  const records: ApiRecord[] = [];
+class Cancelled extends Error {}
+
+/** Waits `seconds`, or rejects with Cancelled as soon as the export is cancelled. */
+function pause(seconds: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, seconds * 1000);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(new Cancelled());
+    }, { once: true });
+  });
+}
+
+interface ExportProgress {
+  records: number;
+  total: number;
+  requests: number;
+  readUnits: number;
+  /** While the session's rate limit is used up: when the export goes on. */
+  resumesAt?: Date;
+}
+
+/**
+ * Every record of the view (its filter, search and sort), page after page by cursor, EXPORT_PAGE
+ * at a time. Each page is written out as text at once and only that text is kept (a Blob part,
+ * which the browser may keep on disk), so memory does not grow with the records. A 429 pauses
+ * the walk until the window resets (Retry-After), then it goes on from the same cursor.
+ */
+async function walkView(
+  slug: string,
+  description: EntityDescription,
+  query: Record<string, string>,
+  format: 'csv' | 'ndjson',
+  signal: AbortSignal,
+  onProgress: (p: ExportProgress) => void,
+): Promise<{ blob: Blob; progress: ExportProgress }> {
+  const columns = columnsOf(description);
+  const { cursor: _shown, limit: _limit, ...view } = query;
+  void _shown;
+  void _limit;
+  const parts: Blob[] = [];
+  const progress: ExportProgress = { records: 0, total: 0, requests: 0, readUnits: 0 };
   let cursor: string | undefined;
   do {
-    const { cursor: _drop, ...rest } = query;
-    void _drop;
-    const page: Record<string, string> = { ...rest, limit: '100', ...(cursor ? { cursor } : {}) };
-    const { body } = await unwrap<{ data: ApiRecord[]; pagination: Pagination }>(client.GET(collectionPath(slug), { params: { query: page as never } }));
-    records.push(...body.data);
-    cursor = body.pagination.hasNext && body.pagination.nextCursor ? body.pagination.nextCursor : undefined;
-  } while (cursor && records.length < EXPORT_MAX);
-  const rows = records.slice(0, EXPORT_MAX);
-  const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
-  if (format === 'csv') download(`${slug}-${stamp}.csv`, 'text/csv', toCsv(rows, columnsOf(description)));
-  else download(`${slug}-${stamp}.ndjson`, 'application/x-ndjson', toNdjson(rows));
-  return rows.length;
+    const page: Record<string, string> = { ...view, limit: String(EXPORT_PAGE), ...(cursor ? { cursor } : {}) };
+    let answer: { body: { data: ApiRecord[]; pagination: Pagination }; response: Response };
+    try {
+      answer = await unwrap(client.GET(collectionPath(slug), { params: { query: page as never }, signal } as never));
+    } catch (e) {
+      if (signal.aborted) throw new Cancelled();
+      if (e instanceof ApiFailure && e.status === 429) {
+        const seconds = Math.max(1, e.retryAfter ?? 60);
+        onProgress({ ...progress, resumesAt: new Date(Date.now() + seconds * 1000) });
+        await pause(seconds, signal);
+        continue;
+      }
+      throw e;
+    }
+    const { data, pagination } = answer.body;
+    parts.push(new Blob([format === 'csv' ? csvPage(data, columns, progress.requests === 0) : toNdjson(data)]));
+    progress.requests += 1;
+    progress.records += data.length;
+    progress.total = Math.max(pagination.total, progress.records);
+    progress.readUnits += readUnits(answer.response.headers.get('X-Request-Cost'));
+    onProgress({ ...progress });
+    cursor = pagination.hasNext && pagination.nextCursor ? pagination.nextCursor : undefined;
+  } while (cursor);
+  return { blob: new Blob(parts, { type: format === 'csv' ? 'text/csv' : 'application/x-ndjson' }), progress };
+}
+
+/**
+ * Export of the explorer's current view: what it costs (requests of the session's hourly budget)
+ * before it starts, a progress bar while it runs, cancellable at any time (nothing is saved then).
+ */
+export function ExportDialog({ slug, description, query, total, format, onClose }: { slug: string; description: EntityDescription; query: Record<string, string>; total: number; format: 'csv' | 'ndjson'; onClose: () => void }) {
+  const [progress, setProgress] = useState<ExportProgress>();
+  const [running, setRunning] = useState(false);
+  const [result, setResult] = useState<{ done: boolean; progress: ExportProgress }>();
+  const [failure, setFailure] = useState<ApiFailure>();
+  const controller = useRef<AbortController | undefined>(undefined);
+  const latest = useRef<ExportProgress | undefined>(undefined);
+  const remaining = lastCall.value?.rateLimitRemaining ? Number(lastCall.value.rateLimitRemaining) : undefined;
+  const cost = exportCost(total, remaining);
+  const label = format.toUpperCase();
+
+  // Closing the dialog (Escape included) cancels a running export.
+  useEffect(() => () => controller.current?.abort(), []);
+
+  async function start() {
+    const abort = (controller.current = new AbortController());
+    setRunning(true);
+    setFailure(undefined);
+    const report = (p: ExportProgress) => {
+      latest.current = p;
+      setProgress(p);
+    };
+    report({ records: 0, total, requests: 0, readUnits: 0 });
+    try {
+      const { blob, progress: final } = await walkView(slug, description, query, format, abort.signal, report);
+      const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
+      download(`${slug}-${stamp}.${format}`, blob);
+      setResult({ done: true, progress: final });
+      flash(`Exported ${final.records} ${slug} as ${label}.`);
+    } catch (e) {
+      if (e instanceof Cancelled) setResult({ done: false, progress: progressOf(latest.current) });
+      else setFailure(e as ApiFailure);
+    } finally {
+      setRunning(false);
+      controller.current = undefined;
+    }
+  }
+
+  function cancel() {
+    controller.current?.abort();
+  }
+
+  const shown = result?.progress ?? progress;
+  return (
+    <Modal title={`Export ${slug} as ${label}`} onClose={onClose}>
+      {!running && !result && (
+        <p>
+          {total} {total === 1 ? 'record' : 'records'} in this view (its filter, search and sort), read {EXPORT_PAGE} at a time: about <strong>{cost.requests}</strong> {cost.requests === 1 ? 'request' : 'requests'} of your session's hourly limit
+          {remaining !== undefined ? `, which has ${remaining} left` : ''}.
+          {!cost.fits && ' The export pauses when the limit is reached and goes on by itself when the window resets.'}
+        </p>
+      )}
+      {shown && (
+        <div class="progress">
+          <label for="export-progress">
+            {shown.records} of {shown.total} records exported ({shown.requests} {shown.requests === 1 ? 'request' : 'requests'})
+          </label>
+          <progress id="export-progress" value={shown.records} max={Math.max(1, shown.total)} />
+          {running && progress?.resumesAt && (
+            <p role="status">The session's rate limit is used up: the export goes on at {progress.resumesAt.toLocaleTimeString()}.</p>
+          )}
+        </div>
+      )}
+      {failure && <ErrorText message={failure.message} code={failure.code} />}
+      {result && (
+        <p role="status">
+          {result.done
+            ? `Exported ${result.progress.records} records in ${result.progress.requests} ${result.progress.requests === 1 ? 'request' : 'requests'} (${result.progress.readUnits.toFixed(1)} read units).`
+            : `Export cancelled after ${result.progress.records} records; nothing was saved.`}
+        </p>
+      )}
+      <footer>
+        {running ? (
+          <button type="button" class="secondary" onClick={cancel}>
+            Cancel export
+          </button>
+        ) : (
+          <>
+            <button type="button" class="secondary" onClick={onClose}>
+              {result || failure ? 'Close' : 'Cancel'}
+            </button>{' '}
+            {!result && (
+              <button type="button" onClick={start}>
+                {failure ? 'Try again' : 'Start export'}
+              </button>
+            )}
+          </>
+        )}
+      </footer>
+    </Modal>
+  );
+}
+
+function progressOf(p: ExportProgress | undefined): ExportProgress {
+  return p ?? { records: 0, total: 0, requests: 0, readUnits: 0 };
 }

@@ -5,11 +5,14 @@
  * (created, shown once, copied, revoked, then refused), axe-core on every page, keyboard-only
  * use, and screenshots of every page at 1280×800 and 390×844 in both themes.
  */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api } from '../../support/http.js';
+import { api, baseUrl } from '../../support/http.js';
 import { newTenant, OPERATOR, type TestTenant } from '../../support/identity.js';
-import { expectAccessible, launch, newContext, screenshots, signIn, watch, type StorageState } from './browser.js';
+import { expectAccessible, launch, newContext, SCREENSHOTS, screenshots, settled, signIn, watch, type StorageState } from './browser.js';
 
 let browser: Browser;
 let tenant: TestTenant;
@@ -82,15 +85,17 @@ describe('signing in and out', () => {
     await context.close();
   }, 60_000);
 
-  it('brings the sign-in page back when the session ends, then returns to the page the user was on', { timeout: 60_000, retry: 2 }, async () => {
+  it('brings the sign-in page back when the session ends, then returns to the page the user was on', async () => {
     const context = await newContext(browser);
     const page = await context.newPage();
-    await signIn(page, tenant.admin.email, tenant.admin.password);
-    await page.goto('/dashboard#/tasks?sort=title&order=asc');
-    await page.getByRole('heading', { name: 'tasks' }).waitFor();
-    await page.getByRole('table').waitFor();
+    // Signed in on the view itself: no other page's request is still on its way when the session ends.
+    await signIn(page, tenant.admin.email, tenant.admin.password, '#/tasks?sort=title&order=asc');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'tasks', exact: true }).waitFor();
+    await page.getByRole('table').locator('tbody tr').first().waitFor();
+    await settled(page);
     // The session ends elsewhere (logged out with the same cookie).
-    await context.request.post('/api/v1/auth/logout');
+    const logout = await context.request.post('/api/v1/auth/logout');
+    expect(logout.status()).toBe(200);
 
     await page.getByRole('button', { name: 'title' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
@@ -102,7 +107,48 @@ describe('signing in and out', () => {
 
     expect(new URL(page.url()).hash).toBe('#/tasks?sort=title&order=desc');
     await context.close();
-  });
+  }, 60_000);
+
+  it('keeps the new session when a request sent with the ended one is answered 401 after signing in again', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    let loggedOut!: () => void;
+    let signedInAgain!: () => void;
+    const afterLogout = new Promise<void>((resolve) => (loggedOut = resolve));
+    const afterSignIn = new Promise<void>((resolve) => (signedInAgain = resolve));
+    let held = 0;
+    // The first page's first request (its OPTIONS) reaches the server only once the session has
+    // ended, and its 401 reaches the page only after the user signed in again: a slow request
+    // of a page the user had left.
+    await page.route(/\/api\/v1\/comments/, async (route) => {
+      if (held++) return route.continue();
+      await afterLogout;
+      const response = await route.fetch();
+      await afterSignIn;
+      await route.fulfill({ response });
+    });
+    const stale = page.waitForResponse((r) => /\/api\/v1\/comments/.test(r.url()) && r.status() === 401, { timeout: 55_000 });
+    await signIn(page, tenant.admin.email, tenant.admin.password, '#/comments');
+    await page.goto('/dashboard#/tasks');
+    await page.getByRole('table').locator('tbody tr').first().waitFor();
+    await context.request.post('/api/v1/auth/logout');
+    loggedOut();
+    await page.getByRole('button', { name: 'title' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await page.getByLabel('Email').fill(tenant.admin.email);
+    await page.getByLabel('Password').fill(tenant.admin.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('table').locator('tbody tr').first().waitFor();
+
+    signedInAgain();
+    await stale;
+    // Whatever the page would do with that answer, it has done within a second.
+    await page.waitForTimeout(1000);
+    expect(await page.getByRole('button', { name: 'Sign in' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(1);
+    expect(await page.getByRole('table').count()).toBe(1);
+    await context.close();
+  }, 60_000);
 });
 
 describe('the records explorer', () => {
@@ -346,8 +392,15 @@ describe('import and export', () => {
     const page = await context.newPage();
     await page.goto(`/dashboard#/tasks?search=alpha&sort=title&order=asc`);
     await page.getByRole('table').locator('tbody tr').first().waitFor();
-    const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
-    const [ndjson] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export NDJSON' }).click()]);
+    const exportAs = async (format: 'CSV' | 'NDJSON') => {
+      await page.getByRole('button', { name: `Export ${format}` }).click();
+      const dialog = page.getByRole('dialog', { name: `Export tasks as ${format}` });
+      const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Start export' }).click()]);
+      await dialog.getByRole('button', { name: 'Close' }).click();
+      return download;
+    };
+    const csv = await exportAs('CSV');
+    const ndjson = await exportAs('NDJSON');
     const { readFile } = await import('node:fs/promises');
     const csvLines = (await readFile((await csv.path())!, 'utf8')).trim().split(/\r?\n/);
     const records = (await readFile((await ndjson.path())!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { title: string });
@@ -358,6 +411,98 @@ describe('import and export', () => {
     expect(records.length).toBeGreaterThanOrEqual(6);
     expect(records.every((r) => /alpha/i.test(r.title))).toBe(true);
     expect(records.map((r) => r.title)).toEqual(records.map((r) => r.title).sort());
+    await context.close();
+  }, 60_000);
+});
+
+describe('export of a large view', () => {
+  const SEEDED = 1050;
+  let ids: string[] = [];
+
+  beforeAll(async () => {
+    // Seeded through the import endpoint, 100 a request.
+    for (let offset = 0; offset < SEEDED; offset += 100) {
+      const items = Array.from({ length: Math.min(100, SEEDED - offset) }, (_, i) => ({ name: `Export ${String(offset + i).padStart(4, '0')}` }));
+      const res = await api('POST', '/api/v1/import/tags', { cookie: tenant.admin.cookie, body: { items, options: { skipInvalid: false } } });
+      expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+    }
+    for (let page = 1; ids.length < SEEDED; page++) {
+      const res = await api('GET', `/api/v1/tags?limit=100&page=${page}`, { cookie: tenant.admin.cookie });
+      if (!res.body.data.length) break;
+      ids.push(...res.body.data.map((t: { id: string }) => t.id));
+    }
+    expect(ids).toHaveLength(SEEDED);
+  }, 120_000);
+
+  afterAll(async () => {
+    for (let i = 0; i < ids.length; i += 100) await api('DELETE', '/api/v1/tags', { cookie: tenant.admin.cookie, body: { ids: ids.slice(i, i + 100) } });
+    ids = [];
+  }, 120_000);
+
+  it('exports every record of a view of more than 1,000, once each, page by page with its cost shown first and a progress bar', async () => {
+    const context = await newContext(browser, { storageState: state });
+    const page = await context.newPage();
+    const problems = watch(page);
+    const lists: string[] = [];
+    page.on('request', (r) => r.method() === 'GET' && new URL(r.url()).pathname === '/api/v1/tags' && lists.push(r.url()));
+    await page.goto('/dashboard#/tags?sort=name&order=desc');
+    await page.getByRole('table').locator('tbody tr').first().waitFor();
+    lists.length = 0;
+
+    await page.getByRole('button', { name: 'Export NDJSON' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Export tags as NDJSON' });
+    const plan = await dialog.innerText();
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'export-plan-desktop-light.png') });
+    await expectAccessible(page, 'export dialog');
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), dialog.getByRole('button', { name: 'Start export' }).click()]);
+    await dialog.getByText(`Exported ${SEEDED} records in 11 requests`).waitFor();
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'export-done-desktop-light.png') });
+    const bar = dialog.getByRole('progressbar');
+    const barValue = [await bar.getAttribute('value'), await bar.getAttribute('max')];
+    const { readFile } = await import('node:fs/promises');
+    const names = (await readFile((await download.path())!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { id: string; name: string });
+
+    expect(plan).toContain(`${SEEDED} records in this view`);
+    expect(plan).toMatch(/about 11 requests/);
+    expect(names).toHaveLength(SEEDED);
+    expect(new Set(names.map((r) => r.id))).toEqual(new Set(ids));
+    expect(names.map((r) => r.name)).toEqual([...names.map((r) => r.name)].sort().reverse());
+    expect(barValue).toEqual([String(SEEDED), String(SEEDED)]);
+    expect(lists).toHaveLength(11);
+    expect(lists.every((u) => new URL(u).searchParams.get('limit') === '100' && new URL(u).searchParams.get('sort') === 'name')).toBe(true);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it('cancels an export on request: nothing is saved and no more pages are read', async () => {
+    const context = await newContext(browser, { storageState: state });
+    const page = await context.newPage();
+    let downloads = 0;
+    page.on('download', () => downloads++);
+    let lists = 0;
+    // Each page answered half a second late, so there is time to cancel mid-way.
+    await page.route(/\/api\/v1\/tags\?/, async (route) => {
+      lists++;
+      await new Promise((r) => setTimeout(r, 500));
+      await route.continue();
+    });
+    await page.goto('/dashboard#/tags');
+    await page.getByRole('table').locator('tbody tr').first().waitFor();
+    lists = 0;
+
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Export tags as CSV' });
+    await dialog.getByRole('button', { name: 'Start export' }).click();
+    await dialog.getByText(/^(1|2)00 of 1050 records exported/).waitFor();
+    await dialog.getByRole('button', { name: 'Cancel export' }).click();
+    await dialog.getByText(/Export cancelled after \d+ records; nothing was saved\./).waitFor();
+    const readBeforeWait = lists;
+    await page.waitForTimeout(1500);
+
+    expect(downloads).toBe(0);
+    expect(lists).toBe(readBeforeWait);
+    expect(lists).toBeLessThan(5);
     await context.close();
   }, 60_000);
 });
@@ -401,6 +546,58 @@ describe('files', () => {
     expect(problems).toEqual([]);
     await context.close();
   }, 60_000);
+
+  it('uploads a file above the Lambda ceiling through the presigned flow, straight to the object store, and serves it byte-exact', async () => {
+    const context = await newContext(browser, { storageState: state });
+    const page = await context.newPage();
+    const problems = watch(page);
+    const posts: string[] = [];
+    page.on('request', (r) => r.method() === 'POST' && posts.push(r.url()));
+    // A 6 MiB PDF of random bytes: over the 4.4 MiB one multipart request may carry.
+    const bytes = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(6 * 1024 * 1024), Buffer.from('\n%%EOF\n')]);
+    await page.goto('/dashboard#/files');
+    await page.getByRole('heading', { name: 'Files' }).waitFor();
+    await settled(page);
+    // The upload slowed to ~4 MB/s, so the progress bar is drawn (and photographed) mid-transfer.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 4 * 1024 * 1024 });
+
+    await page.getByLabel('Drop a file here, or choose one').setInputFiles({ name: 'large scan.pdf', mimeType: 'application/pdf', buffer: bytes });
+    const bar = page.getByRole('progressbar');
+    await expect.poll(async () => Number(await bar.getAttribute('value').catch(() => '0')), { timeout: 20_000, interval: 50 }).toBeGreaterThan(0.2);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'files-uploading-desktop-light.png') });
+    await page.getByText('Uploaded large scan.pdf (6.0 MiB)').waitFor({ timeout: 30_000 });
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'large scan.pdf' }) });
+    await row.waitFor();
+    const rowText = await row.innerText();
+    await expectAccessible(page, 'files with a file');
+    const href = (await row.getByRole('link').getAttribute('href'))!;
+    const opened = await context.request.get(href);
+    const body = await opened.body();
+    const storageOrigin = new URL(posts.find((u) => !u.startsWith(baseUrl()))!).origin;
+    const csp = (await context.request.get('/dashboard')).headers()['content-security-policy'];
+
+    expect(posts.filter((u) => u.startsWith(baseUrl())).map((u) => new URL(u).pathname)).toEqual(['/api/v1/upload/presign', '/api/v1/upload/complete']);
+    expect(csp).toContain(`connect-src 'self' ${storageOrigin};`);
+    expect(rowText).toContain('application/pdf');
+    expect(rowText).toContain('6.0 MiB');
+    expect(opened.status()).toBe(200);
+    expect(body.length).toBe(bytes.length);
+    expect(createHash('sha256').update(body).digest('hex')).toBe(createHash('sha256').update(bytes).digest('hex'));
+    expect(problems).toEqual([]);
+
+    await screenshots(browser, 'files-list', state, async (p) => {
+      await p.goto('/dashboard#/files');
+      await p.getByRole('link', { name: 'large scan.pdf' }).waitFor();
+    });
+    await page.getByRole('button', { name: 'Delete large scan.pdf' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('No files yet').waitFor();
+    await context.close();
+  }, 120_000);
 });
 
 describe('settings', () => {

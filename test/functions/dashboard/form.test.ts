@@ -118,3 +118,33 @@ describe('import rows (dashboard/src/transfer.ts)', async () => {
     expect(toNdjson([{ a: 1 }, { b: 2 }])).toBe('{"a":1}\n{"b":2}\n');
   });
 });
+
+describe('export pages (dashboard/src/transfer.ts)', async () => {
+  const { csvPage, exportCost, readUnits, toCsv } = await import('../../../dashboard/src/transfer.js');
+  const columns = ['id', 'name'];
+  const records = Array.from({ length: 5 }, (_, i) => ({ id: String(i), name: i === 2 ? 'has, comma\nand line' : `n${i}` }));
+
+  it('writes pages of CSV that, one after another, make the CSV of all the records', () => {
+    const pages = [records.slice(0, 2), records.slice(2, 4), records.slice(4)];
+    const joined = pages.map((page, i) => csvPage(page, columns, i === 0)).join('');
+
+    expect(joined).toBe(`${toCsv(records, columns)}\r\n`);
+  });
+
+  it('writes the header alone for an empty view, and nothing for an empty later page', () => {
+    expect(csvPage([], columns, true)).toBe('id,name\r\n');
+    expect(csvPage([], columns, false)).toBe('');
+  });
+
+  it('counts one request per 100 records, and whether the session has that many left', () => {
+    expect(exportCost(0, 100)).toEqual({ requests: 1, fits: true });
+    expect(exportCost(1050, 100)).toEqual({ requests: 11, fits: true });
+    expect(exportCost(1050, 10)).toEqual({ requests: 11, fits: false });
+    expect(exportCost(250, undefined)).toEqual({ requests: 3, fits: true });
+  });
+
+  it('reads the read units of X-Request-Cost', () => {
+    expect(readUnits('rcu=12.5, wcu=0.0')).toBe(12.5);
+    expect(readUnits(null)).toBe(0);
+  });
+});

@@ -98,8 +98,16 @@ describe('the dashboard bundle', () => {
         requestContext: { requestId: 'r1', identity: { sourceIp: '203.0.113.9', userAgent: 'test' }, stage: 'prod', path: `/prod${p}` },
       }) as unknown as APIGatewayProxyEvent;
     const context = { getRemainingTimeInMillis: () => 29_000 };
+    // As Lambda runs it: its region, and the bucket the stack tells the function (infra/aws/uploads.ts).
+    const saved = { UPLOAD_BUCKET: process.env.UPLOAD_BUCKET, AWS_REGION: process.env.AWS_REGION, S3_ENDPOINT: process.env.S3_ENDPOINT };
+    Object.assign(process.env, { UPLOAD_BUCKET: 'dashboardtest-uploadsbucket1a2b3c-0x9y8z', AWS_REGION: 'eu-west-1' });
+    delete process.env.S3_ENDPOINT;
 
     const page = await handler(event('/dashboard', '/dashboard', null), context);
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
     const script = await handler(event('/dashboard/{asset}', `/dashboard/${manifest.entry.script}`, { asset: manifest.entry.script }), context);
     const missing = await handler(event('/dashboard/{asset}', '/dashboard/manifest.json', { asset: 'manifest.json' }), context);
 
@@ -109,6 +117,8 @@ describe('the dashboard bundle', () => {
     expect(page.headers!.ETag).toBeDefined();
     expect(page.headers!['Content-Security-Policy']).toContain("script-src 'self'");
     expect(page.headers!['Content-Security-Policy']).not.toContain('unsafe-inline');
+    // Presigned uploads go from the page straight to the bucket's regional endpoint.
+    expect(page.headers!['Content-Security-Policy']).toContain("connect-src 'self' https://dashboardtest-uploadsbucket1a2b3c-0x9y8z.s3.eu-west-1.amazonaws.com;");
     // Relative URLs: /prod/dashboard loads /prod/dashboard/<asset>.
     expect(page.body).toContain(`src="dashboard/${manifest.entry.script}"`);
     expect(page.body).not.toMatch(/<script>(?!<)/);

@@ -108,6 +108,25 @@ describe('uploads in the whole stack', () => {
     }
   });
 
+  it('lets the dashboard (on the API\'s own origin) and the allowed origins POST presigned forms to the bucket', () => {
+    const apiId = logicalId(stack, stack.api);
+    const bucket = Object.values(template.findResources('AWS::S3::Bucket'))[0] as { Properties: { CorsConfiguration: { CorsRules: { AllowedOrigins: unknown[]; AllowedMethods: string[] }[] } } };
+    const [rule] = bucket.Properties.CorsConfiguration.CorsRules;
+
+    expect(rule.AllowedOrigins).toEqual([
+      { 'Fn::Join': ['', ['https://', { Ref: apiId }, '.execute-api.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }]] },
+      'https://app.example.com',
+    ]);
+    expect(rule.AllowedMethods).toContain('POST');
+  });
+
+  it('tells the dashboard function the bucket, for the storage origin of its Content-Security-Policy, with no S3 access', () => {
+    const fn = template.toJSON().Resources[logicalId(stack, stack.functions.get('dashboard'))];
+
+    expect(fn.Properties.Environment.Variables.UPLOAD_BUCKET).toEqual({ Ref: expect.stringMatching(/^UploadsBucket/) });
+    expect(s3ActionsOf(stack, template, 'dashboard')).toEqual([]);
+  });
+
   it('lets the upload function use its own table only among the record tables', () => {
     const roleId = logicalId(stack, stack.functions.get('upload').role!);
     const policies = JSON.stringify(Object.values(template.findResources('AWS::IAM::Policy')).filter((p: any) => p.Properties.Roles.some((r: { Ref?: string }) => r.Ref === roleId)));
