@@ -1,8 +1,9 @@
 /**
- * The entity operations behind /api/v1/{entity}: list, create, read, update, delete, describe,
- * and the child collections /api/v1/{entity}/{id}/{child}. Every check (operation enabled,
- * definition permissions, row-level security, validation, references) happens here or below,
- * never in a handler. Every write is ONE TransactWriteItems: the record, its listing copies,
+ * The entity service behind /api/v1/{entity}: list, create, read, update, delete, and the child
+ * collections /api/v1/{entity}/{id}/{child}. It takes the caller and plain values (a query string
+ * map, a body) and returns data; the HTTP adapter (shared/http/operations/entities.ts) builds the
+ * replies and their headers. Every check (operation enabled, definition permissions, row-level
+ * security, validation, references) happens here or below, never in a handler. Every write is ONE TransactWriteItems: the record, its listing copies,
  * their counters and a change event.
  */
 import { randomBytes } from 'node:crypto';
