@@ -16,6 +16,9 @@
  * others are reported), and the rules a tightened definition breaks (reported, not changed).
  * Copies and counter items of dropped indexes that the Scan meets are deleted too.
  *
+ * Every unit of work (a record, a Scan page) passes through one pace per run (pace.ts), which
+ * keeps few in flight while the API serves requests and many while it does not.
+ *
  * When every segment is done, the target's indexes are marked complete: from then on queries read
  * them (shared/query/plan.ts), and filters on fields with defaults are pushed down again.
  *

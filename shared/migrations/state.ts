@@ -233,8 +233,11 @@ export async function refusedChange(entity: LoadedEntity, current: MigrationStat
       `records it has not reached would show those values again. Start without ${readded.length > 1 ? 'them' : 'it'} until the migration is done (\`npm run migrate\` shows it; \`npm run migrate -- --wait\` with no server running completes it), then add ${readded.length > 1 ? 'them' : 'it'} again.`
     );
   }
-  if (accessChanged(current.target.layout, layout) && (await hasRecords(entity))) {
-    const was = describeAccess(current.target.layout.access);
+  // (A state recorded `failed` by an earlier version, which refused an access change that way,
+  // leaves the records at the access of the layout before it.)
+  const stored = current.state === 'failed' && current.from ? current.from.layout : current.target.layout;
+  if (accessChanged(stored, layout) && (await hasRecords(entity))) {
+    const was = describeAccess(stored.access);
     return (
       `changing access from ${was} to ${describeAccess(layout.access)} is not supported while records are stored: their listings and counts are kept in partitions named by the access mode, and no migration moves them. ` +
       `Restore access to ${was}; to change it, export the records (\`npm run admin -- export ${entity.slug}\`, per tenant), delete them, change access, then import them again (\`npm run admin -- import ${entity.slug}\`).`
