@@ -286,7 +286,8 @@ export async function prepareEntity(entity: LoadedEntity, segments = DEFAULT_SEG
     if (refused) throw new UnsupportedChangeError(entity.slug, refused);
     const target = nextTarget(current.target, layout);
     const changes = layoutChanges(current.target.layout, layout);
-    const pass = needsPass(current.target.layout, layout);
+    // A pass under way is never cut short: its indexes are not complete, its purges not done.
+    const pass = needsPass(current.target.layout, layout) || current.state !== 'done';
     const now = new Date().toISOString();
     const state: MigrationState = {
       entity: entity.slug,
