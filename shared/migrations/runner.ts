@@ -88,25 +88,28 @@ function scanInput(entity: LoadedEntity, state: MigrationState, segment: number,
   };
 }
 
-/** The number of the entity's records (a Scan counting them, segments in parallel). */
-async function countRecords(entity: LoadedEntity, segments: number): Promise<number> {
+/** Items a counting Scan page reads: bounded, so that a request never waits behind a whole 1 MB page. */
+const COUNT_PAGE_ITEMS = 1000;
+
+/** The number of the entity's records (a Scan counting them, segments in parallel, each page a unit of the pace). */
+async function countRecords(entity: LoadedEntity, segments: number, pace: Pace): Promise<number> {
   const counts = await Promise.all(
     Array.from({ length: segments }, async (_, segment) => {
       let n = 0;
       let start: Record<string, unknown> | undefined;
       do {
-        const out = await db().send(
-          new ScanCommand({
-            TableName: tableName('records'),
-            Segment: segment,
-            TotalSegments: segments,
-            Select: 'COUNT',
-            FilterExpression: RECORD_FILTER,
-            ExpressionAttributeNames: { '#kind': 'kind', '#entity': 'entity' },
-            ExpressionAttributeValues: { ':record': 'record', ':entity': entity.slug },
-            ...(start ? { ExclusiveStartKey: start } : {}),
-          }),
-        );
+        const page = new ScanCommand({
+          TableName: tableName('records'),
+          Segment: segment,
+          TotalSegments: segments,
+          Select: 'COUNT',
+          FilterExpression: RECORD_FILTER,
+          ExpressionAttributeNames: { '#kind': 'kind', '#entity': 'entity' },
+          ExpressionAttributeValues: { ':record': 'record', ':entity': entity.slug },
+          Limit: COUNT_PAGE_ITEMS,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        });
+        const out = await pace.run(() => db().send(page), false);
         n += out.Count ?? 0;
         start = out.LastEvaluatedKey;
       } while (start);
@@ -401,9 +404,11 @@ export async function runMigration(entity: LoadedEntity, options: RunOptions = {
     state = running;
   }
   serve(state);
+  // One pace for the run's segments: what the API meets is every unit in flight.
+  const pace = new Pace({ max: state.segments.length * Math.max(1, options.concurrency ?? 8), tolerance: options.tolerance });
   try {
     if (state.total === undefined) {
-      const total = await countRecords(entity, state.segments.length);
+      const total = await countRecords(entity, state.segments.length, pace);
       await db().send(
         new UpdateCommand({
           TableName: tableName('records'),
@@ -416,8 +421,6 @@ export async function runMigration(entity: LoadedEntity, options: RunOptions = {
       );
       state.total = total;
     }
-    // One pace for the run's segments: what the API meets is every unit in flight.
-    const pace = new Pace({ max: state.segments.length * Math.max(1, options.concurrency ?? 8), tolerance: options.tolerance });
     const outcomes = await Promise.all(state.segments.map((s, i) => (s.done ? ('done' as const) : runSegment(entity, state!, i, options, pace))));
     if (outcomes.some((o) => o !== 'done')) return readState(entity.slug);
     const latest = await readState(entity.slug);
