@@ -25,7 +25,7 @@ import { newRecordId } from '../../shared/ids.js';
 import { migrateTransaction } from '../../shared/migrations/runner.js';
 import { readState, serve } from '../../shared/migrations/state.js';
 import { validateDefinition } from '../../shared/registry/index.js';
-import { ok, sessionOf, type BenchTarget } from '../http.js';
+import { ok, send, sessionOf, type BenchTarget } from '../http.js';
 import { pool, round, summarize } from '../stats.js';
 import type { BenchContext, BenchRow } from '../types.js';
 
@@ -157,8 +157,10 @@ export async function run(context: BenchContext): Promise<BenchRow[]> {
     for (;;) {
       if (Date.now() - lastPoll > 1000) {
         lastPoll = Date.now();
-        const all = (await ok(server.target, 'GET', '/api/v1/migrations', operator2)).body.data as { entity: string }[];
-        status = all.find((s) => s.entity === slug) as typeof status;
+        const polled = await send(server.target, 'GET', '/api/v1/migrations', operator2);
+        // (the status is not a measured request: one that times out is asked again a second later)
+        if (polled.status !== 200) console.log(`  status: ${polled.status}`);
+        else status = (polled.body.data as { entity: string }[]).find((s) => s.entity === slug) as typeof status;
         if (status && (status.state === 'done' || status.state === 'failed')) break;
         console.log(`  ${status?.processed ?? 0} of ${status?.total ?? '?'} records migrated`);
       }
@@ -191,16 +193,26 @@ export async function run(context: BenchContext): Promise<BenchRow[]> {
     const want = perCurrency.get('USD')!;
     const walkOk = seen.size === want && duplicates === 0 && totals.size === 1 && totals.has(want);
 
+    // Idle again, after the migration: on a machine shared with other work, how far the idle
+    // figure itself drifted while the migration ran (shown beside the targets, not judged).
+    const afterCreate: number[] = [];
+    const afterList: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      afterCreate.push(await timed(() => create(server!.target)));
+      afterList.push(await timed(() => list(server!.target)));
+    }
+    const ac = summarize(afterCreate);
+    const al = summarize(afterList);
     const ic = summarize(idleCreate);
     const bc = summarize(busyCreate);
     const il = summarize(idleList);
     const bl = summarize(busyList);
     return [
       { scenario, metric: 'state', value: status!.state, note: `${status!.processed} records processed of ${status!.total}` },
-      { scenario, metric: 'records per second', value: round(status!.processed / Math.max(seconds, 0.001), 0), unit: 'records/s', note: `${round(seconds, 1)} s; 4 Scan segments, 8 records at once each, DynamoDB Local` },
+      { scenario, metric: 'records per second', value: round(status!.processed / Math.max(seconds, 0.001), 0), unit: 'records/s', note: `${round(seconds, 1)} s; 4 Scan segments, the adaptive pace (at most 32 records at once; MIGRATION_LATENCY_TOLERANCE ${process.env.MIGRATION_LATENCY_TOLERANCE ?? 'default'}), DynamoDB Local` },
       { scenario, metric: 'WRU per record', value: wru, unit: 'WRU', note: 'record item + copy in the new partition + its counter, transactional (2 WRU per KB per item)' },
-      { scenario, metric: 'CREATE p99 during / idle', value: `${round(bc.p99, 1)} / ${round(ic.p99, 1)}`, unit: 'ms', target: '≤ 2×', pass: bc.p99 <= 2 * ic.p99, note: `${bc.n} / ${ic.n} samples` },
-      { scenario, metric: 'LIST p99 during / idle', value: `${round(bl.p99, 1)} / ${round(il.p99, 1)}`, unit: 'ms', target: '≤ 2×', pass: bl.p99 <= 2 * il.p99, note: `${bl.n} / ${il.n} samples` },
+      { scenario, metric: 'CREATE p99 during / idle', value: `${round(bc.p99, 1)} / ${round(ic.p99, 1)}`, unit: 'ms', target: '≤ 2×', pass: bc.p99 <= 2 * ic.p99, note: `${bc.n} / ${ic.n} samples; idle after the migration ${round(ac.p99, 1)} ms` },
+      { scenario, metric: 'LIST p99 during / idle', value: `${round(bl.p99, 1)} / ${round(il.p99, 1)}`, unit: 'ms', target: '≤ 2×', pass: bl.p99 <= 2 * il.p99, note: `${bl.n} / ${il.n} samples; idle after the migration ${round(al.p99, 1)} ms` },
       { scenario, metric: 'full walk of ?currency=USD after', value: `${seen.size} of ${want}`, target: 'each once, exact totals', pass: walkOk, note: `${duplicates} duplicates; totals seen ${[...totals].join(', ')}` },
     ];
   } finally {

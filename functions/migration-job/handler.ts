@@ -19,7 +19,7 @@ import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
 import { loadLogger, logger } from '../../shared/logger.js';
 import { allEntities, loadRegistry } from '../../shared/registry/index.js';
 import { runMigration } from '../../shared/migrations/runner.js';
-import { prepareEntity, readState } from '../../shared/migrations/state.js';
+import { checkEntity, prepareEntity, readState } from '../../shared/migrations/state.js';
 
 export const PHYSICAL_RESOURCE_ID = 'entity-migrations';
 /** Kept free at the end of an invocation: the page under way and the self-invocation. */
@@ -55,6 +55,8 @@ function metric(entity: string, processed: number, total: number | undefined): v
 
 async function prepare(): Promise<number> {
   let open = 0;
+  // A change no migration makes fails the deploy (rolled back) before any target is recorded.
+  for (const entity of allEntities()) await checkEntity(entity);
   for (const entity of allEntities()) {
     const state = await prepareEntity(entity, Number(process.env.MIGRATION_SEGMENTS ?? 0) || undefined);
     logger.info('migration target', { entity: entity.slug, state: state.state, run: state.run, changes: state.changes });

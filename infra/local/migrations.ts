@@ -7,7 +7,7 @@
  */
 import { allEntities } from '../../shared/registry/index.js';
 import type { LoadedEntity } from '../../shared/registry/types.js';
-import { prepareEntity, type MigrationState } from '../../shared/migrations/state.js';
+import { checkEntity, prepareEntity, type MigrationState } from '../../shared/migrations/state.js';
 import { runMigration } from '../../shared/migrations/runner.js';
 
 export interface BackgroundMigrations {
@@ -20,6 +20,8 @@ export interface BackgroundMigrations {
 export async function prepareMigrations(entities: readonly LoadedEntity[] = allEntities()): Promise<MigrationState[]> {
   const states: MigrationState[] = [];
   const segments = Number(process.env.MIGRATION_SEGMENTS ?? 0) || undefined;
+  // A change no migration makes refuses the start before any target is recorded.
+  for (const entity of entities) await checkEntity(entity);
   for (const entity of entities) states.push(await prepareEntity(entity, segments));
   return states;
 }
@@ -33,13 +35,16 @@ function log(line: string): void {
  * Scan page of each segment, leaving the engine to the API; MIGRATION_PAGE_SIZE (default 100) is
  * the items asked for per Scan page (the work a crash can make the next run repeat);
  * MIGRATION_CONCURRENCY (default 8) records of a page migrated at once per segment;
- * MIGRATION_SEGMENTS (default 4) parallel Scan segments of a new migration.
+ * MIGRATION_SEGMENTS (default 4) parallel Scan segments of a new migration; while the API
+ * serves, the migration keeps as many units in flight as keep each under MIGRATION_LATENCY_TOLERANCE
+ * (default 1.5) times the quickest recent one (shared/migrations/pace.ts).
  */
 export function startMigrations(states: readonly MigrationState[], entities: readonly LoadedEntity[] = allEntities()): BackgroundMigrations {
   const stop = { requested: false };
   const pauseMs = Number(process.env.MIGRATION_PAUSE_MS ?? 0) || 0;
   const pageSize = Number(process.env.MIGRATION_PAGE_SIZE ?? 100) || 100;
   const concurrency = Number(process.env.MIGRATION_CONCURRENCY ?? 8) || 8;
+  const tolerance = Number(process.env.MIGRATION_LATENCY_TOLERANCE ?? 0) || undefined;
   const pending = states.filter((s) => s.state === 'pending' || s.state === 'running');
   const run = async () => {
     for (const state of pending) {
@@ -53,6 +58,7 @@ export function startMigrations(states: readonly MigrationState[], entities: rea
             pauseMs,
             pageSize,
             concurrency,
+            tolerance,
             onProgress: ({ processed, total }) => {
               if (Date.now() - lastLogged < 2000) return;
               lastLogged = Date.now();

@@ -54,7 +54,39 @@ const storage = new AsyncLocalStorage<RequestUsage>();
 /** Runs `work` with a usage of its own (nested in the current one, if any). */
 export function withRequestUsage<T>(work: (usage: RequestUsage) => T): T {
   const usage = new RequestUsage(storage.getStore());
-  return storage.run(usage, () => work(usage));
+  if (usage.parent) return storage.run(usage, () => work(usage));
+  foreground.inFlight += 1;
+  const ended = () => {
+    foreground.inFlight -= 1;
+    foreground.lastEndedAt = performance.now();
+  };
+  let result: T;
+  try {
+    result = storage.run(usage, () => work(usage));
+  } catch (error) {
+    ended();
+    throw error;
+  }
+  if (result instanceof Promise) result.then(ended, ended);
+  else ended();
+  return result;
+}
+
+/** Requests being served by this process (sub-requests not counted again), and when the last one ended. */
+export interface ForegroundActivity {
+  inFlight: number;
+  /** performance.now() when the last request ended (0: none yet). */
+  lastEndedAt: number;
+}
+
+const foreground: ForegroundActivity = { inFlight: 0, lastEndedAt: 0 };
+
+/**
+ * The API's activity in this process: the migration runner yields to it
+ * (shared/migrations/pace.ts), so that requests do not queue behind its writes.
+ */
+export function foregroundActivity(): Readonly<ForegroundActivity> {
+  return foreground;
 }
 
 /** The usage of the request being served, if any. */

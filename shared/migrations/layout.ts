@@ -152,6 +152,12 @@ export interface Target {
   legacy: string[];
   /** The next generation number to hand out. */
   nextGeneration: number;
+  /**
+   * Fields removed whose values stored records may still hold: the migration under way purges
+   * them. Emptied when a migration finishes; a start that adds one of them again is refused
+   * (state.ts refusedChange), as old values would show.
+   */
+  purging?: string[];
 }
 
 /** The first target of an entity whose stored items predate recorded layouts: generation 0, complete. */
@@ -174,7 +180,18 @@ export function nextTarget(current: Target, layout: Layout): Target {
     else indexes.push({ ...identity, token: `${identity.field}@${generation++}`, ready: false });
   }
   for (const index of current.indexes) if (!indexes.some((i) => i.token === index.token)) obsolete.push({ ...index, ready: false });
-  return { layout, hash: layoutHash(layout), indexes, obsolete, legacy: current.legacy, nextGeneration: generation };
+  const purging = [...new Set([...(current.purging ?? []), ...current.layout.fields.filter((f) => !layout.fields.includes(f))])].filter((f) => !layout.fields.includes(f)).sort();
+  return { layout, hash: layoutHash(layout), indexes, obsolete, legacy: current.legacy, nextGeneration: generation, ...(purging.length ? { purging } : {}) };
+}
+
+/** Fields `layout` has that `current` still purges (removed, the migration purging them not finished). */
+export function readdedWhilePurging(current: Target, layout: Pick<Layout, 'fields'>): string[] {
+  return (current.purging ?? []).filter((f) => layout.fields.includes(f));
+}
+
+/** Whether `layout` changes the access mode (public, shared) of `from`. */
+export function accessChanged(from: Pick<Layout, 'access'>, to: Pick<Layout, 'access'>): boolean {
+  return from.access.public !== to.access.public || from.access.shared !== to.access.shared;
 }
 
 /** Whether a change of layout needs a pass over the records (anything but searchable fields does). */

@@ -16,6 +16,9 @@
  * others are reported), and the rules a tightened definition breaks (reported, not changed).
  * Copies and counter items of dropped indexes that the Scan meets are deleted too.
  *
+ * Every unit of work (a record, a Scan page) passes through one pace per run (pace.ts), which
+ * keeps few in flight while the API serves requests and many while it does not.
+ *
  * When every segment is done, the target's indexes are marked complete: from then on queries read
  * them (shared/query/plan.ts), and filters on fields with defaults are pushed down again.
  *
@@ -47,6 +50,7 @@ import { recordTables, transact, WriteConflict } from '../data/records.js';
 import type { LoadedEntity } from '../registry/types.js';
 import { canonical } from '../canonical-json.js';
 import { removedKeys } from './layout.js';
+import { Pace } from './pace.js';
 import { ruleViolations } from './rules.js';
 import { readState, reportItem, serve, writeState, type MigrationState, type ReportEntry, type SegmentState } from './state.js';
 
@@ -61,8 +65,10 @@ export interface RunOptions {
   stop?: { requested: boolean };
   /** Pause (ms) after each page: a rate limit that leaves capacity to the API. */
   pauseMs?: number;
-  /** Records of a page migrated at once, per segment (default 8). */
+  /** Records of a page migrated at once, per segment (default 8): with the segments, the pace's most units in flight. */
   concurrency?: number;
+  /** While the API serves, a record's migration may take this many times the quickest recent one (pace.ts; default 1.5). */
+  tolerance?: number;
 }
 
 const RECORD_FILTER = '#kind = :record AND #entity = :entity';
@@ -82,25 +88,28 @@ function scanInput(entity: LoadedEntity, state: MigrationState, segment: number,
   };
 }
 
-/** The number of the entity's records (a Scan counting them, segments in parallel). */
-async function countRecords(entity: LoadedEntity, segments: number): Promise<number> {
+/** Items a counting Scan page reads: bounded, so that a request never waits behind a whole 1 MB page. */
+const COUNT_PAGE_ITEMS = 1000;
+
+/** The number of the entity's records (a Scan counting them, segments in parallel, each page a unit of the pace). */
+async function countRecords(entity: LoadedEntity, segments: number, pace: Pace): Promise<number> {
   const counts = await Promise.all(
     Array.from({ length: segments }, async (_, segment) => {
       let n = 0;
       let start: Record<string, unknown> | undefined;
       do {
-        const out = await db().send(
-          new ScanCommand({
-            TableName: tableName('records'),
-            Segment: segment,
-            TotalSegments: segments,
-            Select: 'COUNT',
-            FilterExpression: RECORD_FILTER,
-            ExpressionAttributeNames: { '#kind': 'kind', '#entity': 'entity' },
-            ExpressionAttributeValues: { ':record': 'record', ':entity': entity.slug },
-            ...(start ? { ExclusiveStartKey: start } : {}),
-          }),
-        );
+        const page = new ScanCommand({
+          TableName: tableName('records'),
+          Segment: segment,
+          TotalSegments: segments,
+          Select: 'COUNT',
+          FilterExpression: RECORD_FILTER,
+          ExpressionAttributeNames: { '#kind': 'kind', '#entity': 'entity' },
+          ExpressionAttributeValues: { ':record': 'record', ':entity': entity.slug },
+          Limit: COUNT_PAGE_ITEMS,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        });
+        const out = await pace.run(() => db().send(page), false);
         n += out.Count ?? 0;
         start = out.LastEvaluatedKey;
       } while (start);
@@ -352,11 +361,11 @@ async function saveSegment(state: MigrationState, index: number, segment: Segmen
 
 type SegmentOutcome = 'done' | 'paused' | 'superseded';
 
-async function runSegment(entity: LoadedEntity, state: MigrationState, index: number, options: RunOptions): Promise<SegmentOutcome> {
+async function runSegment(entity: LoadedEntity, state: MigrationState, index: number, options: RunOptions, pace: Pace): Promise<SegmentOutcome> {
   let next = state.segments[index].next;
   for (;;) {
     if (options.stop?.requested || (options.deadline !== undefined && Date.now() > options.deadline)) return 'paused';
-    const out = await db().send(new ScanCommand(scanInput(entity, state, index, next, options.pageSize ?? 100)));
+    const out = await pace.run(() => db().send(new ScanCommand(scanInput(entity, state, index, next, options.pageSize ?? 100))), false);
     let processed = 0;
     // The page's items a few at a time: each record is its own transaction (records of one page
     // are distinct, so they never conflict but on shared counter items, which transact() reshards).
@@ -366,9 +375,9 @@ async function runSegment(entity: LoadedEntity, state: MigrationState, index: nu
       while (at < items.length) {
         const item = items[at++];
         if (item.kind === 'record') {
-          await migrateRecord(entity, state, storedFromItem(item));
+          await pace.run(() => migrateRecord(entity, state, storedFromItem(item)));
           processed += 1;
-        } else await cleanListingItem(entity, state, item);
+        } else if (state.target.obsolete.length) await pace.run(() => cleanListingItem(entity, state, item), false);
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 8) }, worker));
@@ -395,9 +404,11 @@ export async function runMigration(entity: LoadedEntity, options: RunOptions = {
     state = running;
   }
   serve(state);
+  // One pace for the run's segments: what the API meets is every unit in flight.
+  const pace = new Pace({ max: state.segments.length * Math.max(1, options.concurrency ?? 8), tolerance: options.tolerance });
   try {
     if (state.total === undefined) {
-      const total = await countRecords(entity, state.segments.length);
+      const total = await countRecords(entity, state.segments.length, pace);
       await db().send(
         new UpdateCommand({
           TableName: tableName('records'),
@@ -410,13 +421,13 @@ export async function runMigration(entity: LoadedEntity, options: RunOptions = {
       );
       state.total = total;
     }
-    const outcomes = await Promise.all(state.segments.map((s, i) => (s.done ? ('done' as const) : runSegment(entity, state!, i, options))));
+    const outcomes = await Promise.all(state.segments.map((s, i) => (s.done ? ('done' as const) : runSegment(entity, state!, i, options, pace))));
     if (outcomes.some((o) => o !== 'done')) return readState(entity.slug);
     const latest = await readState(entity.slug);
     if (!latest || latest.run !== state.run) return latest;
     const done: MigrationState = {
       ...latest,
-      target: { ...latest.target, indexes: latest.target.indexes.map((i) => ({ ...i, ready: true })), obsolete: [], legacy: [] },
+      target: { ...latest.target, indexes: latest.target.indexes.map((i) => ({ ...i, ready: true })), obsolete: [], legacy: [], purging: [] },
       state: 'done',
       endedAt: new Date().toISOString(),
       revision: latest.revision + 1,

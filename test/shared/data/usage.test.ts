@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { operationOf, unitsOf } from '../../../shared/data/client.js';
-import { currentUsage, withRequestUsage } from '../../../shared/data/usage.js';
+import { currentUsage, foregroundActivity, withRequestUsage } from '../../../shared/data/usage.js';
 import { requestCost, serverTiming, units } from '../../../shared/http/request-metrics.js';
 
 describe('consumed capacity of a call', () => {
@@ -57,5 +57,26 @@ describe('request usage', () => {
     });
     expect(units(29)).toBe('29.0');
     expect(units(0.25)).toBe('0.25');
+  });
+
+  it('counts the requests in flight (a sub-request not again) and when the last one ended: what the migration yields to', async () => {
+    let release!: () => void;
+    const before = foregroundActivity().inFlight;
+
+    const request = withRequestUsage(async () => {
+      await withRequestUsage(async () => {
+        expect(foregroundActivity().inFlight).toBe(before + 1);
+        await new Promise<void>((resolve) => (release = resolve));
+      });
+    });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(foregroundActivity().inFlight).toBe(before + 1);
+    release();
+    await request;
+
+    expect(foregroundActivity().inFlight).toBe(before);
+    expect(performance.now() - foregroundActivity().lastEndedAt).toBeLessThan(1000);
+    await expect(withRequestUsage(async () => Promise.reject(new Error('refused')))).rejects.toThrow('refused');
+    expect(foregroundActivity().inFlight).toBe(before);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adoptedTarget, layoutChanges, layoutHash, layoutOf, needsPass, nextTarget } from '../../../shared/migrations/layout.js';
+import { accessChanged, adoptedTarget, layoutChanges, layoutHash, layoutOf, needsPass, nextTarget, readdedWhilePurging } from '../../../shared/migrations/layout.js';
 import { ruleViolations } from '../../../shared/migrations/rules.js';
 import { validateDefinition } from '../../../shared/registry/index.js';
 
@@ -69,6 +69,39 @@ describe('nextTarget', () => {
 
     expect(next.indexes).toEqual([expect.objectContaining({ field: 'status', token: 'status@1', default: 'draft' })]);
     expect(next.obsolete.map((i) => i.token)).toEqual(['status']);
+  });
+});
+
+describe('purging', () => {
+  it('keeps a removed field purging through later targets, and names it when it is added again', () => {
+    const adopted = adoptedTarget(layoutOf(entity(v1)));
+    const { notes: _notes, ...withoutNotes } = v1;
+    const removed = nextTarget(adopted, layoutOf(entity(withoutNotes)));
+    const later = nextTarget(removed, layoutOf(entity({ ...withoutNotes, number: { ...v1.number, indexed: true } })));
+
+    expect(removed.purging).toEqual(['notes']);
+    expect(later.purging).toEqual(['notes']);
+    expect(readdedWhilePurging(later, layoutOf(entity(v1)))).toEqual(['notes']);
+    expect(readdedWhilePurging(later, layoutOf(entity(withoutNotes)))).toEqual([]);
+  });
+
+  it('has nothing purging once the migration finished (its target is emptied), so the field may come back', () => {
+    const { notes: _notes, ...withoutNotes } = v1;
+    const removed = nextTarget(adoptedTarget(layoutOf(entity(v1))), layoutOf(entity(withoutNotes)));
+    const done = { ...removed, purging: [] };
+
+    expect(readdedWhilePurging(done, layoutOf(entity(v1)))).toEqual([]);
+    expect(nextTarget(done, layoutOf(entity(v1))).purging).toBeUndefined();
+  });
+});
+
+describe('accessChanged', () => {
+  it('tells a change of public or shared', () => {
+    const base = layoutOf(entity(v1));
+
+    expect(accessChanged(base, { access: { public: false, shared: false } })).toBe(false);
+    expect(accessChanged(base, { access: { public: false, shared: true } })).toBe(true);
+    expect(accessChanged(base, { access: { public: true, shared: false } })).toBe(true);
   });
 });
 
