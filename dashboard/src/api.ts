@@ -7,7 +7,7 @@
  * Entities are known only at run time (from the API's description), so their paths are typed as
  * one entity's; the answers are read as generic records.
  */
-import { createClient, type ApiClient } from '@entity-record-api/client';
+import { createClient, type ApiClient, type Schemas } from '@entity-record-api/client';
 import { signal } from '@preact/signals';
 
 export const basePath = location.pathname.replace(/\/dashboard(\/.*)?$/, '');
@@ -119,12 +119,5 @@ export const recordPath = (slug: string) => `/api/v1/${slug}/{id}` as RecordPath
 
 export type ApiRecord = Record<string, unknown> & { id: string };
 
-export interface Pagination {
-  page: number;
-  limit: number;
-  total: number;
-  totalPages: number;
-  hasNext: boolean;
-  hasPrev: boolean;
-  nextCursor?: string | null;
-}
+/** The list envelope's pagination, as the API describes it (OpenAPI `Pagination`). */
+export type Pagination = Schemas['Pagination'];
