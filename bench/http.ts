@@ -3,6 +3,7 @@
  * scenarios send them: status, parsed body, headers; and the sign-in steps several of them repeat.
  */
 import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 
 export interface BenchReply {
   status: number;
@@ -69,4 +70,19 @@ export async function tenantKey(target: BenchTarget, operator: Record<string, st
   const admin = { email: `${slug}-${label}-${randomBytes(4).toString('hex')}@bench.local`, name, password: `pw-${randomBytes(8).toString('hex')}` };
   const tenant = await ok(target, 'POST', '/api/v1/tenants', operator, { name: `${name} ${label}`, admin });
   return { ...(await apiKeyOf(target, admin, `${slug}-${label}`)), adminId: tenant.body.data.admin.id };
+}
+
+/** Calls `onBlock` with each message block of a server-sent-events response (the text between blank lines). */
+export function readSseBlocks(res: IncomingMessage, onBlock: (block: string) => void): void {
+  let buffer = '';
+  res.setEncoding('utf8');
+  res.on('data', (chunk: string) => {
+    buffer += chunk;
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      onBlock(block);
+    }
+  });
 }

@@ -27,7 +27,7 @@ import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { apiKeyOf, send, type BenchReply } from './http.js';
+import { apiKeyOf, readSseBlocks, send, type BenchReply } from './http.js';
 import { percentile } from './stats.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -301,18 +301,10 @@ interface StreamMessage {
 
 /** Calls `onMessage` with each message's id (undefined without an id line) and parsed data. */
 function readEvents(res: http.IncomingMessage, onMessage: (id: string | undefined, message: StreamMessage) => void): void {
-  let buffer = '';
-  res.setEncoding('utf8');
-  res.on('data', (chunk: string) => {
-    buffer += chunk;
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const id = /^id: (.+)$/m.exec(block)?.[1];
-      const data = /^data: (.+)$/m.exec(block)?.[1];
-      if (data) onMessage(id, JSON.parse(data) as StreamMessage);
-    }
+  readSseBlocks(res, (block) => {
+    const id = /^id: (.+)$/m.exec(block)?.[1];
+    const data = /^data: (.+)$/m.exec(block)?.[1];
+    if (data) onMessage(id, JSON.parse(data) as StreamMessage);
   });
 }
 

@@ -13,6 +13,7 @@ import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { db, tableName } from '../../shared/data/client.js';
+import { readSseBlocks } from '../http.js';
 import { round, summarize } from '../stats.js';
 import type { BenchContext, BenchRow, LocalRuntime } from '../types.js';
 
@@ -44,17 +45,9 @@ function openStream(runtime: LocalRuntime, headers: Record<string, string>): Pro
     const req = request(`${runtime.url}/api/v1/stream/tasks`, { headers: { ...headers, Accept: 'text/event-stream' } }, (res) => {
       if (res.statusCode !== 200) return reject(new Error(`stream: ${res.statusCode}`));
       const stream: OpenStream = { req, res };
-      let buffer = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          if (block.includes('"connected"')) resolve(stream);
-          stream.onMessage?.(block);
-        }
+      readSseBlocks(res, (block) => {
+        if (block.includes('"connected"')) resolve(stream);
+        stream.onMessage?.(block);
       });
       res.on('error', () => undefined);
     });

@@ -2,6 +2,9 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 
+/** A time for a table cell: the browser's local format, or a dash for none. */
+export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
+
 export function Loading({ label }: { label: string }) {
   return (
     <p aria-busy="true" class="loading">

@@ -4,36 +4,19 @@
  * admins), the full key shown once, deactivate/reactivate, revoke, and each key's audit log.
  */
 import { useEffect, useState } from 'preact/hooks';
+import type { Schemas } from '@entity-record-api/client';
 import { ApiFailure, client, unwrap } from '../api.js';
 import { entities, flash, me } from '../state.js';
-import { Confirm, ErrorText, Loading, Modal } from '../ui.js';
+import { Confirm, ErrorText, Loading, Modal, when } from '../ui.js';
 
-interface Key {
-  id: string;
-  keyPrefix: string;
-  name: string;
-  scopes: string[];
-  status: 'active' | 'inactive' | 'expired';
-  expiresAt: string | null;
-  lastUsedAt: string | null;
-  createdAt: string;
-  totalRequests: number;
-  requestsLast24h: number;
-}
+type Key = Schemas['ApiKey'];
 
-interface AuditEntry {
-  id: string;
-  action: string;
-  ipAddress: string;
-  userAgent: string;
-  timestamp: string;
-}
+type AuditEntry = Schemas['AuditEntry'];
 
 const ACTIONS = ['read', 'write', 'delete'] as const;
 /** Resources that take scopes besides the entities (CONTRACT.md "Scopes of the system endpoints"). */
 const SYSTEM_RESOURCES = ['uploads', 'webhooks', 'ai'];
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
 export function Keys() {
   const [keys, setKeys] = useState<Key[]>();

@@ -5,7 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, client, unwrap } from '../api.js';
 import { eventTypes, flash } from '../state.js';
-import { Confirm, ErrorText, Loading, Modal } from '../ui.js';
+import { Confirm, ErrorText, Loading, Modal, when } from '../ui.js';
 
 interface Webhook {
   id: string;
@@ -27,7 +27,6 @@ interface Delivery {
   createdAt: string;
 }
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
 /** 32 random bytes as hex: a secret the receiver will check signatures with. */
 function generatedSecret(): string {
