@@ -168,7 +168,8 @@ describe('the records explorer', () => {
     await page.waitForURL(/filter=/);
     await page.getByRole('button', { name: 'title' }).click();
     await page.waitForURL(/sort=title/);
-    await expect.poll(() => column(page, 'title')).toHaveLength(6);
+    // The URL changes before the sorted page arrives: wait for the six rows in title order.
+    await expect.poll(async () => { const shown = await column(page, 'title'); return shown.length === 6 && shown.join() === [...shown].sort().join(); }).toBe(true);
     const titles = await column(page, 'title');
 
     expect(titles).toEqual([...titles].sort());
