@@ -98,7 +98,7 @@ export interface WebhookConfig {
   queueUrl?: string;
   /** Inbound provider receivers: provider → secret. */
   inboundSecrets: Record<string, string>;
-  /** Records of one stream batch the fan-out handles at once. */
+  /** Requests (delivery log writes of 25, queue batches of 10) the fan-out of one stream batch has in flight at once. */
   fanoutConcurrency: number;
 }
 

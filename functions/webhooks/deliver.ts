@@ -18,18 +18,24 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   // The logger loads on first use; loaded first, every line of the invocation is written before it returns.
   await loadLogger();
   // A failed load fails the whole batch: every message is received again after its visibility timeout.
-  const [{ deliverFromQueue, parseMessage }, { deliveryQueue }] = await deliveryCode();
+  const [{ deliverFromQueue, loadBatch, parseMessage }, { deliveryQueue }] = await deliveryCode();
   const queue = deliveryQueue();
   const failures: SQSBatchResponse['batchItemFailures'] = [];
+  const messages = event.Records.map((record) => parseMessage(record.body));
+  // The batch's webhooks and deliveries in one read; if that fails, each message reads its own.
+  const loaded = await loadBatch(messages.filter((m) => m !== undefined)).catch((error: unknown) => {
+    logger.warn('reading a delivery batch failed; each delivery reads its own', { error: (error as Error).message });
+    return undefined;
+  });
   await Promise.all(
-    event.Records.map(async (record) => {
-      const message = parseMessage(record.body);
+    event.Records.map(async (record, i) => {
+      const message = messages[i];
       if (!message) {
         logger.warn('dropping a delivery message that is not ours', { messageId: record.messageId });
         return;
       }
       try {
-        const outcome = await deliverFromQueue(message, Number(record.attributes.ApproximateReceiveCount) || 1);
+        const outcome = await deliverFromQueue(message, Number(record.attributes.ApproximateReceiveCount) || 1, loaded?.(message));
         if (outcome.kind === 'done') return;
         await queue.changeVisibility(record.receiptHandle, outcome.kind === 'retry' ? outcome.afterSeconds : 0);
         failures.push({ itemIdentifier: record.messageId });

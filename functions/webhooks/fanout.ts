@@ -5,7 +5,6 @@
  * SDK load with the first batch (shared/on-first-use.ts), not at cold start.
  */
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { config } from '../../shared/config.js';
 import { onFirstUse } from '../../shared/on-first-use.js';
 import { loadLogger, logger } from '../../shared/logger.js';
 import { findEntity, loadRegistry } from '../../shared/registry/index.js';
@@ -19,30 +18,17 @@ export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatch
   await loadLogger();
   await loadRegistry();
   // A failed load fails the whole batch: nothing was queued, so every record is retried.
-  const [{ changeEventFromImage }, { fanOutEvent }, { deliveryQueue }] = await fanOutCode();
-  const queue = deliveryQueue();
+  const [{ changeEventFromImage }, { fanOutEvents }, { deliveryQueue }] = await fanOutCode();
   logger.debug('webhook fan-out batch', { records: event.Records.length });
-  // The records of a batch are fanned out several at a time (each waits on DynamoDB
-  // and the queue, not on the CPU); on failures the first failed record is reported, so it and
-  // every later one are retried (a later one already fanned out is queued again: at least once).
-  const outcomes: boolean[] = new Array(event.Records.length).fill(true);
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < event.Records.length; i = next++) {
-      const record = event.Records[i];
-      if (record.eventName !== 'INSERT') continue;
-      const change = changeEventFromImage(record.dynamodb?.NewImage as never);
-      if (!change) continue;
-      try {
-        await fanOutEvent(change, findEntity, queue);
-      } catch (error) {
-        logger.error('webhook fan-out failed', { eventId: change.id, error: (error as Error).message });
-        outcomes[i] = false;
-      }
-    }
-  };
-  // WEBHOOK_FANOUT_CONCURRENCY (default 16; docs/delivery-guarantees.md has the measurement).
-  await Promise.all(Array.from({ length: Math.min(config().webhooks.fanoutConcurrency, event.Records.length) }, worker));
-  const failed = outcomes.indexOf(false);
-  return { batchItemFailures: failed < 0 ? [] : [{ itemIdentifier: event.Records[failed].dynamodb?.SequenceNumber ?? '' }] };
+  const changes = event.Records.map((record) => (record.eventName === 'INSERT' ? changeEventFromImage(record.dynamodb?.NewImage as never) : undefined));
+  const fannedOut = changes.flatMap((change, i) => (change ? [{ change, i }] : []));
+  // The whole batch at once (shared/webhooks/fanout.ts); the first record that failed is reported,
+  // so it and every later one are retried (a later one already fanned out is queued again: at least once).
+  const ok = await fanOutEvents(
+    fannedOut.map((f) => f.change),
+    findEntity,
+    deliveryQueue(),
+  );
+  const firstFailed = fannedOut.find((_, n) => !ok[n]);
+  return { batchItemFailures: firstFailed ? [{ itemIdentifier: event.Records[firstFailed.i].dynamodb?.SequenceNumber ?? '' }] : [] };
 }

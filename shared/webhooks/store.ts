@@ -13,11 +13,15 @@
  */
 import { createHash } from 'node:crypto';
 import {
+  BatchGetCommand,
+  BatchWriteCommand,
   DeleteCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
   UpdateCommand,
+  type BatchGetCommandOutput,
+  type BatchWriteCommandOutput,
   type DeleteCommandOutput,
   type GetCommandOutput,
   type PutCommandOutput,
@@ -25,7 +29,7 @@ import {
   type UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
-import { whileBusy } from '../data/busy.js';
+import { busyDelay, BUSY_ATTEMPTS, whileBusy } from '../data/busy.js';
 import { db } from '../data/client.js';
 import { BadRequestError } from '../errors.js';
 
@@ -119,7 +123,9 @@ function send(command: PutCommand): Promise<PutCommandOutput>;
 function send(command: UpdateCommand): Promise<UpdateCommandOutput>;
 function send(command: DeleteCommand): Promise<DeleteCommandOutput>;
 function send(command: QueryCommand): Promise<QueryCommandOutput>;
-function send(command: GetCommand | PutCommand | UpdateCommand | DeleteCommand | QueryCommand): Promise<unknown> {
+function send(command: BatchGetCommand): Promise<BatchGetCommandOutput>;
+function send(command: BatchWriteCommand): Promise<BatchWriteCommandOutput>;
+function send(command: GetCommand | PutCommand | UpdateCommand | DeleteCommand | QueryCommand | BatchGetCommand | BatchWriteCommand): Promise<unknown> {
   return whileBusy(() => db().send(command as never));
 }
 
@@ -222,6 +228,76 @@ export async function createDelivery(delivery: StoredDelivery): Promise<boolean>
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') return false;
     throw error;
+  }
+}
+
+/** DynamoDB's per-request ceilings: BatchGetItem reads 100 keys, BatchWriteItem writes 25 items. */
+const BATCH_GET = 100;
+const BATCH_WRITE = 25;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Items by key, read consistently 100 keys a request, with what the engine left unprocessed read again. */
+async function batchGet(keys: readonly { pk: string; sk: string }[], projection?: string): Promise<Map<string, Record<string, unknown>>> {
+  const found = new Map<string, Record<string, unknown>>();
+  for (let i = 0; i < keys.length; i += BATCH_GET) {
+    let pending: Record<string, unknown>[] | undefined = keys.slice(i, i + BATCH_GET);
+    for (let attempt = 1; pending?.length; attempt++) {
+      if (attempt > BUSY_ATTEMPTS) throw new Error(`${pending.length} webhook items could not be read (the engine kept them unprocessed)`);
+      // Unprocessed keys are DynamoDB's way of saying "busy": back off as for a throttled request.
+      if (attempt > 1) await sleep(busyDelay(attempt));
+      const out: BatchGetCommandOutput = await send(
+        new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending, ConsistentRead: true, ...(projection ? { ProjectionExpression: projection } : {}) } } }),
+      );
+      for (const item of out.Responses?.[table()] ?? []) found.set(`${item.pk as string}|${item.sk as string}`, item);
+      pending = out.UnprocessedKeys?.[table()]?.Keys;
+    }
+  }
+  return found;
+}
+
+const keyString = (key: { pk: string; sk: string }) => `${key.pk}|${key.sk}`;
+
+/** Which of these deliveries are already logged, as `<webhookId>|<deliveryId>`. */
+export async function loggedDeliveries(keys: readonly { webhookId: string; id: string }[]): Promise<Set<string>> {
+  const found = await batchGet(
+    keys.map((k) => deliveryKey(k.webhookId, k.id)),
+    'pk, sk',
+  );
+  return new Set(keys.filter((k) => found.has(keyString(deliveryKey(k.webhookId, k.id)))).map((k) => `${k.webhookId}|${k.id}`));
+}
+
+/** The webhooks and deliveries of a batch of queue messages, read together (one request for up to 50 messages). */
+export async function webhooksAndDeliveries(
+  messages: readonly { tenantId: string; webhookId: string; deliveryId: string }[],
+): Promise<{ webhook(tenantId: string, id: string): StoredWebhook | undefined; delivery(webhookId: string, id: string): StoredDelivery | undefined }> {
+  const keys = new Map<string, { pk: string; sk: string }>();
+  for (const m of messages) {
+    for (const key of [webhookKey(m.tenantId, m.webhookId), deliveryKey(m.webhookId, m.deliveryId)]) keys.set(keyString(key), key);
+  }
+  const found = await batchGet([...keys.values()]);
+  return {
+    webhook: (tenantId, id) => strip<StoredWebhook>(found.get(keyString(webhookKey(tenantId, id)))),
+    delivery: (webhookId, id) => strip<StoredDelivery>(found.get(keyString(deliveryKey(webhookId, id)))),
+  };
+}
+
+/**
+ * Logs new deliveries, 25 to a request: one engine request for many deliveries, where a busy
+ * engine would make each single write wait its turn. Unconditional: the caller writes only
+ * deliveries it found not logged (loggedDeliveries), one fan-out per stream record at a time.
+ */
+export async function createDeliveries(deliveries: readonly StoredDelivery[]): Promise<void> {
+  for (let i = 0; i < deliveries.length; i += BATCH_WRITE) {
+    let pending: NonNullable<BatchWriteCommandOutput['UnprocessedItems']>[string] | undefined = deliveries
+      .slice(i, i + BATCH_WRITE)
+      .map((d) => ({ PutRequest: { Item: { ...deliveryKey(d.webhookId, d.id), kind: 'delivery', ...d } } }));
+    for (let attempt = 1; pending?.length; attempt++) {
+      if (attempt > BUSY_ATTEMPTS) throw new Error(`${pending.length} delivery log entries could not be written (the engine kept them unprocessed)`);
+      // Unprocessed items are DynamoDB's way of saying "busy": back off as for a throttled request.
+      if (attempt > 1) await sleep(busyDelay(attempt));
+      const out: BatchWriteCommandOutput = await send(new BatchWriteCommand({ RequestItems: { [table()]: pending } }));
+      pending = out.UnprocessedItems?.[table()];
+    }
   }
 }
 

@@ -4,7 +4,7 @@
  * left to the dead-letter queue, deleted webhooks dropped.
  */
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -59,6 +59,12 @@ beforeEach(() => {
   ddb.on(UpdateCommand).resolves({ Attributes: {} });
   for (const id of ['dlv_ok', 'dlv_fail', 'dlv_last']) ddb.on(GetCommand, { Key: { pk: 'WEBHOOK#whk_1', sk: `DELIVERY#${id}` } }).resolves({ Item: delivery(id) });
   ddb.on(GetCommand, { Key: { pk: 'WEBHOOK#whk_1', sk: 'DELIVERY#dlv_broken' } }).rejects(new Error('ProvisionedThroughputExceededException'));
+  // A batch read answers what the single reads above answer, and fails as a whole when one of them fails.
+  ddb.on(BatchGetCommand).callsFake(async (input: { RequestItems: Record<string, { Keys: Record<string, string>[] }> }) => {
+    const [table, { Keys }] = Object.entries(input.RequestItems)[0];
+    const items = await Promise.all(Keys.map((Key) => ddb.send(new GetCommand({ TableName: table, Key }) as never) as Promise<{ Item?: unknown }>));
+    return { Responses: { [table]: items.flatMap((out) => (out.Item ? [out.Item] : [])) } };
+  });
 });
 
 describe('delivery handler', () => {
@@ -140,6 +146,20 @@ describe('delivery handler', () => {
     const wait = sqs.commandCalls(ChangeMessageVisibilityCommand)[0].args[0].input.VisibilityTimeout!;
     expect(wait).toBeGreaterThanOrEqual(240);
     expect(wait).toBeLessThanOrEqual(360);
+  });
+
+  it("reads the batch's webhooks and deliveries in one request", async () => {
+    post.mockResolvedValue({ ok: true, responseCode: 200, responseTimeMs: 5 });
+    ddb.resetHistory();
+
+    const result = await handler({ Records: [record('m1', 'dlv_ok'), record('m2', 'dlv_fail')] });
+
+    expect(result.batchItemFailures).toEqual([]);
+    const reads = ddb.commandCalls(BatchGetCommand);
+    expect(reads).toHaveLength(1);
+    // The one webhook and the two deliveries.
+    expect(Object.values(reads[0].args[0].input.RequestItems!)[0].Keys).toHaveLength(3);
+    expect(post).toHaveBeenCalledTimes(2);
   });
 
   it('drops a message that is not a delivery', async () => {

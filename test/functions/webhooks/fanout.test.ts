@@ -4,7 +4,7 @@
  * as the batch item failure (the stream resumes there).
  */
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -51,8 +51,14 @@ beforeEach(() => {
       webhook('whk_user', ['task.created'], { createdBy: 'usr_other', creatorRole: 'user' }),
     ],
   });
-  ddb.on(PutCommand).resolves({});
+  ddb.on(BatchGetCommand).resolves({ Responses: {} });
+  ddb.on(BatchWriteCommand).resolves({});
 });
+
+/** The delivery log entries the fan-out wrote (BatchWriteItem puts). */
+function written(): { id: string; eventId: string; webhookId: string }[] {
+  return ddb.commandCalls(BatchWriteCommand).flatMap((c) => Object.values(c.args[0].input.RequestItems!).flat().map((r) => r.PutRequest!.Item as never));
+}
 
 describe('fan-out handler', () => {
   it('sends one message per subscribed, active, permitted webhook', async () => {
@@ -60,17 +66,20 @@ describe('fan-out handler', () => {
     const result = await handler({ Records: [streamRecord('1', 'task.created'), streamRecord('2', 'task.updated'), streamRecord('3', 'task.created', 'REMOVE')] });
     expect(result.batchItemFailures).toEqual([]);
     const sent = sqs.commandCalls(SendMessageBatchCommand).map((c) => c.args[0].input.Entries!.map((e) => JSON.parse(e.MessageBody!).webhookId));
-    expect(sent).toEqual([['whk_a', 'whk_b'], ['whk_b']]);
-    expect(ddb.commandCalls(PutCommand)).toHaveLength(3);
-    // The subscriptions were read once for the batch (cached).
+    // One queue batch for the stream batch: record 1 to whk_a and whk_b, record 2 to whk_b.
+    expect(sent).toEqual([['whk_a', 'whk_b', 'whk_b']]);
+    expect(written()).toHaveLength(3);
+    // The log of the whole batch: one read, one write; the subscriptions were read once (cached).
+    expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(1);
+    expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(1);
     expect(ddb.commandCalls(QueryCommand)).toHaveLength(1);
   });
 
   it('reports the first record whose messages the queue refused, so that it and every later one are retried', async () => {
     // The queue refuses the messages of records 2 and 3 (their delivery log entries were written with their event ids).
     const refusedDeliveries = new Set<string>();
-    ddb.on(PutCommand).callsFake((input: { Item: { id: string; eventId: string } }) => {
-      if (['evt_2', 'evt_3'].includes(input.Item.eventId)) refusedDeliveries.add(input.Item.id);
+    ddb.on(BatchWriteCommand).callsFake((input: { RequestItems: Record<string, { PutRequest: { Item: { id: string; eventId: string } } }[]> }) => {
+      for (const { PutRequest } of Object.values(input.RequestItems).flat()) if (['evt_2', 'evt_3'].includes(PutRequest.Item.eventId)) refusedDeliveries.add(PutRequest.Item.id);
       return {};
     });
     sqs.on(SendMessageBatchCommand).callsFake((input: { Entries: { Id: string; MessageBody: string }[] }) => ({
@@ -80,13 +89,14 @@ describe('fan-out handler', () => {
     const result = await handler({ Records: [streamRecord('1', 'task.created'), streamRecord('2', 'task.created'), streamRecord('3', 'task.created')] });
 
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: '2' }]);
-    expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(3);
+    // Six messages (two webhooks take task.created), sent 10 to a batch.
+    expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(1);
   });
 
   it("retries an engine-busy answer in place (DynamoDB Local's lock timeout, throttling): no record fails", async () => {
     sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
     ddb
-      .on(PutCommand)
+      .on(BatchWriteCommand)
       .rejectsOnce(lockTimeout())
       .rejectsOnce(Object.assign(new Error('throttled'), { name: 'ProvisionedThroughputExceededException' }))
       .resolves({});
@@ -95,6 +105,44 @@ describe('fan-out handler', () => {
 
     expect(result.batchItemFailures).toEqual([]);
     expect(sqs.commandCalls(SendMessageBatchCommand)[0].args[0].input.Entries).toHaveLength(2);
+  });
+
+  it('writes again what the engine left unprocessed (its way of saying busy): no record fails', async () => {
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    ddb
+      .on(BatchWriteCommand)
+      .callsFakeOnce((input: { RequestItems: Record<string, unknown[]> }) => ({ UnprocessedItems: { [Object.keys(input.RequestItems)[0]]: Object.values(input.RequestItems)[0].slice(1) } }))
+      .resolves({});
+
+    const result = await handler({ Records: [streamRecord('1', 'task.created')] });
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect(written().map((d) => d.webhookId)).toEqual(['whk_a', 'whk_b', 'whk_b']);
+  });
+
+  it('does not log again a delivery already logged (a retried batch), and queues its message again', async () => {
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    ddb.on(BatchGetCommand).callsFake((input: { RequestItems: Record<string, { Keys: { pk: string; sk: string }[] }> }) => {
+      const [table, { Keys }] = Object.entries(input.RequestItems)[0];
+      return { Responses: { [table]: Keys.filter((k) => k.pk === 'WEBHOOK#whk_a') } };
+    });
+
+    const result = await handler({ Records: [streamRecord('1', 'task.created')] });
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect(written().map((d) => d.webhookId)).toEqual(['whk_b']);
+    expect(sqs.commandCalls(SendMessageBatchCommand)[0].args[0].input.Entries).toHaveLength(2);
+  });
+
+  it('reports the first record whose delivery log could not be written, and queues nothing for it', async () => {
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    ddb.on(BatchWriteCommand).rejects(new Error('the engine is down'));
+
+    const result = await handler({ Records: [streamRecord('1', 'task.updated'), streamRecord('2', 'task.created')] });
+
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: '1' }]);
+    // Nothing is queued for an event whose log entries are not all written.
+    expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
   });
 
   it('reports the first record when the subscriptions cannot be read', async () => {
