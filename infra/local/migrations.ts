@@ -36,8 +36,8 @@ function log(line: string): void {
  * the items asked for per Scan page (the work a crash can make the next run repeat);
  * MIGRATION_CONCURRENCY (default 8) records of a page migrated at once per segment;
  * MIGRATION_SEGMENTS (default 4) parallel Scan segments of a new migration; while the API
- * serves, the migration keeps as many units in flight as keep each under MIGRATION_LATENCY_TOLERANCE
- * (default 1.5) times the quickest recent one (shared/migrations/pace.ts).
+ * serves, the migration keeps the API's calls within MIGRATION_LATENCY_TOLERANCE (default 1.5) times
+ * their latency without it (90th percentile; shared/migrations/pace.ts).
  */
 export function startMigrations(states: readonly MigrationState[], entities: readonly LoadedEntity[] = allEntities()): BackgroundMigrations {
   const stop = { requested: false };

@@ -6,7 +6,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { config } from '../config.js';
-import { currentUsage } from './usage.js';
+import { currentUsage, foregroundCallEnded } from './usage.js';
 
 /** The operations that take ReturnConsumedCapacity, and which units they consume. */
 const CAPACITY_KIND: Record<string, 'read' | 'write'> = {
@@ -94,6 +94,7 @@ export function accountCalls(client: DynamoDBClient): void {
         const input = args.input as Record<string, unknown>;
         if (kind && input.ReturnConsumedCapacity === undefined && wantsCapacity()) input.ReturnConsumedCapacity = 'TOTAL';
         const usage = currentUsage();
+        const startedAt = performance.now();
         usage?.callStarted();
         let units = { rcu: 0, wcu: 0 };
         try {
@@ -104,6 +105,7 @@ export function accountCalls(client: DynamoDBClient): void {
           return result;
         } finally {
           usage?.callEnded(units);
+          if (usage) foregroundCallEnded(operation, performance.now() - startedAt);
         }
       },
     // Outside the retries: one call with its retries is one call, its time is the caller's wait.

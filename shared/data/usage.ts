@@ -89,6 +89,24 @@ export function foregroundActivity(): Readonly<ForegroundActivity> {
   return foreground;
 }
 
+/** Hears each of the API's DynamoDB calls as it ends: its operation (GetItem, Query, ...) and how long it took (ms). */
+export type ForegroundCallListener = (operation: string, ms: number) => void;
+const callListeners = new Set<ForegroundCallListener>();
+
+/**
+ * The API's DynamoDB calls, as they end: the migration's pace holds their latency beside its
+ * units against their latency without them. Returns the function that stops listening.
+ */
+export function onForegroundCall(listener: ForegroundCallListener): () => void {
+  callListeners.add(listener);
+  return () => callListeners.delete(listener);
+}
+
+/** A call made for a request ended (shared/data/call-accounting.ts). */
+export function foregroundCallEnded(operation: string, ms: number): void {
+  for (const listener of callListeners) listener(operation, ms);
+}
+
 /** The usage of the request being served, if any. */
 export function currentUsage(): RequestUsage | undefined {
   return storage.getStore();

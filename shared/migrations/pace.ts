@@ -1,67 +1,112 @@
 /**
  * The pace of a migration: how many of its units of work (one record's migration, one Scan page)
- * may be in flight at once, so that the API it runs beside keeps its latency.
+ * may be in flight at once, and how long to wait between them, so that the API it runs beside
+ * keeps its latency.
  *
  * Why: the engine serves the API's requests and the migration's writes alike, so every unit the
  * migration keeps in flight is work a request may find queued ahead of its own calls. With a
- * fixed 32 units in flight, a request waited for tens of them; and past what the engine works on
- * at once, more in flight does not make the migration faster, only the queue longer (and the
- * units conflict on the new partition's counter items, and retry).
+ * fixed 32 units in flight, a request waited for tens of them.
  *
- * How: a window of units in flight, additive increase and multiplicative decrease (AIMD), on two
- * signals:
- * - the API's activity in this process (shared/data/usage.ts foregroundActivity): while no request
- *   is served (none in flight, the last ended more than `quietMs` ago) nobody waits on the engine,
- *   and the quiet window grows by 1/window per unit (one unit more per window of units) up to
- *   `max`;
- * - while the API is active, the latency of the migration's own units: the engine's queue delays
- *   them as it delays every call of a request, so a unit taking more than `tolerance` times the
- *   quickest recent one (the engine with no queue) means requests are being slowed by as much:
- *   the active window is halved (once per window of units); otherwise it grows as above. It
- *   starts at 1, and is kept between activity spells, so a request arriving after a quiet spell
- *   meets the pace the API tolerated last, not the quiet window.
+ * How: the API's own DynamoDB calls are the measure (shared/data/usage.ts onForegroundCall).
+ * - While no request is served (none in flight, the last ended more than `quietMs` ago) nobody
+ *   waits on the engine: the quiet window grows by one unit per window of units, up to `max`.
+ * - While the API is active, the pace compares the API's calls made beside the migration's units
+ *   with calls made without them. Every `probeEveryMs` it starts no unit until none is in flight
+ *   and `probeMs` (or three times the API's slower calls) has passed (a probe): the calls that meet
+ *   no unit from start to end are the API without the migration.
+ *   After each probe, per kind of call (GetItem, Query, TransactWriteItems, ...), the 90th
+ *   percentile beside the units is held against the 90th percentile without them. Above
+ *   `tolerance` times, the pace slows down (halves the active window; at one unit, waits between
+ *   units, from 10 ms doubling up to 2 s); within it, it speeds up again (the wait halves away,
+ *   then the window grows by one). The active window starts at 1 and is kept between activity
+ *   spells, so a request arriving after a quiet spell meets the pace the API tolerated last.
  * Where nothing else is served (the deploy-time job on AWS, `npm run migrate -- --wait`) the
  * window grows to `max` and stays there.
  */
-import { foregroundActivity, type ForegroundActivity } from '../data/usage.js';
+import { foregroundActivity, onForegroundCall, type ForegroundActivity, type ForegroundCallListener } from '../data/usage.js';
 
 export interface PaceOptions {
   /** Units in flight at most. */
   max: number;
   /** The API counts as active this long after its last request ended (ms). */
   quietMs?: number;
-  /** While the API is active, a unit may take this many times the quickest recent one. */
+  /** While the API is active, its calls may take this many times (90th percentile) what they take without the migration. */
   tolerance?: number;
+  /** How often, while the API is active, the pace measures the API without the migration (ms). */
+  probeEveryMs?: number;
+  /** How long a probe holds the migration's units once none is in flight (ms). */
+  probeMs?: number;
+  /** The longest wait between units (ms; default 2 s). */
+  gapMaxMs?: number;
   /** The API's activity (tests pass their own). */
   activity?: () => Readonly<ForegroundActivity>;
+  /** The API's calls as they end (tests pass their own). */
+  calls?: (listener: ForegroundCallListener) => () => void;
 }
 
 /** Defaults: chosen with the `migration` bench scenario (docs/changing-entities.md). */
 export const PACE_QUIET_MS = 200;
 export const PACE_TOLERANCE = 1.5;
-/** Units per bucket of the quickest-recent-unit estimate (the lower of this bucket's and the last). */
-const BASELINE_BUCKET = 200;
-/** Units quicker than this made no call (a record already at the target): no latency sample. */
-const MIN_SAMPLE_MS = 0.5;
+const PROBE_EVERY_MS = 3_000;
+const PROBE_MS = 300;
+/** The wait between units, once the window is down to one: first, and at most (ms). */
+const GAP_FIRST_MS = 10;
+const GAP_MAX_MS = 2_000;
+/** Samples kept per kind of call: without the migration (across probes), beside it (since the last probe). */
+const IDLE_SAMPLES = 64;
+const BUSY_SAMPLES = 512;
+/** Samples a kind of call needs on both sides before it is judged. */
+const MIN_IDLE = 4;
+const MIN_BUSY = 8;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function p90(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.9))];
+}
 
 export class Pace {
   private quietWindow = 1;
   private activeWindow = 1;
+  private gapMs = 0;
   private running = 0;
   private waiting: (() => void)[] = [];
-  /** Units since the active window was last halved: it is halved at most once per window. */
-  private sinceDecrease = 0;
-  private baseline = { current: Infinity, previous: Infinity, samples: 0 };
+  private lastUnitStartedAt = -Infinity;
+  private lastUnitEndedAt = -Infinity;
+  private lastProbeAt: number;
+  /** While probing: when no unit was in flight any more (undefined until then). */
+  private probe: { idleSince?: number } | undefined;
+  private readonly idle = new Map<string, number[]>();
+  /** The API's recent calls, whatever they met (ms): how long a probe must last. */
+  private readonly callMs: number[] = [];
+  private readonly busy = new Map<string, number[]>();
+  /** The API's calls per kind, beside the migration against without it (90th percentiles), at the last probe. */
+  private lastRatio: number | undefined;
+  private readonly stopListening: () => void;
   private readonly max: number;
   private readonly quietMs: number;
   private readonly tolerance: number;
+  private readonly probeEveryMs: number;
+  private readonly probeMs: number;
+  private readonly gapMaxMs: number;
   private readonly activity: () => Readonly<ForegroundActivity>;
 
   constructor(options: PaceOptions) {
     this.max = Math.max(1, Math.floor(options.max));
     this.quietMs = options.quietMs ?? PACE_QUIET_MS;
     this.tolerance = Math.max(1, options.tolerance ?? PACE_TOLERANCE);
+    this.probeEveryMs = options.probeEveryMs ?? PROBE_EVERY_MS;
+    this.probeMs = options.probeMs ?? PROBE_MS;
+    this.gapMaxMs = options.gapMaxMs ?? GAP_MAX_MS;
     this.activity = options.activity ?? foregroundActivity;
+    this.lastProbeAt = performance.now();
+    this.stopListening = (options.calls ?? onForegroundCall)((operation, ms) => this.observe(operation, ms));
+  }
+
+  /** Stops listening to the API's calls (the run is over). */
+  close(): void {
+    this.stopListening();
   }
 
   /** The API is serving a request, or served one less than quietMs ago. */
@@ -75,43 +120,94 @@ export class Pace {
     return Math.max(1, Math.floor(this.apiActive() ? this.activeWindow : this.quietWindow));
   }
 
-  /** The windows now (units in flight with the API quiet, and active). */
-  get windows(): { quiet: number; active: number } {
-    return { quiet: this.quietWindow, active: this.activeWindow };
+  /** The pace now: units in flight with the API quiet and active, the wait between units while it is active (ms), the last judged ratio. */
+  get windows(): { quiet: number; active: number; gapMs: number; ratio: number | undefined } {
+    return { quiet: this.quietWindow, active: this.activeWindow, gapMs: this.gapMs, ratio: this.lastRatio };
   }
 
-  /** The quickest recent unit (ms), the engine with no queue. */
-  private quickest(): number {
-    return Math.min(this.baseline.current, this.baseline.previous);
+  /**
+   * One of the API's calls ended: a sample without the migration (no unit in flight at any moment
+   * of it) or beside it (a unit in flight at some moment of it).
+   */
+  private observe(operation: string, ms: number): void {
+    const startedAt = performance.now() - ms;
+    this.callMs.push(ms);
+    if (this.callMs.length > IDLE_SAMPLES) this.callMs.shift();
+    const overlapped = this.running > 0 || this.lastUnitEndedAt > startedAt;
+    if (!overlapped) {
+      // Only in a probe, where the API's calls meet no unit because the pace holds them back.
+      if (this.probe?.idleSince !== undefined) this.keep(this.idle, operation, ms, IDLE_SAMPLES);
+    } else this.keep(this.busy, operation, ms, BUSY_SAMPLES);
   }
 
-  private sample(ms: number): void {
-    const b = this.baseline;
-    b.current = Math.min(b.current, ms);
-    if (++b.samples >= BASELINE_BUCKET) this.baseline = { current: Infinity, previous: b.current, samples: 0 };
+  /** A probe lasts long enough for the API's slower calls to fit in it whole (three times their 90th percentile, at most 2 s). */
+  private probeLength(): number {
+    return this.callMs.length ? Math.min(2_000, Math.max(this.probeMs, 3 * p90(this.callMs))) : this.probeMs;
   }
 
-  /** Runs `work` as one unit, once the pace lets it start; `measured`: a unit whose latency is a sample (alike units). */
-  async run<T>(work: () => Promise<T>, measured = true): Promise<T> {
-    while (this.running >= this.allowed()) await new Promise<void>((resolve) => this.waiting.push(resolve));
+  private keep(samples: Map<string, number[]>, operation: string, ms: number, most: number): void {
+    const list = samples.get(operation) ?? [];
+    list.push(ms);
+    if (list.length > most) list.shift();
+    samples.set(operation, list);
+  }
+
+  /** After a probe: the worst kind of call's ratio against the tolerance, and the pace adjusted. */
+  private judge(): void {
+    let ratio: number | undefined;
+    for (const [operation, busy] of this.busy) {
+      const idle = this.idle.get(operation) ?? [];
+      if (idle.length < MIN_IDLE || busy.length < MIN_BUSY) continue;
+      ratio = Math.max(ratio ?? 0, p90(busy) / Math.max(0.1, p90(idle)));
+      // Judged: the next judgement hears the pace it sets. A kind with too few samples keeps them.
+      this.busy.delete(operation);
+    }
+    if (ratio === undefined) return;
+    this.lastRatio = ratio;
+    if (ratio > this.tolerance) {
+      if (this.activeWindow > 1) this.activeWindow = Math.max(1, Math.floor(this.activeWindow / 2));
+      else this.gapMs = Math.min(this.gapMaxMs, this.gapMs ? this.gapMs * 2 : GAP_FIRST_MS);
+    } else if (this.gapMs > 0) this.gapMs = this.gapMs / 2 < GAP_FIRST_MS ? 0 : this.gapMs / 2;
+    else this.activeWindow = Math.min(this.max, this.activeWindow + 1);
+  }
+
+  /** How long the next unit must wait before it may start (0: now), as far as probes and gaps go. */
+  private holdMs(now: number): number {
+    if (!this.apiActive()) {
+      this.probe = undefined;
+      return 0;
+    }
+    if (!this.probe && now - this.lastProbeAt >= this.probeEveryMs && this.lastUnitStartedAt > this.lastProbeAt) this.probe = {};
+    if (this.probe) {
+      if (this.running > 0) return 50;
+      this.probe.idleSince ??= now;
+      const left = this.probe.idleSince + this.probeLength() - now;
+      if (left > 0) return left;
+      this.probe = undefined;
+      this.lastProbeAt = now;
+      this.judge();
+    }
+    if (this.gapMs > 0) return Math.max(0, this.lastUnitEndedAt + this.gapMs - now);
+    return 0;
+  }
+
+  /** Runs `work` as one unit, once the pace lets it start. */
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    for (;;) {
+      const hold = this.holdMs(performance.now());
+      if (hold > 0) await sleep(hold);
+      else if (this.running >= this.allowed()) await new Promise<void>((resolve) => this.waiting.push(resolve));
+      else break;
+    }
     this.running += 1;
+    this.lastUnitStartedAt = performance.now();
     const metApi = this.apiActive();
-    const started = performance.now();
     try {
       return await work();
     } finally {
-      const took = performance.now() - started;
       this.running -= 1;
-      const sampled = measured && took >= MIN_SAMPLE_MS;
-      const slow = sampled && took > this.tolerance * this.quickest();
-      if (sampled) this.sample(took);
-      if (metApi || this.apiActive()) {
-        this.sinceDecrease += 1;
-        if (slow && this.sinceDecrease >= this.activeWindow) {
-          this.activeWindow = Math.max(1, this.activeWindow / 2);
-          this.sinceDecrease = 0;
-        } else if (!slow) this.activeWindow = Math.min(this.max, this.activeWindow + 1 / this.activeWindow);
-      } else this.quietWindow = Math.min(this.max, this.quietWindow + 1 / this.quietWindow);
+      this.lastUnitEndedAt = performance.now();
+      if (!metApi && !this.apiActive()) this.quietWindow = Math.min(this.max, this.quietWindow + 1 / this.quietWindow);
       const waiting = this.waiting;
       this.waiting = [];
       for (const wake of waiting) wake();

@@ -67,7 +67,7 @@ export interface RunOptions {
   pauseMs?: number;
   /** Records of a page migrated at once, per segment (default 8): with the segments, the pace's most units in flight. */
   concurrency?: number;
-  /** While the API serves, a record's migration may take this many times the quickest recent one (pace.ts; default 1.5). */
+  /** While the API serves, its calls may take this many times (90th percentile) what they take without the migration (pace.ts; default 1.5). */
   tolerance?: number;
 }
 
@@ -109,7 +109,7 @@ async function countRecords(entity: LoadedEntity, segments: number, pace: Pace):
           Limit: COUNT_PAGE_ITEMS,
           ...(start ? { ExclusiveStartKey: start } : {}),
         });
-        const out = await pace.run(() => db().send(page), false);
+        const out = await pace.run(() => db().send(page));
         n += out.Count ?? 0;
         start = out.LastEvaluatedKey;
       } while (start);
@@ -365,7 +365,7 @@ async function runSegment(entity: LoadedEntity, state: MigrationState, index: nu
   let next = state.segments[index].next;
   for (;;) {
     if (options.stop?.requested || (options.deadline !== undefined && Date.now() > options.deadline)) return 'paused';
-    const out = await pace.run(() => db().send(new ScanCommand(scanInput(entity, state, index, next, options.pageSize ?? 100))), false);
+    const out = await pace.run(() => db().send(new ScanCommand(scanInput(entity, state, index, next, options.pageSize ?? 100))));
     let processed = 0;
     // The page's items a few at a time: each record is its own transaction (records of one page
     // are distinct, so they never conflict but on shared counter items, which transact() reshards).
@@ -377,7 +377,7 @@ async function runSegment(entity: LoadedEntity, state: MigrationState, index: nu
         if (item.kind === 'record') {
           await pace.run(() => migrateRecord(entity, state, storedFromItem(item)));
           processed += 1;
-        } else if (state.target.obsolete.length) await pace.run(() => cleanListingItem(entity, state, item), false);
+        } else if (state.target.obsolete.length) await pace.run(() => cleanListingItem(entity, state, item));
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 8) }, worker));
@@ -453,5 +453,7 @@ export async function runMigration(entity: LoadedEntity, options: RunOptions = {
       )
       .catch(() => undefined);
     throw error;
+  } finally {
+    pace.close();
   }
 }
