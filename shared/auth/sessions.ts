@@ -22,7 +22,7 @@ import { db, tableName } from '../data/client.js';
 import { getUser, queryByParent } from '../data/identity.js';
 import { logger } from '../logger.js';
 import type { AuthContext, Role } from '../caller.js';
-import { scopesForRole } from './scopes.js';
+import { scopesForRole } from '../scopes.js';
 
 export const SESSION_COOKIE = 'session';
 

@@ -9,7 +9,7 @@
  * - soft-deleted records are visible to nobody.
  * Definition permissions (permissions.create/read/update/delete) are scopes the caller must hold.
  */
-import { hasScope } from '../auth/scopes.js';
+import { hasScope } from '../scopes.js';
 import type { StoredRecord, Viewer } from '../data/records-keys.js';
 import { ForbiddenError, InsufficientPermissionsError, MethodNotAllowedError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { AuthContext } from '../caller.js';

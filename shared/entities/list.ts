@@ -19,7 +19,7 @@
  */
 import { LAGGING_ATTRIBUTES, layoutFor, listingSortKey, totalSource, type StoredRecord, type Viewer } from '../data/records-keys.js';
 import { firstPage, MAX_ID_LENGTH, pageAfter, queryAll, readCounter, readCounters, readRecords, skipEntries, type PartitionPage } from '../data/records.js';
-import { deploymentKey } from '../auth/deployment-secret.js';
+import { deploymentKey } from '../deployment-secret.js';
 import { BadRequestError } from '../errors.js';
 import type { Pagination } from '../pagination.js';
 import {

@@ -101,7 +101,7 @@ function newRecord(entity: LoadedEntity, auth: AuthContext, input: WriteInput, f
 function applyUpdate(entity: LoadedEntity, before: StoredRecord, input: WriteInput, options: { replaceMetadata?: boolean }): StoredRecord {
   const data = { ...before.data, ...input.data };
   // A field with a default set to null keeps the null: an absent value means "stored before the
-  // field existed" and reads as the default (shared/migrations/live.ts), a null reads as null.
+  // field existed" and reads as the default (shared/data/live-layout.ts), a null reads as null.
   for (const key of input.unset) {
     if (entity.fields[key]?.default !== undefined) data[key] = null;
     else delete data[key];

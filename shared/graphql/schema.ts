@@ -44,7 +44,7 @@ import {
   type GraphQLInputType,
   type GraphQLOutputType,
 } from 'graphql';
-import { hasScope } from '../auth/scopes.js';
+import { hasScope } from '../scopes.js';
 import { createRecord, deleteRecord, listRecords, preconditionsOfValue, readRecord, requirePermission, updateRecord } from '../entities/index.js';
 import { InsufficientPermissionsError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { ApiRequest } from '../http/types.js';

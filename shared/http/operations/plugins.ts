@@ -10,7 +10,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import { hasScope } from '../../auth/scopes.js';
+import { hasScope } from '../../scopes.js';
 import { InsufficientPermissionsError, ValidationError } from '../../errors.js';
 import { HANDLERS_SUFFIX, PluginError, assertPluginDeclarations, customPluginDir, pluginDeclarations } from '../../plugins/declarations.js';
 import { routeBodyValidators, type SchemaValidator } from '../../plugins/schemas.js';

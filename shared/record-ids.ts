@@ -6,7 +6,7 @@
  * (UUIDv4, 20 random base62 characters) and ids derived for an import's Idempotency-Key (UUIDv5,
  * 20 base62 characters of a hash) — give undefined.
  */
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from './registry/types.js';
 
 export type IdFormat = LoadedEntity['idFormat'];
 
