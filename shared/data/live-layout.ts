@@ -9,7 +9,7 @@
  * own name (generation 0): what a process that never loaded migration states (a unit test, a
  * tool) expects.
  */
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../registry/index.js';
 
 export interface LiveIndex {
   field: string;

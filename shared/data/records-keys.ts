@@ -41,7 +41,7 @@
  * entity, recordId, tenantId, ownerId, data (the record, or {id} for deletes), createdAt, expiresAt}.
  */
 import { canonical } from '../canonical-json.js';
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../registry/index.js';
 import { liveLayout, upgradeData, type LiveLayout } from './live-layout.js';
 import { idTime } from '../record-ids.js';
 import { encodeKeyValue, MAX_PARTITION_KEY_BYTES, type Key, type StoredRecord, type TransactItem } from './record-item.js';

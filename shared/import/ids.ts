@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { BASE62 } from '../record-ids.js';
 import { newRecordId } from '../ids.js';
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../registry/index.js';
 
 function base62(digest: Buffer, length: number): string {
   let n = BigInt(`0x${digest.toString('hex')}`);

@@ -23,7 +23,7 @@
  * Where nothing else is served (the deploy-time job on AWS, `npm run migrate -- --wait`) the
  * window grows to `max` and stays there.
  */
-import { foregroundActivity, type ForegroundActivity } from '../data/usage.js';
+import { foregroundActivity, type ForegroundActivity } from '../data/index.js';
 
 export interface PaceOptions {
   /** Units in flight at most. */

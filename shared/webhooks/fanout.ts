@@ -5,7 +5,7 @@
  * delivery function skips a delivery that already succeeded.
  */
 import { logger } from '../logger.js';
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../registry/index.js';
 import { payloadOf, type ChangeEvent } from './events.js';
 import type { DeliveryMessage } from './delivery.js';
 import type { DeliveryQueue, OutgoingMessage } from './queue.js';
