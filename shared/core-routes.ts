@@ -1,5 +1,5 @@
 /**
- * The API's own routes (all but the plugins'), the types of the route table, and the lookup a
+ * The API's own routes (all but the plugins'), the types of the route table (shared/route-types.ts), and the lookup a
  * middleware stack resolves a request's route with. No imports but a type: a function whose routes are all
  * core (every family but plugins) resolves its requests here, and its cold start never loads the
  * plugin declarations that shared/routes.ts adds to these to make THE route table.
@@ -9,19 +9,10 @@
  */
 import { authBodySchemas } from './auth/body-schemas.js';
 import type { ErrorCode } from './errors.js';
+import type { Family, JsonSchema, QueryParameter, Route } from './route-types.js';
 import type { TableDefinition } from './tables.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS';
-
-/**
- * public   – no credentials needed (credentials are ignored); limited per client IP.
- * optional – credentials used when present; the operation decides (public entities).
- * required – a session or an API key.
- * session  – a session only; an API key alone gets 403.
- */
-export type AuthMode = 'public' | 'optional' | 'required' | 'session';
-
-export type Family = 'health' | 'auth' | 'keys' | 'entities' | 'batch' | 'import' | 'graphql' | 'plugins' | 'upload' | 'docs' | 'stream' | 'webhooks' | 'dashboard' | 'migrations';
+export type { AuthMode, Family, HttpMethod, JsonSchema, QueryParameter, Route, RouteRateLimit } from './route-types.js';
 
 /**
  * How a family may touch a table (infra/aws/permissions.ts grants exactly this):
@@ -92,55 +83,6 @@ export const FAMILIES: Readonly<Record<Family, FamilyDeclaration>> = /* @__PURE_
 export const STREAMING_FAMILIES: readonly Family[] = ['stream'];
 /** Function timeout of a streaming family: API Gateway's 15-minute streaming limit. */
 export const STREAMING_TIMEOUT_SECONDS = 900;
-
-export interface RouteRateLimit {
-  /** Names the counter, so that routes can share one. */
-  name: string;
-  limit: number;
-  windowSeconds: number;
-}
-
-export interface Route {
-  method: HttpMethod;
-  path: string;
-  family: Family;
-  auth: AuthMode;
-  /** Scope the caller needs; `{entity}` is replaced by the path's entity parameter. */
-  scope?: string;
-  /** A limit of the route's own, counted besides the caller's general limit. */
-  rateLimit?: RouteRateLimit;
-  /** The operation reads req.rawBody itself (multipart, signed webhooks): no JSON parsing. */
-  rawBody?: boolean;
-  /** The operation also takes a text/csv body (imports): the JSON parser lets it through. */
-  csvBody?: boolean;
-  /** The plugin that declares the route (plugins family). */
-  plugin?: string;
-  /**
-   * The codes of shared/errors.ts' catalogue the operation itself may answer. What the stack
-   * answers by the route's properties (401/403 by its auth, 429 where counted, 413 where it takes a
-   * body, 503/504 where it reaches the database) comes on top (shared/openapi/document.ts).
-   */
-  errors?: readonly ErrorCode[];
-  /** One line for the API description. */
-  summary?: string;
-  /** JSON Schema of the JSON request body: the very schema the body is validated with, where one is. */
-  body?: JsonSchema;
-  /** The query parameters the operation reads, each with its JSON Schema. */
-  query?: readonly QueryParameter[];
-  /** The component (shared/openapi/components.ts) the answer's `data` is, or holds a list of. */
-  response?: string;
-}
-
-/** A JSON Schema (draft 2020-12, as ajv and OpenAPI 3.1 read it). */
-export type JsonSchema = Record<string, unknown>;
-
-export interface QueryParameter {
-  name: string;
-  description: string;
-  schema: JsonSchema;
-  required?: boolean;
-  example?: unknown;
-}
 
 const V1 = '/api/v1';
 

@@ -1,10 +1,10 @@
 /**
  * Random ids: a short prefix and 20 base62 characters from the CSPRNG (about 119 bits). Record ids
  * carry their creation time first (newRecordId), so that the record's place in its tenant's listing
- * can be derived from its id (shared/data/record-ids.ts).
+ * can be derived from its id (shared/record-ids.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { BASE62, RANDOM_CHARACTERS, timePrefix, type IdFormat } from './data/record-ids.js';
+import { BASE62, RANDOM_CHARACTERS, timePrefix, type IdFormat } from './record-ids.js';
 
 export function randomString(length: number, alphabet = BASE62): string {
   let out = '';

@@ -10,7 +10,7 @@ import { keyIdPointerKey } from '../../shared/auth/api-keys.js';
 import { createKey, listKeys, revokeKey, type KeyRecord } from '../../shared/auth/key-management.js';
 import { generatePassword, hashPassword, MIN_PASSWORD_LENGTH } from '../../shared/auth/passwords.js';
 import { revokeUserSessions } from '../../shared/auth/sessions.js';
-import { scopesForRole } from '../../shared/auth/scopes.js';
+import { scopesForRole } from '../../shared/scopes.js';
 import { ApiError } from '../../shared/errors.js';
 import type { AuthContext, Role } from '../../shared/caller.js';
 import { loadRegistry } from '../../shared/registry/index.js';

@@ -1,6 +1,6 @@
 /** GET /api/health (public): {status, version, timestamp}; 503 with the same shape when DynamoDB does not answer. */
 import { createPublicHandler } from '../../shared/http/public-stack.js';
-import { checkHealth } from '../../shared/health.js';
+import { checkHealth } from '../../shared/data/health.js';
 import { routeKey } from '../../shared/core-routes.js';
 
 export const handler = createPublicHandler({

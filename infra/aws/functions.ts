@@ -48,7 +48,7 @@ export const ESBUILD_TARGET = 'node24';
 /**
  * Families whose bundle leaves the AWS SDK out and uses the one of the Lambda runtime (nodejs24.x
  * carries AWS SDK v3): the health check makes one DescribeTable, imported on first use
- * (shared/health.ts), so its bundle stays a few dozen kB and its cold start loads nothing heavy.
+ * (shared/data/health.ts), so its bundle stays a few dozen kB and its cold start loads nothing heavy.
  */
 export const RUNTIME_SDK_FAMILIES: ReadonlySet<string> = new Set(['health']);
 export const RUNTIME_SDK_MODULES = ['@aws-sdk/*', '@smithy/*'];

@@ -10,7 +10,7 @@ import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { DEPLOYMENT_SECRET_ARN_ENV } from '../../shared/auth/deployment-secret.js';
+import { DEPLOYMENT_SECRET_ARN_ENV } from '../../shared/deployment-secret.js';
 import { families as routeFamilies, routes as routeTable, type Route } from '../../shared/routes.js';
 import { createRestApi, type ExecutionLogLevel } from './api.js';
 import { BootstrapAdmin } from './bootstrap.js';
@@ -69,7 +69,7 @@ export class EntityRecordApiStack extends Stack {
   readonly functions: FamilyFunctions;
   readonly api: RestApi;
   readonly bootstrapAdmin: BootstrapAdmin;
-  /** Root of the keys that sign cursors and encrypt webhook secrets (shared/auth/deployment-secret.ts). */
+  /** Root of the keys that sign cursors and encrypt webhook secrets (shared/deployment-secret.ts). */
   readonly deploymentSecret: secretsmanager.ISecret;
   /** The bucket of uploaded files (infra/aws/uploads.ts). */
   readonly uploads: Uploads;

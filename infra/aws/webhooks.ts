@@ -22,7 +22,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import path from 'node:path';
-import { DEPLOYMENT_SECRET_ARN_ENV } from '../../shared/auth/deployment-secret.js';
+import { DEPLOYMENT_SECRET_ARN_ENV } from '../../shared/deployment-secret.js';
 import { config } from '../../shared/config.js';
 // The local runtime applies the same limits (infra/local/stream-failures.ts).
 import { FANOUT_MAX_RECORD_AGE_SECONDS, FANOUT_RETRY_ATTEMPTS as FANOUT_RETRY_ATTEMPTS_SHARED } from '../../shared/webhooks/redrive.js';

@@ -1,11 +1,11 @@
 /**
- * The local deployment secret (shared/auth/deployment-secret.ts): kept in DATA_DIR/deployment.key
+ * The local deployment secret (shared/deployment-secret.ts): kept in DATA_DIR/deployment.key
  * so cursors and encrypted webhook secrets stay valid across restarts, created on first start.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DEPLOYMENT_SECRET_ENV, resetDeploymentSecret } from '../../shared/auth/deployment-secret.js';
+import { DEPLOYMENT_SECRET_ENV, resetDeploymentSecret } from '../../shared/deployment-secret.js';
 
 /** Sets DEPLOYMENT_SECRET for the handlers of this process (unless it is already set). */
 export function useLocalDeploymentSecret(dataDir: string | undefined): void {

@@ -7,7 +7,7 @@
  */
 import { createTenantWithAdmin, createUser, getUserByEmail, type User } from '../../shared/data/identity.js';
 import { generatePassword, hashPassword } from '../../shared/auth/passwords.js';
-import { scopesForRole } from '../../shared/auth/scopes.js';
+import { scopesForRole } from '../../shared/scopes.js';
 import { createRecord } from '../../shared/entities/service.js';
 import type { AuthContext } from '../../shared/caller.js';
 import { findEntity, loadRegistry } from '../../shared/registry/index.js';

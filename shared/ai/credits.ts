@@ -11,7 +11,7 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../data/client.js';
+import { db, tableName } from '../data/index.js';
 import { InsufficientCreditsError } from '../errors.js';
 import { newId } from '../ids.js';
 

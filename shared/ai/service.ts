@@ -3,7 +3,7 @@
  * (or refund everything when the provider fails), and the admin grant of credits.
  */
 import { ForbiddenError, NotFoundError } from '../errors.js';
-import { getUser } from '../data/identity.js';
+import { getUser } from '../data/index.js';
 import { logger } from '../logger.js';
 import type { AuthContext } from '../caller.js';
 import { aiConfig, type ModelName } from './config.js';

@@ -21,7 +21,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
-import { db, tableName } from '../data/client.js';
+import { db, tableName } from '../data/index.js';
 import { UnauthorizedError } from '../errors.js';
 import { newId } from '../ids.js';
 import { logger } from '../logger.js';

@@ -13,10 +13,10 @@
 import { ConflictError } from '../errors.js';
 import { logger } from '../logger.js';
 import {
-  DEFAULT_TENANT_ID,
-  DuplicateEmailError,
   createTenant,
   createUser,
+  DEFAULT_TENANT_ID,
+  DuplicateEmailError,
   getTenant,
   getUserByEmail,
   normalizeEmail,
@@ -24,7 +24,7 @@ import {
   updateUser,
   type Tenant,
   type User,
-} from '../data/identity.js';
+} from '../data/index.js';
 import { generatePassword, hashPassword, verifyPassword } from './passwords.js';
 
 export const DEFAULT_ADMIN_EMAIL = 'admin@localhost';

@@ -24,10 +24,9 @@ import {
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../data/client.js';
+import { db, keyRequestsLast24h, tableName } from '../data/index.js';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError, type ErrorDetails } from '../errors.js';
 import type { AuthContext, CallOrigin } from '../caller.js';
-import { keyRequestsLast24h } from '../data/rate-counters.js';
 import { newId, randomString } from '../ids.js';
 import {
   KEY_PREFIX_LENGTH,

@@ -12,7 +12,7 @@
 import { logger } from '../logger.js';
 import { pluginScopeResources } from '../plugins/declarations.js';
 import { loadRegistry } from '../registry/index.js';
-import { ACTIONS } from './scopes.js';
+import { ACTIONS } from '../scopes.js';
 
 export type ScopeFamily = 'keys' | 'api-keys';
 

@@ -18,11 +18,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
-import { db, tableName } from '../data/client.js';
-import { getUser, queryByParent } from '../data/identity.js';
+import { db, getUser, queryByParent, tableName } from '../data/index.js';
 import { logger } from '../logger.js';
 import type { AuthContext, Role } from '../caller.js';
-import { scopesForRole } from './scopes.js';
+import { scopesForRole } from '../scopes.js';
 
 export const SESSION_COOKIE = 'session';
 

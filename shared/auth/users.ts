@@ -36,7 +36,7 @@ import {
   type PublicUser,
   type User,
   type UserChanges,
-} from '../data/identity.js';
+} from '../data/index.js';
 import { evictApiKeysOfUser } from './api-keys.js';
 import { isOperator } from './bootstrap.js';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords.js';
@@ -44,7 +44,7 @@ import { createSession, forgetSessionsOfUser, hashToken, revokeSession, revokeUs
 import { signedIn } from './sign-in-listeners.js';
 import { bodyValidator } from './validate.js';
 import { invalidateMetadataSources } from '../entities/rules.js';
-import { unstorable } from '../registry/schemas.js';
+import { unstorable } from '../registry/index.js';
 
 /** A failed login takes at least this long, whatever failed. */
 export const LOGIN_FAILURE_FLOOR_MS = 100;

@@ -6,7 +6,7 @@
  * nested fields), one message per field.
  */
 import { ValidationError } from '../errors.js';
-import type { SchemaError, Validator as CompiledValidator } from '../registry/schemas.js';
+import type { Validator as CompiledValidator, SchemaError } from '../registry/index.js';
 import type { AuthBodyName } from './body-schemas.js';
 import { precompiled } from './validators.generated.js';
 

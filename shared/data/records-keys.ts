@@ -6,7 +6,7 @@
  * - the record:        {kind: 'record', entity, id, tenantId, ownerId, createdAt, updatedAt,
  *                      deletedAt?, version, data: {fields…}, metadata?, metas?}, at
  *                      `<tenant>#<table>` / `<inverted createdAt>#<id>` when its id carries its
- *                      creation time (shared/data/record-ids.ts) and its entity is not public: the
+ *                      creation time (shared/record-ids.ts) and its entity is not public: the
  *                      record is then its own copy in the tenant's listing (one item less per
  *                      write), and a read by id derives that key from the id and the caller's
  *                      tenant. Otherwise (public entities, ids of earlier versions or derived for
@@ -41,9 +41,9 @@
  * entity, recordId, tenantId, ownerId, data (the record, or {id} for deletes), createdAt, expiresAt}.
  */
 import { canonical } from '../canonical-json.js';
-import type { LoadedEntity } from '../registry/types.js';
-import { liveLayout, upgradeData, type LiveLayout } from '../migrations/live.js';
-import { idTime } from './record-ids.js';
+import type { LoadedEntity } from '../registry/index.js';
+import { liveLayout, upgradeData, type LiveLayout } from './live-layout.js';
+import { idTime } from '../record-ids.js';
 import { encodeKeyValue, MAX_PARTITION_KEY_BYTES, type Key, type StoredRecord, type TransactItem } from './record-item.js';
 import { uniqueWrites, withUniques } from './unique-keys.js';
 
@@ -146,7 +146,7 @@ export function indexedFields(entity: Pick<LoadedEntity, 'fields'>): string[] {
 const definitionLayouts = new WeakMap<object, LiveLayout>();
 
 /**
- * The layout writes maintain and queries read (shared/migrations/live.ts): the state of the
+ * The layout writes maintain and queries read (shared/data/live-layout.ts): the state of the
  * entity's migration, or, when none was loaded, its definition's indexes under their own names,
  * all complete.
  */
@@ -464,7 +464,7 @@ export function storedFromItem(item: Record<string, unknown>): StoredRecord {
 /**
  * The StoredRecord inside a record or index item, as the current layout shows it: a field added
  * since it was written reads as its default, a removed field is left out
- * (shared/migrations/live.ts upgradeData). The next write stores it so.
+ * (shared/data/live-layout.ts upgradeData). The next write stores it so.
  */
 export function fromItem(item: Record<string, unknown>): StoredRecord {
   const record = storedFromItem(item);

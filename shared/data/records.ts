@@ -10,7 +10,7 @@
  */
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ServiceUnavailableError, UniqueViolationError } from '../errors.js';
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../registry/index.js';
 import { randomUUID } from 'node:crypto';
 import { isEngineBusy, whileBusy } from './busy.js';
 import { db, dbOnce, tableName } from './client.js';

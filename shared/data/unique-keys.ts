@@ -16,7 +16,7 @@
  * record holds, so such a record can still be updated and deleted; an update that sets a new value
  * must acquire it.
  */
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../registry/index.js';
 import { encodeKeyValue, MAX_PARTITION_KEY_BYTES, type Key, type StoredRecord, type TransactItem } from './record-item.js';
 
 export const UNIQUE_SK = '#unique';

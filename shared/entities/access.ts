@@ -9,12 +9,11 @@
  * - soft-deleted records are visible to nobody.
  * Definition permissions (permissions.create/read/update/delete) are scopes the caller must hold.
  */
-import { hasScope } from '../auth/scopes.js';
-import type { StoredRecord, Viewer } from '../data/records-keys.js';
+import { hasScope } from '../scopes.js';
+import type { StoredRecord, Viewer } from '../data/index.js';
 import { ForbiddenError, InsufficientPermissionsError, MethodNotAllowedError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { AuthContext } from '../caller.js';
-import { methodsOf } from '../registry/describe.js';
-import type { LoadedEntity, OperationName, PermissionName } from '../registry/types.js';
+import { methodsOf, type LoadedEntity, type OperationName, type PermissionName } from '../registry/index.js';
 
 export function isAdmin(auth: AuthContext | undefined): boolean {
   return auth?.user.role === 'admin';

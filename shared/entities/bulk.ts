@@ -16,7 +16,7 @@
  */
 import type { AuthContext } from '../caller.js';
 import { BadRequestError, toApiError, ValidationError } from '../errors.js';
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../registry/index.js';
 import { requireCaller, requireOperation, requirePermission } from './access.js';
 import { preconditionsOfValue } from './preconditions.js';
 import { deleteRecord, updateRecord } from './service.js';

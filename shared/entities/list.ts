@@ -17,9 +17,24 @@
  *   copy does not already rule them out;
  * - ids: ONE BatchGetItem.
  */
-import { LAGGING_ATTRIBUTES, layoutFor, listingSortKey, totalSource, type StoredRecord, type Viewer } from '../data/records-keys.js';
-import { firstPage, MAX_ID_LENGTH, pageAfter, queryAll, readCounter, readCounters, readRecords, skipEntries, type PartitionPage } from '../data/records.js';
-import { deploymentKey } from '../auth/deployment-secret.js';
+import {
+  firstPage,
+  LAGGING_ATTRIBUTES,
+  layoutFor,
+  listingSortKey,
+  MAX_ID_LENGTH,
+  pageAfter,
+  queryAll,
+  readCounter,
+  readCounters,
+  readRecords,
+  skipEntries,
+  totalSource,
+  type PartitionPage,
+  type StoredRecord,
+  type Viewer,
+} from '../data/index.js';
+import { deploymentKey } from '../deployment-secret.js';
 import { BadRequestError } from '../errors.js';
 import type { Pagination } from '../pagination.js';
 import {
@@ -41,8 +56,8 @@ import {
   searchableFields,
   valueAt,
 } from '../query/index.js';
-import type { LoadedEntity } from '../registry/types.js';
-import { ensureLayouts } from '../migrations/state.js';
+import type { LoadedEntity } from '../registry/index.js';
+import { ensureLayouts } from '../migrations/index.js';
 
 export { DEFAULT_LIMIT, MAX_LIMIT } from '../query/index.js';
 

@@ -14,9 +14,7 @@
  * Writes: PATCH merges deeply (null removes a key), `replaceMetadata=true` replaces; at most
  * 10,000 characters serialized (422); __proto__ / constructor / prototype dropped at any depth.
  */
-import { tenantKey, userKey } from '../data/identity.js';
-import { batchGet, batchKey } from '../data/records.js';
-import type { StoredRecord } from '../data/records-keys.js';
+import { batchGet, batchKey, tenantKey, userKey, type StoredRecord } from '../data/index.js';
 import { config } from '../config.js';
 import { BadRequestError } from '../errors.js';
 import type { AuthContext } from '../caller.js';

@@ -6,7 +6,7 @@
  * so a concurrent change makes the write fail (412) rather than overwrite.
  */
 import { createHash } from 'node:crypto';
-import type { StoredRecord } from '../data/records-keys.js';
+import type { StoredRecord } from '../data/index.js';
 import { BadRequestError, PreconditionFailedError } from '../errors.js';
 
 export interface Preconditions {

@@ -4,9 +4,8 @@
  * tenant, owner or version, and never a protected field (password, passwordHash, apiKeyHash,
  * secretKey). metadata and metas only when asked for.
  */
-import type { StoredRecord } from '../data/records-keys.js';
-import { linkKeys } from '../registry/schemas.js';
-import { PROTECTED_FIELDS, type LoadedEntity } from '../registry/types.js';
+import type { StoredRecord } from '../data/index.js';
+import { linkKeys, PROTECTED_FIELDS, type LoadedEntity } from '../registry/index.js';
 
 const PROTECTED = new Set<string>(PROTECTED_FIELDS);
 

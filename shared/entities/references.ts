@@ -4,13 +4,10 @@
  * records of the target the caller can see. All checked with ONE BatchGetItem (across the
  * identity and records tables); every failing field is reported at once (422).
  */
-import { userKey } from '../data/identity.js';
-import { batchGet, batchKey, type BatchRequest } from '../data/records.js';
-import { fromItem, recordKey, type Key } from '../data/records-keys.js';
+import { batchGet, batchKey, fromItem, recordKey, userKey, type BatchRequest, type Key } from '../data/index.js';
 import { ValidationError } from '../errors.js';
 import type { AuthContext } from '../caller.js';
-import { findEntity } from '../registry/index.js';
-import type { LoadedEntity } from '../registry/types.js';
+import { findEntity, type LoadedEntity } from '../registry/index.js';
 import { canSee } from './access.js';
 
 export interface Check {

@@ -10,13 +10,21 @@
  * Related records the caller may not see are left out (belongsTo gives null). A user embeds as
  * {id, name, email} and only for callers of the user's tenant.
  */
-import { userKey } from '../data/identity.js';
-import { batchGet, batchKey, queryPartition, type BatchRequest } from '../data/records.js';
-import { fromItem, listingPartitionFor, recordKey, type Key, type StoredRecord } from '../data/records-keys.js';
+import {
+  batchGet,
+  batchKey,
+  fromItem,
+  listingPartitionFor,
+  queryPartition,
+  recordKey,
+  userKey,
+  type BatchRequest,
+  type Key,
+  type StoredRecord,
+} from '../data/index.js';
 import { BadRequestError } from '../errors.js';
 import type { AuthContext } from '../caller.js';
-import { findEntity } from '../registry/index.js';
-import type { LoadedEntity, RelationDefinition } from '../registry/types.js';
+import { findEntity, type LoadedEntity, type RelationDefinition } from '../registry/index.js';
 import { canSee, requirePermission, viewerOf } from './access.js';
 import { pick, present, type PublicRecord } from './present.js';
 

@@ -11,19 +11,30 @@ import {
   createTransaction,
   deleteTransaction,
   eventItem,
+  getRecord,
+  oversizedUniques,
+  recordTables,
+  transact,
   updateTransaction,
+  WriteConflict,
   type ChangeType,
   type StoredRecord,
   type TransactItem,
-} from '../data/records-keys.js';
-import { getRecord, recordTables, transact, WriteConflict } from '../data/records.js';
+} from '../data/index.js';
 import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { AuthContext } from '../caller.js';
 import { newId, newRecordId } from '../ids.js';
-import { findEntity } from '../registry/index.js';
-import { checkCreate, checkUpdate, mergedProblems, unvalidatedReferences, type WriteInput } from '../registry/schemas.js';
-import { oversizedUniques } from '../data/unique-keys.js';
-import type { LoadedEntity, RelationDefinition } from '../registry/types.js';
+import {
+  checkCreate,
+  checkUpdate,
+  findEntity,
+  mergedProblems,
+  METADATA_MAX_CHARS,
+  unvalidatedReferences,
+  type LoadedEntity,
+  type RelationDefinition,
+  type WriteInput,
+} from '../registry/index.js';
 import { canSee, changeableOr404, requireCaller, requireOperation, requirePermission, viewerOf, visibleOr404 } from './access.js';
 import { executeList, paginationOf, parseListParams, planList } from './list.js';
 import { cleanMetadata, mergeMetadataPatch, metadataSources, metadataView, parseMetadataOptions, type MetadataOptions } from './metadata.js';
@@ -32,8 +43,7 @@ import { preconditionFailed, recordEtag, satisfied, type Preconditions } from '.
 import { checkReferences } from './references.js';
 import { attachRelations, parseIncludes, type Include } from './relations.js';
 import { list, parseFields, parseListQuery, refuseUnknownParameters } from '../query/index.js';
-import { METADATA_MAX_CHARS } from '../registry/schemas.js';
-import { ensureLayouts } from '../migrations/state.js';
+import { ensureLayouts } from '../migrations/index.js';
 import type { Pagination } from '../pagination.js';
 
 const WRITE_ATTEMPTS = 3;
@@ -101,7 +111,7 @@ function newRecord(entity: LoadedEntity, auth: AuthContext, input: WriteInput, f
 function applyUpdate(entity: LoadedEntity, before: StoredRecord, input: WriteInput, options: { replaceMetadata?: boolean }): StoredRecord {
   const data = { ...before.data, ...input.data };
   // A field with a default set to null keeps the null: an absent value means "stored before the
-  // field existed" and reads as the default (shared/migrations/live.ts), a null reads as null.
+  // field existed" and reads as the default (shared/data/live-layout.ts), a null reads as null.
   for (const key of input.unset) {
     if (entity.fields[key]?.default !== undefined) data[key] = null;
     else delete data[key];

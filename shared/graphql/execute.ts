@@ -14,10 +14,10 @@
  * error envelope `{success: false, error, code}`.
  */
 import { execute, GraphQLError, parse, validate, type DocumentNode } from 'graphql';
-import { ensureLayouts } from '../migrations/state.js';
+import { ensureLayouts } from '../migrations/index.js';
 import { ApiError, toApiError } from '../errors.js';
 import { jsonDepth, MAX_JSON_DEPTH } from '../json-depth.js';
-import type { ApiRequest, Reply } from '../http/types.js';
+import type { ApiRequest, Reply } from '../http/index.js';
 import { logger } from '../logger.js';
 import { allEntities } from '../registry/index.js';
 import { MAX_COMPLEXITY, MAX_DEPTH, measure, operationOf } from './limits.js';

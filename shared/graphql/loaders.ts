@@ -6,9 +6,7 @@
  * shown as {id, name, email} only to callers of their tenant; entity records come from the
  * records table and only when the caller may see them (row-level security), else null.
  */
-import { userKey } from '../data/identity.js';
-import { batchGet, batchKey } from '../data/records.js';
-import { fromItem, recordKey, type Key } from '../data/records-keys.js';
+import { batchGet, batchKey, fromItem, recordKey, userKey, type Key } from '../data/index.js';
 import { canSee, present } from '../entities/index.js';
 import type { AuthContext } from '../caller.js';
 import { findEntity } from '../registry/index.js';

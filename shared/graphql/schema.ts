@@ -44,14 +44,12 @@ import {
   type GraphQLInputType,
   type GraphQLOutputType,
 } from 'graphql';
-import { hasScope } from '../auth/scopes.js';
+import { hasScope } from '../scopes.js';
 import { createRecord, deleteRecord, listRecords, preconditionsOfValue, readRecord, requirePermission, updateRecord } from '../entities/index.js';
 import { InsufficientPermissionsError, NotFoundError, UnauthorizedError } from '../errors.js';
-import type { ApiRequest } from '../http/types.js';
+import type { ApiRequest } from '../http/index.js';
 import type { AuthContext } from '../caller.js';
-import { allEntities, findEntity } from '../registry/index.js';
-import { linkKeys, writableFields } from '../registry/schemas.js';
-import type { FieldDefinition, LoadedEntity } from '../registry/types.js';
+import { allEntities, findEntity, linkKeys, writableFields, type FieldDefinition, type LoadedEntity } from '../registry/index.js';
 import type { RelatedLoader } from './loaders.js';
 
 export interface GraphQLContext {

@@ -5,7 +5,7 @@
  */
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { hasScope } from '../auth/scopes.js';
+import { hasScope } from '../scopes.js';
 import { InsufficientPermissionsError, UnauthorizedError } from '../errors.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest } from './types.js';
 

@@ -33,9 +33,9 @@
  */
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { recordApiKeyUse } from '../auth/api-keys.js';
+import { recordApiKeyUse } from '../auth/index.js';
 import { config } from '../config.js';
-import { apiKeySubject, DAY_SECONDS, holdTokens, increment, tightest, type CounterSpec, type CounterState } from '../data/rate-counters.js';
+import { apiKeySubject, DAY_SECONDS, holdTokens, increment, tightest, type CounterSpec, type CounterState } from '../data/index.js';
 import { RateLimitError } from '../errors.js';
 import { logger } from '../logger.js';
 import type { RouteRateLimit } from '../routes.js';
@@ -54,7 +54,7 @@ export {
   windowStart,
   type CounterSpec,
   type CounterState,
-} from '../data/rate-counters.js';
+} from '../data/index.js';
 
 /** The general counter of a request: the key, else the session's user, else the client IP. */
 export function generalCounter(req: ApiRequest): CounterSpec {

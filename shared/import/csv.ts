@@ -7,8 +7,7 @@
  */
 import { parse } from 'csv-parse/sync';
 import { BadRequestError } from '../errors.js';
-import { linkKeys } from '../registry/schemas.js';
-import type { LoadedEntity } from '../registry/types.js';
+import { linkKeys, type LoadedEntity } from '../registry/index.js';
 
 export const CSV_TYPE = /^text\/csv\s*(;|$)/i;
 

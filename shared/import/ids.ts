@@ -8,9 +8,9 @@
  * import's time (a retry is a new import).
  */
 import { createHash } from 'node:crypto';
-import { BASE62 } from '../data/record-ids.js';
+import { BASE62 } from '../record-ids.js';
 import { newRecordId } from '../ids.js';
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../registry/index.js';
 
 function base62(digest: Buffer, length: number): string {
   let n = BigInt(`0x${digest.toString('hex')}`);

@@ -28,10 +28,20 @@
  * with the fault), which releases the Idempotency-Key so that the same request can be retried.
  */
 import { randomBytes } from 'node:crypto';
-import { emailKey, userKey } from '../data/identity.js';
-import { batchGet, batchKey, recordTables } from '../data/records.js';
-import { eventItem, type Key, type StoredRecord } from '../data/records-keys.js';
-import { holdsValue, uniqueFields, uniqueKey, uniqueKeyFits } from '../data/unique-keys.js';
+import {
+  batchGet,
+  batchKey,
+  emailKey,
+  eventItem,
+  holdsValue,
+  recordTables,
+  uniqueFields,
+  uniqueKey,
+  uniqueKeyFits,
+  userKey,
+  type Key,
+  type StoredRecord,
+} from '../data/index.js';
 import {
   present,
   type PublicRecord,
@@ -45,9 +55,7 @@ import {
 import { ApiError, ConflictError, ValidationError } from '../errors.js';
 import type { AuthContext } from '../caller.js';
 import { newId } from '../ids.js';
-import { findEntity } from '../registry/index.js';
-import { checkCreate, unvalidatedReferences, type WriteInput } from '../registry/schemas.js';
-import type { LoadedEntity } from '../registry/types.js';
+import { checkCreate, findEntity, unvalidatedReferences, type LoadedEntity, type WriteInput } from '../registry/index.js';
 import { importRecordId, importSuffix, type IdSeed } from './ids.js';
 import { writeRecords, type PlannedRecord } from './write.js';
 

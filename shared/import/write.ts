@@ -22,21 +22,24 @@
  * 10 to 16 records per transaction (bench/scenarios/import.ts counts the write requests).
  */
 import {
+  CONFLICT_ATTEMPTS,
+  conflictBackoff,
   counterUpdates,
   listings,
   newRecordPuts,
   randomShard,
+  readRecords,
   reshard,
+  sendTransaction,
+  uniquePutField,
   type Listing,
   type StoredRecord,
   type TableNames,
   type TransactItem,
-} from '../data/records-keys.js';
-import { conflictBackoff, CONFLICT_ATTEMPTS, readRecords, sendTransaction } from '../data/records.js';
-import { uniquePutField } from '../data/unique-keys.js';
+} from '../data/index.js';
 import { toApiError } from '../errors.js';
-import { ensureLayouts } from '../migrations/state.js';
-import type { LoadedEntity } from '../registry/types.js';
+import { ensureLayouts } from '../migrations/index.js';
+import type { LoadedEntity } from '../registry/index.js';
 
 export const MAX_TRANSACTION_ITEMS = 100;
 /** TransactWriteItems carries at most 4 MB; keep a margin for attribute overhead. */

@@ -16,9 +16,8 @@
  */
 import { canonical } from '../canonical-json.js';
 import { createHash } from 'node:crypto';
-import { consolidatedFields, indexedFields } from '../data/records-keys.js';
-import { linkKeys } from '../registry/schemas.js';
-import type { FieldDefinition, LoadedEntity } from '../registry/types.js';
+import { consolidatedFields, indexedFields } from '../data/index.js';
+import { linkKeys, type FieldDefinition, type LoadedEntity } from '../registry/index.js';
 
 /** What an index is built from: a change of any part is a new generation. */
 export interface IndexIdentity {

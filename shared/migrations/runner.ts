@@ -25,13 +25,11 @@
  * No HTTP here: `npm start` runs it in the background (infra/local/migrations.ts), `npm run
  * migrate -- --wait` in the foreground, and on AWS the deploy-time job (infra/aws/migration.ts).
  */
-import { uniqueItem } from '../data/unique-keys.js';
-import { DeleteCommand, GetCommand, PutCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../data/client.js';
 import {
   basePartitions,
   copyItem,
   counterUpdates,
+  db,
   fieldPartition,
   homeKey,
   listings,
@@ -39,15 +37,20 @@ import {
   ownListing,
   randomShard,
   recordKey,
+  recordTables,
   storedFromItem,
+  tableName,
   tokenField,
+  transact,
+  uniqueItem,
+  versionGuard,
+  WriteConflict,
   type Listing,
   type StoredRecord,
   type TransactItem,
-  versionGuard,
-} from '../data/records-keys.js';
-import { recordTables, transact, WriteConflict } from '../data/records.js';
-import type { LoadedEntity } from '../registry/types.js';
+} from '../data/index.js';
+import { DeleteCommand, GetCommand, PutCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { LoadedEntity } from '../registry/index.js';
 import { canonical } from '../canonical-json.js';
 import { removedKeys } from './layout.js';
 import { Pace } from './pace.js';

@@ -12,14 +12,12 @@
  *
  * prepareEntity (at `npm start`, or the deploy's custom resource) compares the entity's definition
  * with the recorded target and, if it differs, records the new target as `pending`: from then on
- * every write maintains it (shared/migrations/live.ts) and the runner (runner.ts) completes it.
+ * every write maintains it (shared/data/live-layout.ts) and the runner (runner.ts) completes it.
  */
 import { GetCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../data/client.js';
-import type { LoadedEntity } from '../registry/types.js';
-import { findEntity, isRegistryLoaded } from '../registry/index.js';
+import { db, setLiveLayout, tableName, type LiveLayout } from '../data/index.js';
+import { findEntity, isRegistryLoaded, type LoadedEntity } from '../registry/index.js';
 import { accessChanged, adoptedTarget, layoutChanges, layoutHash, layoutOf, needsPass, nextTarget, readdedWhilePurging, type Layout, type Target } from './layout.js';
-import { setLiveLayout, type LiveLayout } from './live.js';
 
 export const STATE_PK = '#migrations';
 

@@ -4,7 +4,7 @@
  * processed of total, start and end, what changed, and the report (records kept as duplicates of
  * a value made unique, records a tightened rule refuses).
  */
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../registry/index.js';
 import type { Layout } from './layout.js';
 import { readReport, readStates, type MigrationPhase, type ReportEntry } from './state.js';
 

@@ -7,7 +7,7 @@
  * deterministic: the same sources give the same document, byte for byte.
  */
 import { catalogueEntry } from '../errors.js';
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../registry/index.js';
 import { isCountedFamily, routeKey, type Route } from '../routes.js';
 import {
   COMMON_SCHEMAS,

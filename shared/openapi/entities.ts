@@ -5,8 +5,7 @@
  * with the LIST parameters. Pure: entities in, plain objects out.
  */
 import { DEFAULT_LIMIT, MAX_IDS, MAX_LIMIT, OPERATORS, RESERVED_PARAMETERS } from '../query/index.js';
-import { bodySchema, linkKeys } from '../registry/schemas.js';
-import { PROTECTED_FIELDS, type FieldDefinition, type LoadedEntity, type OperationName } from '../registry/types.js';
+import { bodySchema, linkKeys, PROTECTED_FIELDS, type FieldDefinition, type LoadedEntity, type OperationName } from '../registry/index.js';
 import { envelopeOf, ref, type Schema } from './components.js';
 import type { OperationSpec } from './operation.js';
 

@@ -4,7 +4,7 @@
  * the document, described generically (document.ts); give it an entry to say more. Entries of
  * routes `{entity}` in their path receive the entity they are expanded for.
  */
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../registry/index.js';
 import { routeKey } from '../routes.js';
 import { envelopeOf, ref, type Schema } from './components.js';
 import { createExample, schemaNames } from './entities.js';

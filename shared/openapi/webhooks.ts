@@ -3,7 +3,7 @@
  * entry per event type (`<entity name>.created|updated|deleted` for every entity), the delivery
  * payload `{id, type, createdAt, data}` and the signature header.
  */
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../registry/index.js';
 import type { Schema } from './components.js';
 import { schemaNames } from './entities.js';
 

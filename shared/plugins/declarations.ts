@@ -17,7 +17,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Route } from '../core-routes.js';
+import type { Route } from '../route-types.js';
 import type { PluginDefinition, PluginRouteDefinition } from './types.js';
 import { PluginError, definitionProblems, windowSeconds } from './validate.js';
 

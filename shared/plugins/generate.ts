@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { standaloneModule } from '../registry/schema-compiler.js';
-import type { Schema } from '../registry/schemas.js';
+import type { Schema } from '../registry/index.js';
 import { pluginDeclarations, pluginLoadError, type LoadedDeclaration } from './declarations.js';
 import { PLUGIN_FORMATS, PLUGIN_USE_DEFAULTS, compilePluginSchema } from './schema-compiler.js';
 import { schemaKey } from './schemas.js';

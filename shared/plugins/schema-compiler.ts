@@ -5,7 +5,7 @@
  * needed, so a cold start whose schemas are all precompiled never evaluates ajv.
  */
 import { createAjv, type FormatName } from '../registry/schema-compiler.js';
-import type { Validator } from '../registry/schemas.js';
+import type { Validator } from '../registry/index.js';
 import { PluginError } from './validate.js';
 import type { JsonSchema } from './types.js';
 

@@ -5,7 +5,7 @@
  * family's bundle); the handler module is loaded by the `plugins` family alone.
  */
 import type { ErrorCode } from '../errors.js';
-import type { HttpMethod } from '../core-routes.js';
+import type { HttpMethod } from '../route-types.js';
 
 /** required – a session or an API key; optional – credentials used when present; none – public. */
 export type PluginAuth = 'required' | 'optional' | 'none';

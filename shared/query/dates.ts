@@ -5,7 +5,7 @@
  * Pure.
  */
 import { BadRequestError } from '../errors.js';
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../registry/index.js';
 import { resolveField, type FieldRef } from './fields.js';
 
 const PLAIN_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -4,8 +4,7 @@
  * (password, passwordHash, apiKeyHash, secretKey) can be neither filtered, sorted nor selected.
  * Pure: no I/O.
  */
-import { linkKeys } from '../registry/schemas.js';
-import { PROTECTED_FIELDS, type FieldType, type LoadedEntity } from '../registry/types.js';
+import { linkKeys, PROTECTED_FIELDS, type FieldType, type LoadedEntity } from '../registry/index.js';
 
 export const PROTECTED = new Set<string>(PROTECTED_FIELDS);
 

@@ -7,9 +7,8 @@
  * unknown operator, an unknown or protected field, a wrong operand type.
  */
 import { BadRequestError } from '../errors.js';
-import type { LoadedEntity } from '../registry/types.js';
+import { isCalendarDate, type LoadedEntity } from '../registry/index.js';
 import { resolveField, valueAt, type FieldRef, type ValueType } from './fields.js';
-import { isCalendarDate } from '../registry/schemas.js';
 import { foldText } from './fold.js';
 import { compareText } from './sort.js';
 

@@ -6,7 +6,7 @@
  * nothing is 400 INVALID_REQUEST naming it (refuseUnknownParameters). Pure.
  */
 import { BadRequestError } from '../errors.js';
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../registry/index.js';
 import { parseDateRange, type DateRange } from './dates.js';
 import { isMetadataPath, PROTECTED, resolveField, selectableFields } from './fields.js';
 import { equalityFromText, invalidFilter, parseFilter, searchWords, type Condition } from './filter.js';

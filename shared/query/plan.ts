@@ -15,7 +15,7 @@
  *                (200), on every date field and every collection, without reading anything.
  */
 import { fieldPartition, invertedTime, layoutFor, listingPartitionFor, MAX_PARTITION_KEY_BYTES, type Viewer } from '../data/records-keys.js';
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../registry/index.js';
 import { shapeHash } from './cursor.js';
 import type { Condition } from './filter.js';
 import type { QuerySpec } from './params.js';

@@ -6,7 +6,7 @@
  * (first in asc, last in desc); ties are always broken by id ascending. Pure.
  */
 import { BadRequestError } from '../errors.js';
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../registry/index.js';
 import { resolveField, valueAt, type FieldRef } from './fields.js';
 
 export interface SortKey {

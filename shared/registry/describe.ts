@@ -3,7 +3,7 @@
  * schema (field descriptors), relations, the caller's permissions and the rate limit that
  * applies to the caller.
  */
-import { hasScope } from '../auth/scopes.js';
+import { hasScope } from '../scopes.js';
 import { config } from '../config.js';
 import type { AuthContext } from '../caller.js';
 import { linkKeys } from './schemas.js';

@@ -3,6 +3,7 @@
  * (`export default {...} satisfies EntityDefinition`). Checked by validateDefinition when the
  * registry loads; nothing else in the code names an entity.
  */
+import type { IdFormat } from '../record-ids.js';
 
 export const FIELD_TYPES = ['string', 'number', 'enum', 'datetime', 'date', 'boolean', 'uuid'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -89,7 +90,7 @@ export interface EntityDefinition {
   slug: string;
   /** Logical table: the prefix of every key of this entity in the records table. */
   tableName: string;
-  idFormat: { type: 'prefixed'; prefix: string } | { type: 'uuid' };
+  idFormat: IdFormat;
   fields: Record<string, FieldDefinition>;
   permissions?: Partial<Record<PermissionName, readonly string[]>>;
   access: { public: boolean; shared: boolean };

@@ -6,9 +6,8 @@
  * from. Parameters are built by pure functions; `readEventsAfter` is the only I/O.
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../data/client.js';
-import { EVENT_TTL_SECONDS } from '../data/records-keys.js';
-import type { LoadedEntity } from '../registry/types.js';
+import { db, EVENT_TTL_SECONDS, tableName } from '../data/index.js';
+import type { LoadedEntity } from '../registry/index.js';
 
 /** What the stream needs of a change event, whatever the stored item looks like. */
 export interface StreamEvent {

@@ -16,7 +16,7 @@
  * builders; `saveHandoff` and `loadHandoff` are the only I/O.
  */
 import { GetCommand, PutCommand, type GetCommandInput, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../data/client.js';
+import { db, tableName } from '../data/index.js';
 
 /** A hand-off is kept this long (a client reconnects within seconds; its 24 h replay does not need it). */
 export const HANDOFF_SECONDS = 3600;

@@ -10,7 +10,7 @@
  */
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { db, tableName } from '../data/client.js';
+import { db, tableName } from '../data/index.js';
 import { ApiError } from '../errors.js';
 
 /** A lease lives this long without renewal. */

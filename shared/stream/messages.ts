@@ -5,7 +5,7 @@
  * Messages of SPEC.md: `{type: 'connected'}` first; then `<entity>.created|updated|deleted` with
  * the record in `record` (`{id}` for deletes), and for tasks also `task` / `taskId`.
  */
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../registry/index.js';
 import type { StreamEvent } from './events.js';
 
 export const STREAM_HEADERS: Readonly<Record<string, string>> = {

@@ -36,7 +36,7 @@
  */
 import { Readable } from 'node:stream';
 import { logger } from '../logger.js';
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../registry/index.js';
 import { eventPartition, positionAt, positionTime, readEventsAfter, type EventPage, type StreamEvent } from './events.js';
 import type { Handoff } from './handoff.js';
 import { LEASE_RENEW_MS, releaseLease, renewLease, type StreamLease } from './leases.js';

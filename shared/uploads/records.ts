@@ -11,7 +11,7 @@
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
-import { db } from '../data/client.js';
+import { db } from '../data/index.js';
 import type { AllowedType } from './limits.js';
 
 export interface UploadRecord {

@@ -8,7 +8,7 @@
  */
 import { config } from '../config.js';
 import { logger } from '../logger.js';
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../registry/index.js';
 import { payloadOf, type ChangeEvent } from './events.js';
 import type { DeliveryMessage } from './delivery.js';
 import type { DeliveryQueue, OutgoingMessage } from './queue.js';

@@ -21,7 +21,7 @@ import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCom
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { config } from '../config.js';
 import { logger } from '../logger.js';
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../registry/index.js';
 import { parseMessage, type DeliveryMessage } from './delivery.js';
 import { changeEventFromImage, payloadOf, type ChangeEvent } from './events.js';
 import type { DeliveryQueue, OutgoingMessage } from './queue.js';

@@ -1,10 +1,10 @@
 /**
  * Webhook secrets at rest: AES-256-GCM under the deployment's `webhook-secrets` key
- * (shared/auth/deployment-secret.ts), bound to the webhook (additional data) so a ciphertext
+ * (shared/deployment-secret.ts), bound to the webhook (additional data) so a ciphertext
  * copied onto another webhook does not decrypt. Never returned, never logged.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { deploymentKey } from '../auth/deployment-secret.js';
+import { deploymentKey } from '../deployment-secret.js';
 
 const VERSION = 'v1';
 

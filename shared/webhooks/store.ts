@@ -29,8 +29,7 @@ import {
   type UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
-import { busyDelay, BUSY_ATTEMPTS, whileBusy } from '../data/busy.js';
-import { db } from '../data/client.js';
+import { busyDelay, BUSY_ATTEMPTS, db, whileBusy } from '../data/index.js';
 import { BadRequestError } from '../errors.js';
 
 export const DELIVERY_TTL_SECONDS = 30 * 24 * 3600;

@@ -5,7 +5,7 @@
  */
 import type { ChangeEvent } from './events.js';
 import { listWebhooks, type StoredWebhook } from './store.js';
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../registry/index.js';
 
 export const SUBSCRIPTION_CACHE_MS = 5_000;
 const cache = new Map<string, { webhooks: Promise<StoredWebhook[]>; until: number }>();

@@ -4,9 +4,7 @@
  * OPTIONS description and its section of /api/docs; then the API's other doors.
  */
 import { config } from '../../config.js';
-import { allowed } from '../../registry/describe.js';
-import { allEntities } from '../../registry/index.js';
-import type { LoadedEntity, OperationName } from '../../registry/types.js';
+import { allEntities, allowed, type LoadedEntity, type OperationName } from '../../registry/index.js';
 import { apiPath } from '../../urls.js';
 import type { ApiRequest, Reply } from '../types.js';
 

@@ -22,10 +22,7 @@ import {
   updateRecordWithEtag,
 } from '../../entities/index.js';
 import { EntityNotFoundError, NotFoundError } from '../../errors.js';
-import { describeEntity, windowSeconds } from '../../registry/describe.js';
-import { findEntity } from '../../registry/index.js';
-import type { LoadedEntity } from '../../registry/types.js';
-import { RESERVED_SLUGS } from '../../registry/validate.js';
+import { describeEntity, findEntity, RESERVED_SLUGS, windowSeconds, type LoadedEntity } from '../../registry/index.js';
 import type { Pagination } from '../../pagination.js';
 import { apiPath, apiUrl } from '../../urls.js';
 import type { StackOptions } from '../stack.js';

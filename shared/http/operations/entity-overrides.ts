@@ -7,7 +7,7 @@
  *
  *   registerOverride({ entity: 'tasks', operation: 'list', handler: async (req, ctx) => ({ data: [] }) });
  */
-import type { LoadedEntity } from '../../registry/types.js';
+import type { LoadedEntity } from '../../registry/index.js';
 import type { ApiRequest, Reply } from '../types.js';
 
 export const OVERRIDABLE = ['list', 'create', 'read', 'update', 'delete', 'options', 'listChild', 'createChild'] as const;

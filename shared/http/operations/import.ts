@@ -6,8 +6,7 @@
 import { routeKey } from '../../core-routes.js';
 import { EntityNotFoundError, ValidationError } from '../../errors.js';
 import { CSV_TYPE, csvItems, type IdSeed, type ImportInput, importRecords, importTasks } from '../../import/index.js';
-import { findEntity } from '../../registry/index.js';
-import type { LoadedEntity } from '../../registry/types.js';
+import { findEntity, type LoadedEntity } from '../../registry/index.js';
 import type { AuthorizeOptions } from '../authorize.js';
 import { idempotencyKeyOf, idempotencyScope } from '../idempotency.js';
 import type { ApiRequest, Operation } from '../types.js';

@@ -10,13 +10,19 @@
  */
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import { hasScope } from '../../auth/scopes.js';
+import { hasScope } from '../../scopes.js';
 import { InsufficientPermissionsError, ValidationError } from '../../errors.js';
-import { HANDLERS_SUFFIX, PluginError, assertPluginDeclarations, customPluginDir, pluginDeclarations } from '../../plugins/declarations.js';
-import { routeBodyValidators, type SchemaValidator } from '../../plugins/schemas.js';
-import type { PluginRouteDefinition } from '../../plugins/types.js';
-import { loadRegistry } from '../../registry/index.js';
-import type { SchemaError } from '../../registry/schemas.js';
+import {
+  assertPluginDeclarations,
+  customPluginDir,
+  HANDLERS_SUFFIX,
+  pluginDeclarations,
+  PluginError,
+  routeBodyValidators,
+  type PluginRouteDefinition,
+  type SchemaValidator,
+} from '../../plugins/index.js';
+import { loadRegistry, type SchemaError } from '../../registry/index.js';
 import { routeKey, routeTable, routes } from '../../routes.js';
 import type { Operations, StackOptions } from '../stack.js';
 import type { ApiRequest, Operation } from '../types.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { hasScope } from '../../../shared/auth/scopes.js';
+import { hasScope } from '../../../shared/scopes.js';
 import { knownResources, scopeProblem, setEntitySource } from '../../../shared/auth/scope-catalog.js';
 
 const resources = new Set(['tasks', 'products', 'orders', 'tags', 'uploads', 'webhooks', 'ai']);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { idTime, timePrefix } from '../../../shared/data/record-ids.js';
-import { newRecordId } from '../../../shared/ids.js';
+import { idTime, timePrefix } from '../../shared/record-ids.js';
+import { newRecordId } from '../../shared/ids.js';
 
 const prefixed = { type: 'prefixed' as const, prefix: 'tsk' };
 const uuid = { type: 'uuid' as const };

@@ -2,13 +2,14 @@
  * The layout this process serves with, per entity: which index tokens writes maintain, which of
  * them queries may read (complete), which dropped ones writes still clean up, the defaults applied
  * to records stored before their field existed, and the data keys kept. Set from the migration
- * state items (shared/migrations/store.ts); pure lookups, no I/O.
+ * state items (shared/migrations/state.ts); pure lookups, no I/O. It lives in the data area
+ * because the writes and reads of shared/data/records-keys.ts follow it; migrations only set it.
  *
  * An entity with no state set is served as its definition says, every index complete under its
  * own name (generation 0): what a process that never loaded migration states (a unit test, a
  * tool) expects.
  */
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../registry/index.js';
 
 export interface LiveIndex {
   field: string;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { deploymentKey, resetDeploymentSecret } from '../../../shared/auth/deployment-secret.js';
+import { deploymentKey, resetDeploymentSecret } from '../../shared/deployment-secret.js';
 
 const saved = { ...process.env };
 

@@ -4,10 +4,10 @@
  * Lambda runtime's AWS SDK v3 (infra/aws/functions.ts), so its cold start loads almost nothing.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { config } from './config.js';
-import { dynamoClientOptions } from './data/client-options.js';
-import { accountCalls } from './data/call-accounting.js';
-import { logger } from './logger.js';
+import { config } from '../config.js';
+import { dynamoClientOptions } from './client-options.js';
+import { accountCalls } from './call-accounting.js';
+import { logger } from '../logger.js';
 
 export interface Health {
   status: 'ok' | 'unavailable';

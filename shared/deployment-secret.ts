@@ -10,7 +10,7 @@
  * - Neither set outside Lambda (unit tests): a random secret for the life of the process.
  */
 import { hkdfSync, randomBytes } from 'node:crypto';
-import { config } from '../config.js';
+import { config } from './config.js';
 
 export const DEPLOYMENT_SECRET_ENV = 'DEPLOYMENT_SECRET';
 export const DEPLOYMENT_SECRET_ARN_ENV = 'DEPLOYMENT_SECRET_ARN';

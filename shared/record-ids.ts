@@ -6,9 +6,8 @@
  * (UUIDv4, 20 random base62 characters) and ids derived for an import's Idempotency-Key (UUIDv5,
  * 20 base62 characters of a hash) — give undefined.
  */
-import type { LoadedEntity } from '../registry/types.js';
-
-export type IdFormat = LoadedEntity['idFormat'];
+/** How an entity's ids are made (its definition's `idFormat`). */
+export type IdFormat = { type: 'prefixed'; prefix: string } | { type: 'uuid' };
 
 /** Base62 in ASCII order, so fixed-width encodings sort like the numbers they encode. */
 export const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
