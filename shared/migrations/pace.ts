@@ -15,7 +15,9 @@
  *   and `probeMs` (or three times the API's slower calls) has passed (a probe): the calls that meet
  *   no unit from start to end are the API without the migration.
  *   After each probe, per kind of call (GetItem, Query, TransactWriteItems, ...), the 90th
- *   percentile beside the units is held against the 90th percentile without them. Above
+ *   percentile of the calls made while the migration ran at its pace (whether or not a unit was in
+ *   flight at that moment: what the API's callers meet) is held against the 90th percentile of
+ *   those made without it. Above
  *   `tolerance` times, the pace slows down (halves the active window; at one unit, waits between
  *   units, from 10 ms doubling up to 2 s); within it, it speeds up again (the wait halves away,
  *   then the window grows by one). The active window starts at 1 and is kept between activity
@@ -126,18 +128,18 @@ export class Pace {
   }
 
   /**
-   * One of the API's calls ended: a sample without the migration (no unit in flight at any moment
-   * of it) or beside it (a unit in flight at some moment of it).
+   * One of the API's calls ended: a sample without the migration (made whole within a probe, no
+   * unit in flight at any moment of it) or beside it (any other: what the API meets while the
+   * migration runs at its pace, whether a unit happened to be in flight or not).
    */
   private observe(operation: string, ms: number): void {
     const startedAt = performance.now() - ms;
     this.callMs.push(ms);
     if (this.callMs.length > IDLE_SAMPLES) this.callMs.shift();
-    const overlapped = this.running > 0 || this.lastUnitEndedAt > startedAt;
-    if (!overlapped) {
-      // Only in a probe, where the API's calls meet no unit because the pace holds them back.
-      if (this.probe?.idleSince !== undefined) this.keep(this.idle, operation, ms, IDLE_SAMPLES);
-    } else this.keep(this.busy, operation, ms, BUSY_SAMPLES);
+    const idleSince = this.probe?.idleSince;
+    const metNoUnit = this.running === 0 && this.lastUnitEndedAt <= startedAt;
+    if (idleSince !== undefined && startedAt >= idleSince && metNoUnit) this.keep(this.idle, operation, ms, IDLE_SAMPLES);
+    else if (!this.probe) this.keep(this.busy, operation, ms, BUSY_SAMPLES);
   }
 
   /** A probe lasts long enough for the API's slower calls to fit in it whole (three times their 90th percentile, at most 2 s). */
