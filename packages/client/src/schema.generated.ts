@@ -4194,7 +4194,10 @@ export interface operations {
                     name: string;
                     /** @description read, write, delete (that action on every entity). */
                     scopes: string[];
-                    /** Format: date-time */
+                    /**
+                     * @description An ISO 8601 date-time (or date) in the future; null: never expires.
+                     * @example 2030-01-31T00:00:00Z
+                     */
                     expiresAt?: string | null;
                     /**
                      * @description `test` gives an sk_test_ key.
@@ -4335,7 +4338,10 @@ export interface operations {
                     name: string;
                     /** @description `<entity>:read|write|delete`, `<entity>:*`, or `*` (admins only). */
                     scopes: string[];
-                    /** Format: date-time */
+                    /**
+                     * @description An ISO 8601 date-time (or date) in the future; null: never expires.
+                     * @example 2030-01-31T00:00:00Z
+                     */
                     expiresAt?: string | null;
                     /**
                      * @description `test` gives an sk_test_ key.
@@ -4472,10 +4478,14 @@ export interface operations {
                  */
                 "application/json": {
                     name?: string;
+                    /** @description `<entity>:read|write|delete`, `<entity>:*`, or `*` (admins only). */
                     scopes?: string[];
                     /** @enum {string} */
                     status?: "active" | "inactive";
-                    /** Format: date-time */
+                    /**
+                     * @description An ISO 8601 date-time (or date) in the future; null: never expires.
+                     * @example 2030-01-31T00:00:00Z
+                     */
                     expiresAt?: string | null;
                 };
             };
@@ -5609,6 +5619,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The key /api/v1/upload/presign returned. */
                     key: string;
                 };
             };
@@ -6154,8 +6165,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** Format: uri */
+                    /** @description An https:// URL that resolves to a public address. */
                     url: string;
+                    /** @description Event names such as task.created. */
                     events: string[];
                     secret: string;
                 };
@@ -6328,7 +6340,18 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": {
+                    /** @description An https:// URL that resolves to a public address. */
+                    url?: string;
+                    /** @description Event names such as task.created. */
+                    events?: string[];
+                    secret?: string;
+                    /**
+                     * @description `active` re-enables a disabled webhook.
+                     * @enum {string}
+                     */
+                    status?: "active" | "disabled";
+                };
             };
         };
         responses: {
