@@ -265,6 +265,7 @@ export const COMMON_SCHEMAS: Record<string, Schema> = {
       ipAddress: { type: 'string' },
       userAgent: { type: 'string' },
       timestamp: isoDateTime,
+      details: { type: 'object', additionalProperties: true, description: 'Who acted (`by`) and, for an update, the `fields` changed.' },
     },
   },
   BatchRequest: {

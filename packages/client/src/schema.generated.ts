@@ -1942,6 +1942,10 @@ export interface components {
             userAgent?: string;
             /** Format: date-time */
             timestamp: string;
+            /** @description Who acted (`by`) and, for an update, the `fields` changed. */
+            details?: {
+                [key: string]: unknown;
+            };
         };
         BatchRequest: {
             requests: {
@@ -2076,10 +2080,23 @@ export interface components {
             id: string;
             url: string;
             events: string[];
+            /**
+             * @description `disabled`: by PATCH, or after deliveries failed for too long; PATCH `active` re-enables it.
+             * @enum {string}
+             */
+            status: "active" | "disabled";
             /** Format: date-time */
             createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /**
+             * Format: date-time
+             * @description When it was disabled (while it is).
+             */
+            disabledAt?: string;
         };
         UploadResult: {
+            id: string;
             url: string;
             filename: string;
             size: number;
