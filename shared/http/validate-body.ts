@@ -13,7 +13,7 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { routeKey } from '../core-routes.js';
 import { ValidationError } from '../errors.js';
-import { detailsOf, type SchemaError } from '../schema-details.js';
+import type { SchemaError } from '../schema-details.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest } from './types.js';
 
 /** A precompiled validator: `errors` are set after a failed call. */
@@ -44,6 +44,8 @@ export function validateBody(options: BodyValidationOptions): middy.MiddlewareOb
       if (!check) return;
       const validate = check.validate as CompiledValidator;
       if (validate(req.body ?? {})) return;
+      // The wording of the details loads with the first refused body, not with every cold start.
+      const { detailsOf } = await import('../schema-details.js');
       const details = detailsOf(validate.errors ?? []);
       const more = options.bodyProblems ? await options.bodyProblems(req, details) : {};
       throw new ValidationError({ ...details, ...more });
