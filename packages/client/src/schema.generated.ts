@@ -1949,9 +1949,13 @@ export interface components {
         };
         BatchRequest: {
             requests: {
+                /** @description Unique within the batch. */
                 id: string;
-                /** @enum {string} */
-                method: "GET" | "POST" | "PATCH" | "DELETE";
+                /**
+                 * @description Also accepted in lower case.
+                 * @enum {string}
+                 */
+                method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
                 /** @description Relative to /api/v1, e.g. /tasks/tsk_1. */
                 path: string;
                 body?: {
