@@ -18,6 +18,7 @@ import { db, tableName } from '../shared/data/client.js';
 import { COUNTER_SHARDS, counterKey, copyItem, countPlace, listings, recordItem, type StoredRecord } from '../shared/data/records-keys.js';
 import type { AuthContext } from '../shared/caller.js';
 import { listRecords, type ListResult } from '../shared/entities/service.js';
+import { parseListQueryString } from '../shared/entities/query.js';
 import { findEntity, loadRegistry } from '../shared/registry/index.js';
 
 const STATUSES = ['todo', 'in_progress', 'completed'];
@@ -164,7 +165,8 @@ export async function counting<T>(work: () => Promise<T>): Promise<{ result: T; 
 }
 
 export async function list(auth: AuthContext, query: Record<string, string>): Promise<ListResult> {
-  return listRecords(findEntity('tasks')!, auth, query);
+  const tasks = findEntity('tasks')!;
+  return listRecords(tasks, auth, parseListQueryString(tasks, query));
 }
 
 /** Every LIST shape at one size. */

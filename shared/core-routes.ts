@@ -105,34 +105,56 @@ const GRAPHQL_QUERY: readonly QueryParameter[] = [
   { name: 'variables', description: 'A JSON object.', schema: STRING },
   { name: 'operationName', description: 'Which operation of the document to run.', schema: STRING },
 ];
+/**
+ * The bodies below are what the stack validates (shared/http/validate-body.ts, by the precompiled
+ * validators of shared/http/bodies/); what a schema cannot say (a scope's entity exists, a webhook
+ * URL resolves to a public address, an expiry lies ahead) the services check.
+ */
+const KEY_NAME = { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S' } as const;
+const KEY_SCOPES = (scopes: string): JsonSchema => ({ type: 'array', minItems: 1, maxItems: 50, items: STRING, description: scopes });
+/** A date (2030-01-31) or a date-time, checked against the calendar and the clock by the service. */
+const KEY_EXPIRY: JsonSchema = { type: ['string', 'null'], description: 'An ISO 8601 date-time (or date) in the future; null: never expires.', examples: ['2030-01-31T00:00:00Z'] };
 const keyBody = (scopes: string): JsonSchema => ({
   type: 'object',
   required: ['name', 'scopes'],
   additionalProperties: false,
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: 100 },
-    scopes: { type: 'array', minItems: 1, items: STRING, description: scopes },
-    expiresAt: { type: ['string', 'null'], format: 'date-time' },
+    name: KEY_NAME,
+    scopes: KEY_SCOPES(scopes),
+    expiresAt: KEY_EXPIRY,
     environment: { type: 'string', enum: ['live', 'test'], default: 'live', description: '`test` gives an sk_test_ key.' },
   },
 });
+// An empty change answers the key unchanged.
 const KEY_CHANGE: JsonSchema = {
   type: 'object',
   additionalProperties: false,
-  minProperties: 1,
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: 100 },
-    scopes: { type: 'array', items: STRING },
+    name: KEY_NAME,
+    scopes: KEY_SCOPES('`<entity>:read|write|delete`, `<entity>:*`, or `*` (admins only).'),
     status: { type: 'string', enum: ['active', 'inactive'] },
-    expiresAt: { type: ['string', 'null'], format: 'date-time' },
+    expiresAt: KEY_EXPIRY,
   },
 };
-const WEBHOOK_BODY: JsonSchema = {
+const WEBHOOK_FIELDS = {
+  // The target rule (https, a public address) is the service's: it resolves the name.
+  url: { type: 'string', minLength: 1, maxLength: 2048, description: 'An https:// URL that resolves to a public address.' },
+  events: { type: 'array', minItems: 1, items: STRING, description: 'Event names such as task.created.' },
+  secret: { type: 'string', minLength: 8, maxLength: 512, writeOnly: true },
+} as const;
+const WEBHOOK_BODY: JsonSchema = { type: 'object', required: ['url', 'events', 'secret'], additionalProperties: false, properties: WEBHOOK_FIELDS };
+const WEBHOOK_CHANGE: JsonSchema = {
   type: 'object',
-  required: ['url', 'events', 'secret'],
-  properties: { url: { type: 'string', format: 'uri' }, events: { type: 'array', minItems: 1, items: STRING }, secret: { type: 'string', minLength: 1, writeOnly: true } },
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { ...WEBHOOK_FIELDS, status: { type: 'string', enum: ['active', 'disabled'], description: '`active` re-enables a disabled webhook.' } },
 };
-const PRESIGN_BODY: JsonSchema = { type: 'object', required: ['filename', 'type', 'size'], properties: { filename: STRING, type: STRING, size: { type: 'integer', minimum: 1 } } };
+const PRESIGN_BODY: JsonSchema = {
+  type: 'object',
+  required: ['filename', 'type', 'size'],
+  properties: { filename: { type: 'string', minLength: 1, maxLength: 1024, pattern: '\\S' }, type: { type: 'string', minLength: 1 }, size: { type: 'integer', minimum: 1 } },
+};
+const COMPLETE_BODY: JsonSchema = { type: 'object', required: ['key'], properties: { key: { type: 'string', minLength: 1, description: 'The key /api/v1/upload/presign returned.' } } };
 const MULTIPART: readonly ErrorCode[] = ['INVALID_REQUEST', 'NO_FILE', 'EMPTY_FILE', 'FILE_TOO_LARGE', 'TOO_MANY_FILES', 'FILE_TYPE_NOT_ALLOWED'];
 
 /**
@@ -189,7 +211,7 @@ export const afterPlugins: readonly Route[] = /* @__PURE__ */ (() => [
   { method: 'POST', path: `${V1}/upload`, family: 'upload', auth: 'required', scope: 'uploads:write', rawBody: true, errors: [...MULTIPART], summary: 'Upload a file', response: 'UploadResult' },
   { method: 'POST', path: `${V1}/upload/multiple`, family: 'upload', auth: 'required', scope: 'uploads:write', rawBody: true, errors: [...MULTIPART], summary: 'Upload up to 10 files' },
   { method: 'POST', path: `${V1}/upload/presign`, family: 'upload', auth: 'required', scope: 'uploads:write', errors: [...BODY, 'FILE_TOO_LARGE', 'FILE_TYPE_NOT_ALLOWED'], summary: 'Presigned POST for a file up to 10 MiB', body: PRESIGN_BODY },
-  { method: 'POST', path: `${V1}/upload/complete`, family: 'upload', auth: 'required', scope: 'uploads:write', errors: [...BODY, 'NOT_FOUND', 'EMPTY_FILE', 'FILE_TOO_LARGE', 'FILE_TYPE_NOT_ALLOWED'], summary: 'Check a presigned upload', body: { type: 'object', required: ['key'], properties: { key: STRING } }, response: 'UploadResult' },
+  { method: 'POST', path: `${V1}/upload/complete`, family: 'upload', auth: 'required', scope: 'uploads:write', errors: [...BODY, 'NOT_FOUND', 'EMPTY_FILE', 'FILE_TOO_LARGE', 'FILE_TYPE_NOT_ALLOWED'], summary: 'Check a presigned upload', body: COMPLETE_BODY, response: 'UploadResult' },
   { method: 'GET', path: `${V1}/uploads`, family: 'upload', auth: 'required', scope: 'uploads:read', errors: ['INVALID_REQUEST'], summary: "The caller's uploads" },
   { method: 'DELETE', path: `${V1}/uploads/{id}`, family: 'upload', auth: 'required', scope: 'uploads:delete', errors: ['NOT_FOUND'], summary: 'Delete an upload' },
   { method: 'GET', path: `${V1}/files/{id}`, family: 'upload', auth: 'required', scope: 'uploads:read', errors: ['NOT_FOUND'], summary: 'Download a file (a redirect to a short-lived URL)' },
@@ -208,7 +230,7 @@ export const afterPlugins: readonly Route[] = /* @__PURE__ */ (() => [
   { method: 'POST', path: `${V1}/webhooks`, family: 'webhooks', auth: 'required', scope: 'webhooks:write', errors: [...BODY, 'LIMIT_EXCEEDED'], summary: 'Register a webhook', body: WEBHOOK_BODY, response: 'Webhook' },
   { method: 'GET', path: `${V1}/webhooks`, family: 'webhooks', auth: 'required', scope: 'webhooks:read', summary: "The tenant's webhooks", response: 'Webhook' },
   { method: 'GET', path: `${V1}/webhooks/{id}`, family: 'webhooks', auth: 'required', scope: 'webhooks:read', errors: ['NOT_FOUND'], summary: 'A webhook', response: 'Webhook' },
-  { method: 'PATCH', path: `${V1}/webhooks/{id}`, family: 'webhooks', auth: 'required', scope: 'webhooks:write', errors: [...BODY, 'NOT_FOUND'], summary: 'Change a webhook', response: 'Webhook' },
+  { method: 'PATCH', path: `${V1}/webhooks/{id}`, family: 'webhooks', auth: 'required', scope: 'webhooks:write', errors: [...BODY, 'NOT_FOUND'], summary: 'Change a webhook', body: WEBHOOK_CHANGE, response: 'Webhook' },
   { method: 'DELETE', path: `${V1}/webhooks/{id}`, family: 'webhooks', auth: 'required', scope: 'webhooks:write', errors: ['NOT_FOUND'], summary: 'Remove a webhook' },
   { method: 'POST', path: `${V1}/webhooks/{id}`, family: 'webhooks', auth: 'public', rawBody: true, errors: ['INVALID_REQUEST', 'INVALID_SIGNATURE', 'NOT_FOUND'], summary: 'Inbound provider webhook' },
   { method: 'GET', path: `${V1}/webhooks/{id}/deliveries`, family: 'webhooks', auth: 'required', scope: 'webhooks:read', errors: ['INVALID_REQUEST', 'NOT_FOUND'], summary: 'Delivery attempts of a webhook', query: PAGE_QUERY },

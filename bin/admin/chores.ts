@@ -7,7 +7,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_TENANT_ID, createTenantWithAdmin, createUser, getTenant, getUser, getUserByEmail, listTenantUsers, normalizeEmail, updateUser, type User } from '../../shared/data/identity.js';
 import { db, tableName } from '../../shared/data/client.js';
 import { keyIdPointerKey } from '../../shared/auth/api-keys.js';
-import { createKey, listKeys, revokeKey, type KeyRecord } from '../../shared/auth/key-management.js';
+import { createKey, listKeys, revokeKey, type CreateKeyInput, type Environment, type KeyRecord } from '../../shared/auth/key-management.js';
 import { generatePassword, hashPassword, MIN_PASSWORD_LENGTH } from '../../shared/auth/passwords.js';
 import { revokeUserSessions } from '../../shared/auth/sessions.js';
 import { scopesForRole } from '../../shared/scopes.js';
@@ -86,9 +86,9 @@ export async function resetPassword(email: string, password?: string) {
 export async function createApiKey(email: string, input: { name: string; scopes: string[]; expiresAt?: string; environment?: string }) {
   await loadRegistry();
   const user = await userByEmail(email);
-  const body: Record<string, unknown> = { name: input.name, scopes: input.scopes };
+  const body: CreateKeyInput = { name: input.name, scopes: input.scopes };
   if (input.expiresAt) body.expiresAt = input.expiresAt;
-  if (input.environment) body.environment = input.environment;
+  if (input.environment) body.environment = input.environment as Environment;
   const created = await createKey(actingAs(user), body, 'api-keys');
   return { key: created.key, record: created.record };
 }

@@ -4,10 +4,11 @@
  * 'session'). Thin: every decision is in shared/auth/key-management.ts, loaded (with the AWS
  * SDK) on first use.
  */
+import type { CreateKeyInput, KeyChange } from '../../shared/auth/key-management.js';
 import type { ScopeFamily } from '../../shared/auth/scope-catalog.js';
 import { BadRequestError } from '../../shared/errors.js';
 import type { ApiRequest, Operation, Reply } from '../../shared/http/types.js';
-import { createApiHandler, type Operations } from '../../shared/http/stack.js';
+import { createApiHandler, type Operations, type StackOptions } from '../../shared/http/stack.js';
 import { apiPath } from '../../shared/http/urls.js';
 import { routeKey } from '../../shared/core-routes.js';
 
@@ -27,8 +28,16 @@ function limitOf(value: string | undefined): number {
   return Math.min(n, 100);
 }
 
-async function loadOperations(): Promise<{ operations: Operations }> {
-  const { createKey, getKey, listAudit, listKeys, revokeKey, updateKey, KEY_WARNING } = await import('../../shared/auth/key-management.js');
+/** Which scope vocabulary a route takes: bare actions under /keys, entity scopes under /api-keys. */
+function familyOf(path: string): ScopeFamily {
+  return path.startsWith(`${V1}/keys`) ? 'keys' : 'api-keys';
+}
+
+async function loadOperations(): Promise<{ operations: Operations; options: StackOptions }> {
+  const [{ createKey, getKey, keyBodyProblems, listAudit, listKeys, revokeKey, updateKey, KEY_WARNING }, { precompiled: bodies }] = await Promise.all([
+    import('../../shared/auth/key-management.js'),
+    import('../../shared/http/bodies/keys.generated.js'),
+  ]);
 
   const list: Operation = async (req) => ({
     headers: NO_STORE,
@@ -37,7 +46,7 @@ async function loadOperations(): Promise<{ operations: Operations }> {
 
   function create(family: ScopeFamily): Operation {
     return async (req: ApiRequest): Promise<Reply> => {
-      const { key, record } = await createKey({ ...req, auth: req.auth! }, req.body, family);
+      const { key, record } = await createKey({ ...req, auth: req.auth! }, req.body as unknown as CreateKeyInput, family);
       return { status: 201, headers: NO_STORE, data: { ...record, key }, warning: KEY_WARNING };
     };
   }
@@ -57,7 +66,7 @@ async function loadOperations(): Promise<{ operations: Operations }> {
     [routeKey('GET', `${V1}/api-keys`)]: list,
     [routeKey('POST', `${V1}/api-keys`)]: create('api-keys'),
     [routeKey('GET', `${V1}/api-keys/{id}`)]: async (req) => ({ headers: NO_STORE, data: await getKey(req.auth!, req.params.id) }),
-    [routeKey('PATCH', `${V1}/api-keys/{id}`)]: async (req) => ({ data: await updateKey({ ...req, auth: req.auth! }, req.params.id, req.body) }),
+    [routeKey('PATCH', `${V1}/api-keys/{id}`)]: async (req) => ({ data: await updateKey({ ...req, auth: req.auth! }, req.params.id, req.body as KeyChange) }),
     [routeKey('DELETE', `${V1}/api-keys/{id}`)]: revoke('id'),
     [routeKey('GET', `${V1}/api-keys/{id}/audit`)]: async (req) => {
       const { entries, nextCursor } = await listAudit(req.auth!, req.params.id, limitOf(req.query.limit), req.query.cursor);
@@ -66,7 +75,13 @@ async function loadOperations(): Promise<{ operations: Operations }> {
       return { headers, data: entries };
     },
   };
-  return { operations };
+  // The bodies are checked against their declarations by the stack; the scope hint and the
+  // domain's checks join a refused body's answer.
+  const options: StackOptions = {
+    bodies,
+    bodyProblems: (req, refused) => keyBodyProblems((req.body ?? {}) as Record<string, unknown>, familyOf(req.route.path), refused) as Promise<Record<string, string>>,
+  };
+  return { operations, options };
 }
 
 export const handler = createApiHandler(loadOperations);

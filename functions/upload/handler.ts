@@ -6,7 +6,7 @@
 import { createApiHandler, type Operations } from '../../shared/http/stack.js';
 import type { ApiRequest } from '../../shared/http/types.js';
 import { routeKey } from '../../shared/core-routes.js';
-import type { Caller } from '../../shared/uploads/service.js';
+import type { Caller, PresignInput } from '../../shared/uploads/service.js';
 
 const V1 = '/api/v1';
 
@@ -18,15 +18,17 @@ function multipart(req: ApiRequest) {
   return { contentType: req.headers['content-type'], body: req.rawBody };
 }
 
-function body(req: ApiRequest): Record<string, unknown> {
-  return (req.body as Record<string, unknown> | undefined) ?? {};
+/** The JSON body, which the stack has checked against the route's declared schema. */
+function body<T>(req: ApiRequest): T {
+  return req.body as T;
 }
 
 async function loadOperations() {
   // The limits too: nothing of shared/uploads/ is evaluated when the bundle loads.
-  const [{ MAX_FILES }, { complete, downloadUrl, list, presign, remove, uploadMultipart }] = await Promise.all([
+  const [{ MAX_FILES }, { complete, downloadUrl, list, presign, remove, uploadMultipart }, { precompiled: bodies }] = await Promise.all([
     import('../../shared/uploads/limits.js'),
     import('../../shared/uploads/service.js'),
+    import('../../shared/http/bodies/upload.generated.js'),
   ]);
   const operations: Operations = {
     [routeKey('POST', `${V1}/upload`)]: async (req) => {
@@ -37,10 +39,10 @@ async function loadOperations() {
       data: { files: await uploadMultipart(caller(req), multipart(req), { field: 'files', maxFiles: MAX_FILES }) },
     }),
     [routeKey('POST', `${V1}/upload/presign`)]: async (req) => {
-      const { filename, type, size } = body(req);
+      const { filename, type, size } = body<PresignInput>(req);
       return { data: await presign(caller(req), { filename, type, size }) };
     },
-    [routeKey('POST', `${V1}/upload/complete`)]: async (req) => ({ data: await complete(caller(req), body(req)) }),
+    [routeKey('POST', `${V1}/upload/complete`)]: async (req) => ({ data: await complete(caller(req), body<{ key: string }>(req)) }),
     [routeKey('GET', `${V1}/uploads`)]: async (req) => {
       const { data, pagination } = await list(caller(req), req.query);
       const headers = { 'X-Total-Count': String(pagination.total), 'X-Page': String(pagination.page), 'X-Per-Page': String(pagination.limit) };
@@ -59,7 +61,7 @@ async function loadOperations() {
       };
     },
   };
-  return { operations };
+  return { operations, options: { bodies } };
 }
 
 export const handler = createApiHandler(loadOperations);

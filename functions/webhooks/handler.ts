@@ -5,7 +5,8 @@
  */
 import { config } from '../../shared/config.js';
 import { BadRequestError } from '../../shared/errors.js';
-import { createApiHandler, type Operations } from '../../shared/http/stack.js';
+import { createApiHandler, type Operations, type StackOptions } from '../../shared/http/stack.js';
+import type { WebhookChange, WebhookInput } from '../../shared/webhooks/registrations.js';
 import { routeKey } from '../../shared/core-routes.js';
 
 const V1 = '/api/v1';
@@ -20,14 +21,19 @@ function limitOf(value: string | undefined): number {
 async function loadOperations() {
   const [
     { receiveInbound },
-    { changeWebhook, createWebhook, listTenantWebhooks, pingWebhook, readWebhook, removeWebhook, retryDelivery, webhookDeliveries },
-  ] = await Promise.all([import('../../shared/webhooks/inbound.js'), import('../../shared/webhooks/registrations.js')]);
+    { changeWebhook, createWebhook, listTenantWebhooks, pingWebhook, readWebhook, removeWebhook, retryDelivery, webhookBodyProblems, webhookDeliveries },
+    { precompiled: bodies },
+  ] = await Promise.all([
+    import('../../shared/webhooks/inbound.js'),
+    import('../../shared/webhooks/registrations.js'),
+    import('../../shared/http/bodies/webhooks.generated.js'),
+  ]);
 
   const operations: Operations = {
-    [routeKey('POST', `${V1}/webhooks`)]: async (req) => ({ status: 201, data: await createWebhook(req.auth!, req.body) }),
+    [routeKey('POST', `${V1}/webhooks`)]: async (req) => ({ status: 201, data: await createWebhook(req.auth!, req.body as unknown as WebhookInput) }),
     [routeKey('GET', `${V1}/webhooks`)]: async (req) => ({ data: await listTenantWebhooks(req.auth!) }),
     [routeKey('GET', `${V1}/webhooks/{id}`)]: async (req) => ({ data: await readWebhook(req.auth!, req.params.id) }),
-    [routeKey('PATCH', `${V1}/webhooks/{id}`)]: async (req) => ({ data: await changeWebhook(req.auth!, req.params.id, req.body) }),
+    [routeKey('PATCH', `${V1}/webhooks/{id}`)]: async (req) => ({ data: await changeWebhook(req.auth!, req.params.id, req.body as WebhookChange) }),
     [routeKey('DELETE', `${V1}/webhooks/{id}`)]: async (req) => {
       await removeWebhook(req.auth!, req.params.id);
       return { status: 200, data: { id: req.params.id, deleted: true }, message: 'Webhook deleted' };
@@ -47,7 +53,10 @@ async function loadOperations() {
     }),
     [routeKey('POST', `${V1}/webhooks/{id}/test`)]: async (req) => ({ status: 200, data: await pingWebhook(req.auth!, req.params.id) }),
   };
-  return { operations };
+  // The bodies are checked against their declarations by the stack; the target rule and the
+  // known events join a refused body's answer.
+  const options: StackOptions = { bodies, bodyProblems: (req, refused) => webhookBodyProblems((req.body ?? {}) as Record<string, unknown>, refused) };
+  return { operations, options };
 }
 
 export const handler = createApiHandler(loadOperations);

@@ -47,8 +47,6 @@ import { knownResources, scopeProblem, type ScopeFamily } from './scope-catalog.
 
 export const KEY_BODY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-';
 export const KEY_BODY_LENGTH = 40;
-export const MAX_SCOPES = 50;
-export const MAX_NAME_LENGTH = 100;
 export const KEY_WARNING = 'Store this key now: it is shown only once and cannot be retrieved again.';
 
 export type Environment = 'live' | 'test';
@@ -109,22 +107,6 @@ function isCalendarDate(ymd: string): boolean {
   return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
 }
 
-function checkFields(body: Record<string, unknown>, allowed: readonly string[], details: ErrorDetails): void {
-  for (const field of Object.keys(body)) if (!allowed.includes(field)) details[field] = 'is not an allowed field';
-}
-
-function checkName(value: unknown, details: ErrorDetails): string | undefined {
-  if (typeof value !== 'string' || value.trim() === '') {
-    details.name = 'is required and must be a non-empty string';
-    return undefined;
-  }
-  if (value.trim().length > MAX_NAME_LENGTH) {
-    details.name = `must be at most ${MAX_NAME_LENGTH} characters`;
-    return undefined;
-  }
-  return value.trim();
-}
-
 /**
  * What a key without scopes is told: the scopes that exist, the form this family takes, and the
  * other family, so that a first try leads to a working one.
@@ -140,42 +122,48 @@ export function scopesHint(family: ScopeFamily, resources: ReadonlySet<string>):
     `resources: ${names.join(', ')}. (POST /api/v1/keys takes only bare read, write, delete.)`;
 }
 
-function checkScopes(value: unknown, family: ScopeFamily, resources: ReadonlySet<string>, details: ErrorDetails): string[] | undefined {
-  if (!Array.isArray(value) || value.length === 0) {
-    details.scopes = scopesHint(family, resources);
-    return undefined;
-  }
-  if (value.length > MAX_SCOPES) {
-    details.scopes = `must have at most ${MAX_SCOPES} scopes`;
-    return undefined;
-  }
-  for (const scope of value) {
-    const problem = scopeProblem(scope, family, resources);
-    if (problem) {
-      details.scopes = problem;
-      return undefined;
+/** Whether an expiry names a real day (and time) that lies ahead. */
+function expiryProblem(value: string): string | undefined {
+  const ms = ISO_DATETIME.test(value) && isCalendarDate(value.slice(0, 10)) ? Date.parse(value) : NaN;
+  if (Number.isNaN(ms)) return 'must be an ISO 8601 datetime or null';
+  if (ms <= Date.now()) return 'must be in the future';
+  return undefined;
+}
+
+/**
+ * What a key body's schema (shared/core-routes.ts, checked by the middleware stack) cannot say:
+ * each scope names an action and a resource of `family`'s vocabulary, and an expiry is a day of
+ * the calendar that lies ahead. `refused`: the fields the schema already refused, which get the
+ * scope hint (scopes) or are left alone, so that one answer names every field.
+ */
+export async function keyBodyProblems(body: Record<string, unknown>, family: ScopeFamily, refused: Readonly<Record<string, string>> = {}): Promise<ErrorDetails> {
+  const details: ErrorDetails = {};
+  const scopes = body.scopes;
+  if (Array.isArray(scopes) && scopes.length > 0) {
+    if (!refused.scopes) {
+      const resources = await knownResources();
+      const problem = scopes.map((scope) => scopeProblem(scope, family, resources)).find((p) => p !== undefined);
+      if (problem) details.scopes = problem;
     }
+  } else if (scopes !== undefined || refused.scopes) {
+    // Missing, empty or not a list: the scopes that exist and the form this family takes.
+    details.scopes = scopesHint(family, await knownResources());
   }
-  return [...new Set(value as string[])];
+  if (!refused.expiresAt && typeof body.expiresAt === 'string') {
+    const problem = expiryProblem(body.expiresAt);
+    if (problem) details.expiresAt = problem;
+  }
+  return details;
 }
 
-function checkExpiresAt(value: unknown, details: ErrorDetails): string | null | undefined {
-  if (value === undefined || value === null) return value as null | undefined;
-  const ms = typeof value === 'string' && ISO_DATETIME.test(value) && isCalendarDate(value.slice(0, 10)) ? Date.parse(value) : NaN;
-  if (Number.isNaN(ms)) {
-    details.expiresAt = 'must be an ISO 8601 datetime or null';
-    return undefined;
-  }
-  if (ms <= Date.now()) {
-    details.expiresAt = 'must be in the future';
-    return undefined;
-  }
-  return new Date(ms).toISOString();
+async function checkKeyBody(body: Record<string, unknown>, family: ScopeFamily): Promise<void> {
+  const details = await keyBodyProblems(body, family);
+  if (Object.keys(details).length) throw new ValidationError(details);
 }
 
-function requireBody(body: unknown): Record<string, unknown> {
-  if (body === undefined) return {};
-  return body as Record<string, unknown>;
+/** A valid expiry in the form stored (ISO, UTC), null for none. */
+function storedExpiry(value: string | null | undefined): string | null {
+  return value ? new Date(Date.parse(value)).toISOString() : null;
 }
 
 /** `*` is reserved for administrators (CONTRACT.md): anyone else gets 403. */
@@ -312,21 +300,25 @@ export interface CreatedKey {
   key: string;
 }
 
+/** A key's creation body, as its route declares it (shared/core-routes.ts; the stack has checked it). */
+export interface CreateKeyInput {
+  name: string;
+  scopes: string[];
+  expiresAt?: string | null;
+  environment?: Environment;
+}
+
 /** Creates a key for the caller (family decides the scope vocabulary); the key is returned once. */
-export async function createKey(caller: Caller & { auth: AuthContext }, body: unknown, family: ScopeFamily): Promise<CreatedKey> {
+export async function createKey(caller: Caller & { auth: AuthContext }, input: CreateKeyInput, family: ScopeFamily): Promise<CreatedKey> {
   const auth = caller.auth;
-  const input = requireBody(body);
-  const details: ErrorDetails = {};
-  checkFields(input, ['name', 'scopes', 'expiresAt', 'environment'], details);
-  const name = checkName(input.name, details);
-  const scopes = checkScopes(input.scopes, family, await knownResources(), details);
-  const expiresAt = checkExpiresAt(input.expiresAt, details);
+  await checkKeyBody(input as unknown as Record<string, unknown>, family);
+  const name = input.name.trim();
+  const scopes = [...new Set(input.scopes)];
+  const expiresAt = storedExpiry(input.expiresAt);
   const environment = input.environment ?? 'live';
-  if (environment !== 'live' && environment !== 'test') details.environment = 'must be live or test';
-  if (Object.keys(details).length) throw new ValidationError(details);
   checkWildcard(scopes, auth);
 
-  const key = generateApiKey(environment as Environment);
+  const key = generateApiKey(environment);
   const hash = hashApiKey(key);
   const id = newId('key');
   const now = new Date().toISOString();
@@ -334,13 +326,13 @@ export async function createKey(caller: Caller & { auth: AuthContext }, body: un
     ...apiKeyItemKey(hash),
     id,
     keyPrefix: key.slice(0, KEY_PREFIX_LENGTH),
-    name: name!,
-    scopes: scopes!,
+    name,
+    scopes,
     status: 'active',
-    keyExpiresAt: expiresAt ?? null,
+    keyExpiresAt: expiresAt,
     userId: auth.user.id,
     tenantId: auth.tenantId,
-    environment: environment as Environment,
+    environment,
     createdAt: now,
     updatedAt: now,
     lastUsedAt: null,
@@ -394,18 +386,21 @@ export async function getKey(auth: AuthContext, keyId: string): Promise<KeyRecor
   return toRecord(item);
 }
 
+/** A key's change, as its route declares it (shared/core-routes.ts; the stack has checked it). */
+export interface KeyChange {
+  name?: string;
+  scopes?: string[];
+  status?: 'active' | 'inactive';
+  expiresAt?: string | null;
+}
+
 /** PATCH {name?, scopes?, status?: active|inactive, expiresAt?}; takes effect at once in this container. */
-export async function updateKey(caller: Caller & { auth: AuthContext }, keyId: string, body: unknown): Promise<KeyRecord> {
+export async function updateKey(caller: Caller & { auth: AuthContext }, keyId: string, input: KeyChange = {}): Promise<KeyRecord> {
   const auth = caller.auth;
-  const input = requireBody(body);
-  const details: ErrorDetails = {};
-  checkFields(input, ['name', 'scopes', 'status', 'expiresAt'], details);
-  const name = 'name' in input ? checkName(input.name, details) : undefined;
-  const scopes = 'scopes' in input ? checkScopes(input.scopes, 'api-keys', await knownResources(), details) : undefined;
-  const expiresAt = 'expiresAt' in input ? checkExpiresAt(input.expiresAt, details) : undefined;
-  const status = input.status as KeyStatus | undefined;
-  if ('status' in input && status !== 'active' && status !== 'inactive') details.status = 'must be active or inactive';
-  if (Object.keys(details).length) throw new ValidationError(details);
+  await checkKeyBody(input as Record<string, unknown>, 'api-keys');
+  const name = input.name?.trim();
+  const scopes = input.scopes && [...new Set(input.scopes)];
+  const status: KeyStatus | undefined = input.status;
   checkWildcard(scopes, auth);
 
   const { pointer, item } = await resolveKey(keyId, auth);
@@ -413,7 +408,7 @@ export async function updateKey(caller: Caller & { auth: AuthContext }, keyId: s
   if (name !== undefined) changes.name = name;
   if (scopes !== undefined) changes.scopes = scopes;
   if (status !== undefined) changes.status = status;
-  if ('expiresAt' in input) changes.keyExpiresAt = expiresAt ?? null;
+  if ('expiresAt' in input) changes.keyExpiresAt = storedExpiry(input.expiresAt);
   const fields = Object.keys(changes).map((f) => (f === 'keyExpiresAt' ? 'expiresAt' : f));
   if (fields.length === 0) return toRecord(item);
 

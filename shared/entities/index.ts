@@ -6,6 +6,7 @@
 export * from './rules.js';
 export { bulkDelete, bulkUpdate, type BulkDeleteResult, type BulkFailure, type BulkUpdateResult } from './bulk.js';
 export {
+  childEntity,
   createChild,
   createRecord,
   createRecordWithEtag,
@@ -17,7 +18,7 @@ export {
   updateRecordWithEtag,
   type CreateOptions,
   type ListResult,
-  type RecordQuery,
   type RecordWithEtag,
   type UpdateOptions,
 } from './service.js';
+export { listQueryOf, parseListQueryString, parseReadQueryString, type ListInput, type ListQuery, type ReadQuery, type RecordView } from './query.js';

@@ -1,7 +1,7 @@
 /**
  * The entity service behind /api/v1/{entity}: list, create, read, update, delete, and the child
- * collections /api/v1/{entity}/{id}/{child}. It takes the caller and plain values (a query string
- * map, a body) and returns data; the HTTP adapter (shared/http/operations/entities.ts) builds the
+ * collections /api/v1/{entity}/{id}/{child}. It takes the caller and typed values (a parsed query,
+ * shared/entities/query.ts; ids; a body) and returns data; the HTTP adapter (shared/http/operations/entities.ts) builds the
  * replies and their headers. Every check (operation enabled, definition permissions, row-level
  * security, validation, references) happens here or below, never in a handler. Every write is ONE TransactWriteItems: the record, its listing copies,
  * their counters and a change event.
@@ -36,13 +36,13 @@ import {
   type WriteInput,
 } from '../registry/index.js';
 import { canSee, changeableOr404, requireCaller, requireOperation, requirePermission, viewerOf, visibleOr404 } from './access.js';
-import { executeList, paginationOf, parseListParams, planList } from './list.js';
-import { cleanMetadata, mergeMetadataPatch, metadataSources, metadataView, parseMetadataOptions, type MetadataOptions } from './metadata.js';
+import { executeList, paginationOf, planList } from './list.js';
+import { cleanMetadata, mergeMetadataPatch, metadataSources, metadataView } from './metadata.js';
 import { pick, present, type PublicRecord } from './present.js';
 import { preconditionFailed, recordEtag, satisfied, type Preconditions } from './preconditions.js';
 import { checkReferences } from './references.js';
-import { attachRelations, parseIncludes, type Include } from './relations.js';
-import { list, parseFields, parseListQuery, refuseUnknownParameters } from '../query/index.js';
+import { parseReadQueryString, type ListQuery, type ReadQuery, type RecordView } from './query.js';
+import { attachRelations } from './relations.js';
 import { ensureLayouts } from '../migrations/index.js';
 import type { Pagination } from '../pagination.js';
 
@@ -162,33 +162,7 @@ function checkMerged(entity: LoadedEntity, record: StoredRecord): void {
 // ---------- operations ----------
 
 /** How records are shown: fields, metas, metadata, included relations (LIST and READ). */
-interface View {
-  fields?: string[];
-  metas?: 'all' | string[];
-  metadata: MetadataOptions;
-  includes: Include[];
-}
-
-/** `child=all` or child names (relation names or target slugs of hasMany / manyToMany relations). */
-function parseChild(entity: LoadedEntity, query: Record<string, string>): string[] {
-  const names = list(query.child);
-  if (names.length === 0) return [];
-  const children = Object.entries(entity.relations).filter(([, r]) => r.type !== 'belongsTo');
-  if (names.includes('all')) return children.map(([name]) => name);
-  return names.map((n) => {
-    const entry = children.find(([name]) => name === n) ?? children.find(([, r]) => r.entity === n);
-    if (!entry) throw new BadRequestError(`Unknown child of ${entity.slug}: ${n}`, { child: `unknown child '${n}'; known: ${children.map(([name]) => name).join(', ') || 'none'}` });
-    return entry[0];
-  });
-}
-
-function parseView(entity: LoadedEntity, query: Record<string, string>, fields = parseFields(entity, query)): View {
-  const metasNames = list(query.metas);
-  const metas = metasNames.length === 0 ? undefined : metasNames.includes('all') ? 'all' : metasNames;
-  return { fields, metas, metadata: parseMetadataOptions(query), includes: parseIncludes(entity, query, parseChild(entity, query)) };
-}
-
-async function render(entity: LoadedEntity, records: StoredRecord[], view: View, auth: AuthContext | undefined): Promise<PublicRecord[]> {
+async function render(entity: LoadedEntity, records: StoredRecord[], view: RecordView, auth: AuthContext | undefined): Promise<PublicRecord[]> {
   const sources = view.metadata.merge && records.length ? await metadataSources(auth) : undefined;
   const out = records.map((r) => {
     const full = present(entity, r, { metas: view.metas });
@@ -214,31 +188,26 @@ export interface RecordWithEtag {
   etag: string;
 }
 
-/** The query string of a list or a read, one value per parameter (parsed here, against the entity's definition). */
-export type RecordQuery = Record<string, string>;
-
-async function listPage(entity: LoadedEntity, auth: AuthContext | undefined, query: RecordQuery, parent?: { field: string; value: unknown }, linked?: string[]): Promise<ListResult> {
+async function listPage(entity: LoadedEntity, auth: AuthContext | undefined, query: ListQuery, parent?: { field: string; value: unknown }, linked?: string[]): Promise<ListResult> {
   // The plan reads only complete indexes: those of the layout loaded now.
   await ensureLayouts();
-  const spec = parseListQuery(entity, query);
-  const view = parseView(entity, query, spec.fields);
-  if (linked) spec.ids = spec.ids ? spec.ids.filter((id) => linked.includes(id)) : linked;
+  const spec = linked ? { ...query.spec, ids: query.spec.ids ? query.spec.ids.filter((id) => linked.includes(id)) : linked } : query.spec;
   const result = await executeList(entity, planList(entity, viewerOf(auth), spec, parent), (r) => canSee(entity, r, auth));
-  const data = result.distinct ?? (await render(entity, result.records, view, auth));
+  const data = result.distinct ?? (await render(entity, result.records, query.view, auth));
   return { data, pagination: result.pagination };
 }
 
-export async function listRecords(entity: LoadedEntity, auth: AuthContext | undefined, query: RecordQuery): Promise<ListResult> {
+/** A page of `entity`'s records (`query`: shared/entities/query.ts parses it from a query string or builds it). */
+export async function listRecords(entity: LoadedEntity, auth: AuthContext | undefined, query: ListQuery): Promise<ListResult> {
   requireOperation(entity, 'list');
   requirePermission(entity, 'read', auth);
   return listPage(entity, auth, query);
 }
 
-export async function readRecord(entity: LoadedEntity, id: string, auth: AuthContext | undefined, query: RecordQuery = {}): Promise<RecordWithEtag> {
+export async function readRecord(entity: LoadedEntity, id: string, auth: AuthContext | undefined, query: ReadQuery = parseReadQueryString(entity)): Promise<RecordWithEtag> {
   requireOperation(entity, 'read');
   requirePermission(entity, 'read', auth);
-  refuseUnknownParameters(entity, query, 'read');
-  const view = parseView(entity, query);
+  const { view } = query;
   await ensureLayouts();
   const record = visibleOr404(entity, await getRecord(entity, id, auth?.tenantId), id, auth);
   const [data] = await render(entity, [record], view, auth);
@@ -404,14 +373,19 @@ async function visibleParent(entity: LoadedEntity, id: string, auth: AuthContext
   return visibleOr404(entity, await getRecord(entity, id, auth?.tenantId), id, auth);
 }
 
-export async function listChildren(entity: LoadedEntity, id: string, child: string, auth: AuthContext | undefined, query: RecordQuery): Promise<ListResult> {
+/** The entity a child collection lists (404 when `entity` has no such collection): what its query is parsed against. */
+export function childEntity(entity: LoadedEntity, child: string): LoadedEntity {
+  return childRelation(entity, child).target;
+}
+
+/** A page of a child collection; `query` is parsed against its entity (childEntity). */
+export async function listChildren(entity: LoadedEntity, id: string, child: string, auth: AuthContext | undefined, query: ListQuery): Promise<ListResult> {
   const { relation, target } = childRelation(entity, child);
   requireOperation(target, 'list');
   requirePermission(target, 'read', auth);
-  const params = parseListParams(query);
   const parent = await visibleParent(entity, id, auth);
   if (relation.type === 'hasMany') {
-    if (!target.access.public && !auth) return { data: [], pagination: paginationOf(params.page, params.limit, 0, null) };
+    if (!target.access.public && !auth) return { data: [], pagination: paginationOf(query.spec.page, query.spec.limit, 0, null) };
     return listPage(target, auth, query, { field: relation.foreignKey, value: parent.id });
   }
   // manyToMany: the ids stored on the parent (at most 100): ONE BatchGetItem, then filter/sort/page.

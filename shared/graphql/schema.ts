@@ -45,7 +45,7 @@ import {
   type GraphQLOutputType,
 } from 'graphql';
 import { hasScope } from '../scopes.js';
-import { createRecord, deleteRecord, listRecords, preconditionsOfValue, readRecord, requirePermission, updateRecord } from '../entities/index.js';
+import { createRecord, deleteRecord, listQueryOf, listRecords, preconditionsOfValue, readRecord, requirePermission, updateRecord } from '../entities/index.js';
 import { InsufficientPermissionsError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { ApiRequest } from '../http/index.js';
 import type { AuthContext } from '../caller.js';
@@ -241,14 +241,14 @@ function buildSchema(): GraphQLSchema {
         args: { page: { type: GraphQLInt }, limit: { type: GraphQLInt }, filter: { type: filter } },
         resolve: async (_root, args: { page?: number | null; limit?: number | null; filter?: Record<string, unknown> | null }, context) => {
           requireScope(entity, 'read', 'read', context.auth);
-          const params: Record<string, string> = {};
-          if (args.page !== undefined && args.page !== null) params.page = String(args.page);
-          if (args.limit !== undefined && args.limit !== null) params.limit = String(args.limit);
           const { search, ...equal } = args.filter ?? {};
-          const conditions = Object.fromEntries(Object.entries(equal).filter(([, v]) => v !== undefined));
-          if (Object.keys(conditions).length) params.filter = JSON.stringify(conditions);
-          if (typeof search === 'string' && search) params.search = search;
-          const { data, pagination } = await listRecords(entity, context.auth, params);
+          const listQuery = listQueryOf(entity, {
+            page: args.page ?? undefined,
+            limit: args.limit ?? undefined,
+            filter: equal,
+            search: typeof search === 'string' ? search : undefined,
+          });
+          const { data, pagination } = await listRecords(entity, context.auth, listQuery);
           const records = data as Source[];
           return {
             edges: records.map((node) => ({ node })),

@@ -4,7 +4,7 @@
  *
  * Order of `before`: request context → inherited auth (batch sub-requests) → CORS (preflights
  * end here) → version → authenticate → rate limit → CSRF → scopes → JSON body → Idempotency-Key
- * (a replay ends here); the envelope's after/onError run next to last, the idempotency record's last.
+ * (a replay ends here) → the declared body schema; the envelope's after/onError run next to last, the idempotency record's last.
  *
  * What needs DynamoDB (authentication, the rate limit, idempotency records) and, for a family
  * that passes a loader instead of its operations, the operations themselves load on the first
@@ -29,6 +29,7 @@ import type { RateLimitOptions } from './rate-limit.js';
 import { requestContext } from './request-context.js';
 import { timedAuthentication, withRequestMetrics } from './request-metrics.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest, Operation, Reply } from './types.js';
+import { validateBody, type BodyValidationOptions } from './validate-body.js';
 
 export type Operations = Record<string, Operation>;
 
@@ -38,7 +39,7 @@ export type Operations = Record<string, Operation>;
  */
 export type OperationsLoader = () => Promise<{ operations: Operations; options?: StackOptions }>;
 
-export interface StackOptions extends AuthorizeOptions, RateLimitOptions {
+export interface StackOptions extends AuthorizeOptions, RateLimitOptions, BodyValidationOptions {
   /**
    * The routes a request is resolved with: the core routes (core-routes.ts) unless the family
    * serves plugin routes (the plugins family passes routeTable of shared/routes.ts). Read when
@@ -126,7 +127,8 @@ export function createApiHandler(operations: Operations | OperationsLoader, opti
     .use(csrf())
     .use(authorize(stackOptions))
     .use(jsonBody())
-    .use(idempotent.claim));
+    .use(idempotent.claim)
+    .use(validateBody(stackOptions)));
   return withOperations(handler, async () => {
     await load();
     return table!;

@@ -265,6 +265,7 @@ export const COMMON_SCHEMAS: Record<string, Schema> = {
       ipAddress: { type: 'string' },
       userAgent: { type: 'string' },
       timestamp: isoDateTime,
+      details: { type: 'object', additionalProperties: true, description: 'Who acted (`by`) and, for an update, the `fields` changed.' },
     },
   },
   BatchRequest: {
@@ -278,10 +279,11 @@ export const COMMON_SCHEMAS: Record<string, Schema> = {
         items: {
           type: 'object',
           required: ['id', 'method', 'path'],
+          // What shared/batch/validate.ts (parseBatch) accepts, which checks the body.
           properties: {
-            id: { type: 'string' },
-            method: { type: 'string', enum: ['GET', 'POST', 'PATCH', 'DELETE'] },
-            path: { type: 'string', description: 'Relative to /api/v1, e.g. /tasks/tsk_1.' },
+            id: { type: 'string', minLength: 1, maxLength: 128, description: 'Unique within the batch.' },
+            method: { type: 'string', enum: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'], description: 'Also accepted in lower case.' },
+            path: { type: 'string', maxLength: 2048, pattern: '^/(?!/)', description: 'Relative to /api/v1, e.g. /tasks/tsk_1.' },
             body: object,
           },
         },

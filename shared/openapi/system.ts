@@ -372,12 +372,20 @@ export const SYSTEM_SCHEMAS: Record<string, Schema> = {
   },
   Webhook: {
     type: 'object',
-    required: ['id', 'url', 'events', 'createdAt'],
-    properties: { id: str, url: str, events: { type: 'array', items: str }, createdAt: { type: 'string', format: 'date-time' } },
+    required: ['id', 'url', 'events', 'status', 'createdAt', 'updatedAt'],
+    properties: {
+      id: str,
+      url: str,
+      events: { type: 'array', items: str },
+      status: { type: 'string', enum: ['active', 'disabled'], description: '`disabled`: by PATCH, or after deliveries failed for too long; PATCH `active` re-enables it.' },
+      createdAt: { type: 'string', format: 'date-time' },
+      updatedAt: { type: 'string', format: 'date-time' },
+      disabledAt: { type: 'string', format: 'date-time', description: 'When it was disabled (while it is).' },
+    },
   },
   UploadResult: {
     type: 'object',
-    required: ['url', 'filename', 'size', 'type'],
-    properties: { url: str, filename: str, size: { type: 'integer' }, type: str },
+    required: ['id', 'url', 'filename', 'size', 'type'],
+    properties: { id: str, url: str, filename: str, size: { type: 'integer' }, type: str },
   },
 };

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { logger } from '../logger.js';
-import { BadRequestError, NotFoundError, PayloadTooLargeError, ValidationError, type ErrorCode } from '../errors.js';
+import { BadRequestError, NotFoundError, PayloadTooLargeError, type ErrorCode } from '../errors.js';
 import type { Pagination } from '../pagination.js';
 import { checkedType, FileTypeNotAllowedError, SNIFF_BYTES } from './detect.js';
 import { displayFilename, safeFilename } from './filename.js';
@@ -120,10 +120,11 @@ async function removeObjects(keys: readonly string[]): Promise<void> {
   }
 }
 
+/** A presign request, as its route declares it (shared/core-routes.ts; the stack has checked it). */
 export interface PresignInput {
-  filename: unknown;
-  type: unknown;
-  size: unknown;
+  filename: string;
+  type: string;
+  size: number;
 }
 
 export interface PresignResult {
@@ -135,17 +136,12 @@ export interface PresignResult {
 
 /** POST /upload/presign {filename, type, size}: a presigned POST to a pending key of the caller's. */
 export async function presign(caller: Caller, input: PresignInput): Promise<PresignResult> {
-  const details: Record<string, string> = {};
-  if (typeof input.filename !== 'string' || !input.filename.trim() || input.filename.length > 1024) details.filename = 'must be a non-empty string of at most 1024 characters';
-  if (typeof input.type !== 'string' || !input.type) details.type = 'must be a media type';
-  if (typeof input.size !== 'number' || !Number.isInteger(input.size) || input.size < 1) details.size = 'must be a positive integer (bytes)';
-  if (Object.keys(details).length) throw new ValidationError(details);
-  const type = (input.type as string).toLowerCase();
+  const type = input.type.toLowerCase();
   if (!isAllowedType(type)) throw new UploadError(`File type not allowed: ${type}; allowed are ${ALLOWED_TYPES.join(', ')}`, 'FILE_TYPE_NOT_ALLOWED');
-  const size = input.size as number;
+  const size = input.size;
   if (size > MAX_FILE_BYTES) throw new UploadError(`File too large: ${size} bytes is over ${mib(MAX_FILE_BYTES)}`, 'FILE_TOO_LARGE');
 
-  const filename = displayFilename(input.filename as string);
+  const filename = displayFilename(input.filename);
   const uuid = randomUUID();
   const key = `${PENDING_PREFIX}${caller.tenantId}/${caller.ownerId}/${uuid}/${safeFilename(filename)}`;
   const expiresAt = Math.floor(Date.now() / 1000) + PRESIGN_TTL_SECONDS;
@@ -172,8 +168,7 @@ export function pendingUuidOf(caller: Caller, key: unknown): string | undefined 
  * (size from HeadObject, type from its first bytes), because a store may not have enforced the
  * policy; a bad one is deleted and answers 400, a good one moves to its final key and is recorded.
  */
-export async function complete(caller: Caller, body: { key?: unknown }): Promise<UploadResult> {
-  if (typeof body.key !== 'string' || !body.key) throw new ValidationError({ key: 'must be the key returned by /api/v1/upload/presign' });
+export async function complete(caller: Caller, body: { key: string }): Promise<UploadResult> {
   const uuid = pendingUuidOf(caller, body.key);
   const pending = uuid ? await getPending(uuid) : undefined;
   if (!pending || pending.key !== body.key || pending.ownerId !== caller.ownerId || pending.tenantId !== caller.tenantId) {

@@ -1,5 +1,6 @@
 /**
- * Webhook registrations of a tenant: validation, the target URL rule (ssrf.ts), the secret
+ * Webhook registrations of a tenant: the target URL rule (ssrf.ts) and known events (the
+ * body's shape is its route's declared schema, checked by the stack), the secret
  * encrypted at rest (secrets.ts). A webhook belongs to its tenant: another tenant's id is 404.
  * An admin manages every webhook of the tenant; a user only the ones they registered.
  */
@@ -29,8 +30,6 @@ import {
 import { invalidateSubscriptions } from './subscriptions.js';
 
 export const MAX_WEBHOOKS_PER_TENANT = 50;
-export const MAX_URL_LENGTH = 2048;
-export const SECRET_LENGTH = { min: 8, max: 512 };
 
 export interface WebhookView {
   id: string;
@@ -76,58 +75,47 @@ export function useResolver(r: Resolver | undefined): void {
   resolver = r;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A registration, as its route declares it (shared/core-routes.ts; the stack has checked it). */
+export interface WebhookInput {
+  url: string;
+  events: string[];
+  secret: string;
 }
 
-async function checkUrl(url: unknown, details: Record<string, string>): Promise<string | undefined> {
-  if (typeof url !== 'string' || !url) {
-    details.url = 'is required: an https:// URL';
-    return undefined;
-  }
-  if (url.length > MAX_URL_LENGTH) {
-    details.url = `must be at most ${MAX_URL_LENGTH} characters`;
-    return undefined;
-  }
-  const problem = await targetUrlProblem(url, { allowInsecure: config().webhooks.allowInsecure, resolve: resolver });
-  if (problem) details.url = problem;
-  return problem ? undefined : url;
+/** A change of a registration, as its route declares it. */
+export interface WebhookChange extends Partial<WebhookInput> {
+  status?: 'active' | 'disabled';
 }
 
-async function checkEvents(events: unknown, details: Record<string, string>): Promise<string[] | undefined> {
-  if (!Array.isArray(events) || events.length === 0) {
-    details.events = 'is required: a non-empty array of event names such as task.created';
-    return undefined;
-  }
-  const known = knownEventTypes((await loadRegistry()).values());
-  const unknown = events.filter((e) => typeof e !== 'string' || !known.has(e));
-  if (unknown.length) {
-    details.events = `unknown event ${unknown.map((e) => `'${String(e)}'`).join(', ')}; known: ${[...known].join(', ')}`;
-    return undefined;
-  }
-  return [...new Set(events as string[])];
-}
-
-function checkSecret(secret: unknown, details: Record<string, string>): string | undefined {
-  if (typeof secret !== 'string' || secret.length < SECRET_LENGTH.min || secret.length > SECRET_LENGTH.max) {
-    details.secret = `is required: a string of ${SECRET_LENGTH.min} to ${SECRET_LENGTH.max} characters`;
-    return undefined;
-  }
-  return secret;
-}
-
-function unknownFields(body: Record<string, unknown>, allowed: string[], details: Record<string, string>): void {
-  for (const key of Object.keys(body)) if (!allowed.includes(key)) details[key] = 'is not a field of a webhook';
-}
-
-export async function createWebhook(auth: AuthContext, body: unknown): Promise<WebhookView> {
-  if (!isObject(body)) throw new ValidationError({ body: 'must be a JSON object {url, events, secret}' });
+/**
+ * What a webhook body's schema (shared/core-routes.ts, checked by the middleware stack) cannot
+ * say: the URL follows the target rule (https, a public address: it resolves the name), and the
+ * events are those of registered entities. `refused`: the fields the schema already refused,
+ * left alone, so that one answer names every field.
+ */
+export async function webhookBodyProblems(body: Record<string, unknown>, refused: Readonly<Record<string, string>> = {}): Promise<Record<string, string>> {
   const details: Record<string, string> = {};
-  unknownFields(body, ['url', 'events', 'secret'], details);
-  const url = await checkUrl(body.url, details);
-  const events = await checkEvents(body.events, details);
-  const secret = checkSecret(body.secret, details);
-  if (Object.keys(details).length || !url || !events || !secret) throw new ValidationError(details);
+  if (!refused.url && typeof body.url === 'string') {
+    const problem = await targetUrlProblem(body.url, { allowInsecure: config().webhooks.allowInsecure, resolve: resolver });
+    if (problem) details.url = problem;
+  }
+  if (!refused.events && Array.isArray(body.events)) {
+    const known = knownEventTypes((await loadRegistry()).values());
+    const unknown = body.events.filter((e) => typeof e !== 'string' || !known.has(e));
+    if (unknown.length) details.events = `unknown event ${unknown.map((e) => `'${String(e)}'`).join(', ')}; known: ${[...known].join(', ')}`;
+  }
+  return details;
+}
+
+async function checkWebhookBody(body: WebhookChange): Promise<void> {
+  const details = await webhookBodyProblems(body as Record<string, unknown>);
+  if (Object.keys(details).length) throw new ValidationError(details);
+}
+
+export async function createWebhook(auth: AuthContext, body: WebhookInput): Promise<WebhookView> {
+  await checkWebhookBody(body);
+  const { url, secret } = body;
+  const events = [...new Set(body.events)];
   const existing = await listWebhooks(auth.tenantId);
   if (existing.length >= MAX_WEBHOOKS_PER_TENANT) throw new ConflictError(`A tenant may register at most ${MAX_WEBHOOKS_PER_TENANT} webhooks`, 'LIMIT_EXCEEDED');
   const id = newId('whk');
@@ -172,34 +160,19 @@ export async function readWebhook(auth: AuthContext, id: string): Promise<Webhoo
 }
 
 /** PATCH: url, events, secret and status (re-enable a disabled webhook with status active). */
-export async function changeWebhook(auth: AuthContext, id: string, body: unknown): Promise<WebhookView> {
+export async function changeWebhook(auth: AuthContext, id: string, body: WebhookChange): Promise<WebhookView> {
   const webhook = await ownWebhook(auth, id);
-  if (!isObject(body) || Object.keys(body).length === 0) throw new ValidationError({ body: 'must be a JSON object with url, events, secret or status' });
-  const details: Record<string, string> = {};
-  unknownFields(body, ['url', 'events', 'secret', 'status'], details);
+  await checkWebhookBody(body);
   const changes: Partial<StoredWebhook> = {};
-  if ('url' in body) {
-    const url = await checkUrl(body.url, details);
-    if (url) changes.url = url;
+  if (body.url !== undefined) changes.url = body.url;
+  if (body.events !== undefined) changes.events = [...new Set(body.events)];
+  if (body.secret !== undefined) changes.secret = await encryptSecret(body.secret, webhook.id);
+  if (body.status !== undefined && body.status !== webhook.status) {
+    changes.status = body.status;
+    // Re-enabled: the failing period starts again from the next failure.
+    if (body.status === 'active') Object.assign(changes, { failingSince: undefined, disabledAt: undefined });
+    else changes.disabledAt = new Date().toISOString();
   }
-  if ('events' in body) {
-    const events = await checkEvents(body.events, details);
-    if (events) changes.events = events;
-  }
-  if ('secret' in body) {
-    const secret = checkSecret(body.secret, details);
-    if (secret) changes.secret = await encryptSecret(secret, webhook.id);
-  }
-  if ('status' in body) {
-    if (body.status !== 'active' && body.status !== 'disabled') details.status = "must be 'active' or 'disabled'";
-    else if (body.status !== webhook.status) {
-      changes.status = body.status;
-      // Re-enabled: the failing period starts again from the next failure.
-      if (body.status === 'active') Object.assign(changes, { failingSince: undefined, disabledAt: undefined });
-      else changes.disabledAt = new Date().toISOString();
-    }
-  }
-  if (Object.keys(details).length) throw new ValidationError(details);
   changes.updatedAt = new Date().toISOString();
   const updated = await updateWebhook(auth.tenantId, id, changes);
   if (!updated) throw new NotFoundError('Webhook not found');

@@ -13,9 +13,12 @@ import { PROJECT_ROOT } from '../../infra/aws/functions.js';
 import { EntityRecordApiStack } from '../../infra/aws/stack.js';
 import type { Operations } from '../../shared/http/stack.js';
 import { buildOpenApiDocument, type OpenApiDocument } from '../../shared/openapi/document.js';
+import { authBodySchemas } from '../../shared/auth/body-schemas.js';
+import { generatedBodyValidators, VALIDATED_FAMILIES } from '../../shared/http/bodies/generate.js';
+import type { BodyValidators } from '../../shared/http/validate-body.js';
 import { SYSTEM_OPERATIONS } from '../../shared/openapi/system.js';
 import { loadDefinitions } from '../../shared/registry/index.js';
-import { families, matchPath, routeKey, routes, type Family } from '../../shared/routes.js';
+import { coreRoutes, families, matchPath, routeKey, routes, type Family } from '../../shared/routes.js';
 
 type Resources = Record<string, { Type: string; Properties?: any }>;
 
@@ -104,5 +107,31 @@ describe('the route declarations', () => {
     const route = routes.find((r) => r.method === 'POST' && r.path === '/api/v1/auth/login')!;
 
     expect(login.requestBody.content['application/json'].schema).toEqual(route.body);
+  });
+
+  it('validate each declared body with the declared schema: its family\'s precompiled validator, or the auth validators of the same schema', async () => {
+    const unchecked: string[] = [];
+    const differing: string[] = [];
+    for (const route of coreRoutes.filter((r) => r.body && !('$ref' in r.body))) {
+      const key = routeKey(route.method, route.path);
+      if (route.family === 'auth') {
+        if (!Object.values(authBodySchemas).includes(route.body as never)) differing.push(key);
+      } else if ((VALIDATED_FAMILIES as readonly Family[]).includes(route.family)) {
+        const { precompiled } = (await import(`../../shared/http/bodies/${route.family}.generated.ts`)) as { precompiled: BodyValidators };
+        if (precompiled[key]?.schema !== JSON.stringify(route.body)) differing.push(key);
+      } else {
+        unchecked.push(key);
+      }
+    }
+
+    expect(unchecked).toEqual([]);
+    expect(differing).toEqual([]);
+  });
+
+  it('keep the precompiled body validators (shared/http/bodies/) current with the declarations: npm run schemas', () => {
+    for (const family of VALIDATED_FAMILIES) {
+      const file = readFileSync(path.join(PROJECT_ROOT, `shared/http/bodies/${family}.generated.ts`), 'utf8');
+      expect(file === generatedBodyValidators(family), `shared/http/bodies/${family}.generated.ts is out of date: run npm run schemas`).toBe(true);
+    }
   });
 });

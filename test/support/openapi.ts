@@ -49,6 +49,11 @@ export class ResponseValidator {
       .sort((a, b) => a.params - b.params);
   }
 
+  /** The validator of one component schema of the document. */
+  component(name: string): ValidateFunction {
+    return this.ajv.compile({ $ref: `${COMPONENTS_ID}#/$defs/${name}` });
+  }
+
   /** The document's path template of a concrete path: the one with the fewest parameters. */
   templateOf(path: string): string | undefined {
     const pathname = path.split('?')[0];

@@ -1942,12 +1942,20 @@ export interface components {
             userAgent?: string;
             /** Format: date-time */
             timestamp: string;
+            /** @description Who acted (`by`) and, for an update, the `fields` changed. */
+            details?: {
+                [key: string]: unknown;
+            };
         };
         BatchRequest: {
             requests: {
+                /** @description Unique within the batch. */
                 id: string;
-                /** @enum {string} */
-                method: "GET" | "POST" | "PATCH" | "DELETE";
+                /**
+                 * @description Also accepted in lower case.
+                 * @enum {string}
+                 */
+                method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
                 /** @description Relative to /api/v1, e.g. /tasks/tsk_1. */
                 path: string;
                 body?: {
@@ -2076,10 +2084,23 @@ export interface components {
             id: string;
             url: string;
             events: string[];
+            /**
+             * @description `disabled`: by PATCH, or after deliveries failed for too long; PATCH `active` re-enables it.
+             * @enum {string}
+             */
+            status: "active" | "disabled";
             /** Format: date-time */
             createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /**
+             * Format: date-time
+             * @description When it was disabled (while it is).
+             */
+            disabledAt?: string;
         };
         UploadResult: {
+            id: string;
             url: string;
             filename: string;
             size: number;
@@ -4194,7 +4215,10 @@ export interface operations {
                     name: string;
                     /** @description read, write, delete (that action on every entity). */
                     scopes: string[];
-                    /** Format: date-time */
+                    /**
+                     * @description An ISO 8601 date-time (or date) in the future; null: never expires.
+                     * @example 2030-01-31T00:00:00Z
+                     */
                     expiresAt?: string | null;
                     /**
                      * @description `test` gives an sk_test_ key.
@@ -4335,7 +4359,10 @@ export interface operations {
                     name: string;
                     /** @description `<entity>:read|write|delete`, `<entity>:*`, or `*` (admins only). */
                     scopes: string[];
-                    /** Format: date-time */
+                    /**
+                     * @description An ISO 8601 date-time (or date) in the future; null: never expires.
+                     * @example 2030-01-31T00:00:00Z
+                     */
                     expiresAt?: string | null;
                     /**
                      * @description `test` gives an sk_test_ key.
@@ -4472,10 +4499,14 @@ export interface operations {
                  */
                 "application/json": {
                     name?: string;
+                    /** @description `<entity>:read|write|delete`, `<entity>:*`, or `*` (admins only). */
                     scopes?: string[];
                     /** @enum {string} */
                     status?: "active" | "inactive";
-                    /** Format: date-time */
+                    /**
+                     * @description An ISO 8601 date-time (or date) in the future; null: never expires.
+                     * @example 2030-01-31T00:00:00Z
+                     */
                     expiresAt?: string | null;
                 };
             };
@@ -5609,6 +5640,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The key /api/v1/upload/presign returned. */
                     key: string;
                 };
             };
@@ -6154,8 +6186,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** Format: uri */
+                    /** @description An https:// URL that resolves to a public address. */
                     url: string;
+                    /** @description Event names such as task.created. */
                     events: string[];
                     secret: string;
                 };
@@ -6328,7 +6361,18 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["GenericObject"];
+                "application/json": {
+                    /** @description An https:// URL that resolves to a public address. */
+                    url?: string;
+                    /** @description Event names such as task.created. */
+                    events?: string[];
+                    secret?: string;
+                    /**
+                     * @description `active` re-enables a disabled webhook.
+                     * @enum {string}
+                     */
+                    status?: "active" | "disabled";
+                };
             };
         };
         responses: {

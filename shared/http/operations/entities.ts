@@ -1,7 +1,7 @@
 /**
  * The entities family's operations, keyed by route: resolve the slug (custom override first,
  * then the registry; an unregistered slug → 404 ENTITY_NOT_FOUND, a core word → 404 NOT_FOUND),
- * parse the request, run the service (shared/entities/), and build the reply and its headers
+ * parse the request once (its query string into a typed list or read query), run the service (shared/entities/), and build the reply and its headers
  * (ETag, Location, Link, X-Total-Count). Also the two callbacks the middleware stack asks before
  * the operation: which anonymous requests are public reads, and when the route's
  * `{entity}:action` scope applies.
@@ -10,12 +10,15 @@ import { routeKey, type RouteRateLimit } from '../../core-routes.js';
 import {
   bulkDelete,
   bulkUpdate,
+  childEntity,
   createChild,
   createRecordWithEtag,
   deleteRecord,
   listChildren,
   listRecords,
   type ListResult,
+  parseListQueryString,
+  parseReadQueryString,
   preconditionsOf,
   readRecord,
   type RecordWithEtag,
@@ -156,7 +159,8 @@ function replaceMetadata(req: ApiRequest): boolean {
 
 export const entityOperations: Record<string, Operation> = {
   [routeKey('GET', API_INDEX_PATH)]: async (req) => apiIndex(req),
-  [routeKey('GET', ENTITY_PATHS.collection)]: (req) => resolve(req, 'list', async (e) => listReply(req, await listRecords(e, req.auth, req.query))),
+  // The query string is parsed here, once, against the entity it lists; the service takes the result.
+  [routeKey('GET', ENTITY_PATHS.collection)]: (req) => resolve(req, 'list', async (e) => listReply(req, await listRecords(e, req.auth, parseListQueryString(e, req.query)))),
   [routeKey('POST', ENTITY_PATHS.collection)]: (req) =>
     resolve(req, 'create', async (e) => withLocation(req, e.slug, recordReply(await createRecordWithEtag(e, req.auth, req.body ?? {}), 201))),
   [routeKey('OPTIONS', ENTITY_PATHS.collection)]: (req) => resolve(req, 'options', (e) => ({ data: describeEntity(e, req.auth) })),
@@ -166,7 +170,7 @@ export const entityOperations: Record<string, Operation> = {
     data: await bulkUpdate(bulkEntity(req), req.auth, req.body, { replaceMetadata: replaceMetadata(req) }),
   }),
   [routeKey('DELETE', ENTITY_PATHS.collection)]: async (req) => ({ status: 200, data: await bulkDelete(bulkEntity(req), req.auth, req.body) }),
-  [routeKey('GET', ENTITY_PATHS.record)]: (req) => resolve(req, 'read', async (e) => recordReply(await readRecord(e, req.params.id, req.auth, req.query))),
+  [routeKey('GET', ENTITY_PATHS.record)]: (req) => resolve(req, 'read', async (e) => recordReply(await readRecord(e, req.params.id, req.auth, parseReadQueryString(e, req.query)))),
   [routeKey('PATCH', ENTITY_PATHS.record)]: (req) =>
     resolve(req, 'update', async (e) =>
       recordReply(await updateRecordWithEtag(e, req.params.id, req.auth, req.body ?? {}, { replaceMetadata: replaceMetadata(req), preconditions: preconditionsOf(req.headers) })),
@@ -177,7 +181,10 @@ export const entityOperations: Record<string, Operation> = {
       return deleted ? recordReply(deleted) : { message: `${e.name} ${req.params.id} deleted` };
     }),
   [routeKey('GET', ENTITY_PATHS.child)]: (req) =>
-    resolve(req, 'listChild', async (e) => listReply(req, await listChildren(e, req.params.id, req.params.child, req.auth, req.query))),
+    resolve(req, 'listChild', async (e) => {
+      const query = parseListQueryString(childEntity(e, req.params.child), req.query);
+      return listReply(req, await listChildren(e, req.params.id, req.params.child, req.auth, query));
+    }),
   [routeKey('POST', ENTITY_PATHS.child)]: (req) =>
     resolve(req, 'createChild', async (e) => ({ status: 201, data: await createChild(e, req.params.id, req.params.child, req.auth, req.body ?? {}) })),
 };
