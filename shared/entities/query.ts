@@ -8,7 +8,7 @@
  */
 import { BadRequestError } from '../errors.js';
 import { list, parseFields, parseListQuery, refuseUnknownParameters, type QuerySpec } from '../query/index.js';
-import type { LoadedEntity } from '../registry/types.js';
+import type { LoadedEntity } from '../registry/index.js';
 import { parseMetadataOptions, type MetadataOptions } from './metadata.js';
 import { parseIncludes, type Include } from './relations.js';
 

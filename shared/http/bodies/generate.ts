@@ -7,7 +7,7 @@
  */
 import { coreRoutes, routeKey, type Family, type Route } from '../../core-routes.js';
 import { standaloneModule } from '../../registry/schema-compiler.js';
-import type { Schema } from '../../registry/schemas.js';
+import type { Schema } from '../../registry/index.js';
 
 /** The families whose declared bodies the middleware stack validates (shared/http/validate-body.ts). */
 export const VALIDATED_FAMILIES = ['keys', 'webhooks', 'upload'] as const satisfies readonly Family[];
