@@ -19,8 +19,8 @@
  *   flight at that moment: what the API's callers meet) is held against the 90th percentile of
  *   those made without it. Above
  *   `tolerance` times, the pace slows down (halves the active window; at one unit, waits between
- *   units, from 10 ms doubling up to 2 s); within it, it speeds up again (the wait halves away,
- *   then the window grows by one). The active window starts at 1 and is kept between activity
+ *   units, from 10 ms doubling up to 1 s); within it, or with too few calls to judge, it speeds up
+ *   again (the wait halves away, then the window grows by half). The active window starts at 1 and is kept between activity
  *   spells, so a request arriving after a quiet spell meets the pace the API tolerated last.
  * Where nothing else is served (the deploy-time job on AWS, `npm run migrate -- --wait`) the
  * window grows to `max` and stays there.
@@ -38,7 +38,7 @@ export interface PaceOptions {
   probeEveryMs?: number;
   /** How long a probe holds the migration's units once none is in flight (ms). */
   probeMs?: number;
-  /** The longest wait between units (ms; default 2 s). */
+  /** The longest wait between units (ms; default 1 s). */
   gapMaxMs?: number;
   /** The API's activity (tests pass their own). */
   activity?: () => Readonly<ForegroundActivity>;
@@ -53,7 +53,7 @@ const PROBE_EVERY_MS = 3_000;
 const PROBE_MS = 300;
 /** The wait between units, once the window is down to one: first, and at most (ms). */
 const GAP_FIRST_MS = 10;
-const GAP_MAX_MS = 2_000;
+const GAP_MAX_MS = 1_000;
 /** Samples kept per kind of call: without the migration (across probes), beside it (since the last probe). */
 const IDLE_SAMPLES = 64;
 const BUSY_SAMPLES = 512;
@@ -164,13 +164,16 @@ export class Pace {
       // Judged: the next judgement hears the pace it sets. A kind with too few samples keeps them.
       this.busy.delete(operation);
     }
-    if (ratio === undefined) return;
-    this.lastRatio = ratio;
-    if (ratio > this.tolerance) {
+    if (ratio !== undefined) this.lastRatio = ratio;
+    if (ratio !== undefined && ratio > this.tolerance) {
       if (this.activeWindow > 1) this.activeWindow = Math.max(1, Math.floor(this.activeWindow / 2));
       else this.gapMs = Math.min(this.gapMaxMs, this.gapMs ? this.gapMs * 2 : GAP_FIRST_MS);
-    } else if (this.gapMs > 0) this.gapMs = this.gapMs / 2 < GAP_FIRST_MS ? 0 : this.gapMs / 2;
-    else this.activeWindow = Math.min(this.max, this.activeWindow + 1);
+      return;
+    }
+    // Within the tolerance, or too few of the API's calls to judge (light traffic meets little
+    // queue): faster, the wait halving away first, then half as many units more in flight.
+    if (this.gapMs > 0) this.gapMs = this.gapMs / 2 < GAP_FIRST_MS ? 0 : this.gapMs / 2;
+    else this.activeWindow = Math.min(this.max, this.activeWindow + Math.max(1, Math.floor(this.activeWindow / 2)));
   }
 
   /** How long the next unit must wait before it may start (0: now), as far as probes and gaps go. */

@@ -98,12 +98,17 @@ describe('Pace', () => {
     // The API's calls take 3 ms without the migration and 3 ms more per unit in flight.
     const api = fakeApi((running) => 3 + 3 * running);
     const pace = new Pace({ max: 16, probeEveryMs: 30, probeMs: 20, gapMaxMs: 40, activity: active, calls: api.calls });
+    const seen: { active: number; gapMs: number; ratio?: number }[] = [];
+    const watch = setInterval(() => seen.push(pace.windows), 5);
 
-    await runBeside(pace, api, 1_500);
+    const most = await runBeside(pace, api, 1_500);
+    clearInterval(watch);
 
-    expect(pace.windows.active).toBe(1);
-    expect(pace.windows.gapMs).toBeGreaterThan(0);
-    expect(pace.windows.ratio).toBeGreaterThan(1.5);
+    // It never widens far (each widening is judged too slow at the next probe), and it waits
+    // between units at times: the pace oscillates around what the tolerance allows.
+    expect(most).toBeLessThanOrEqual(4);
+    expect(seen.some((w) => w.gapMs > 0)).toBe(true);
+    expect(seen.some((w) => w.ratio !== undefined && w.ratio > 1.5)).toBe(true);
     pace.close();
   });
 
