@@ -139,6 +139,7 @@ export async function startLocalWebhooks(dataDir: string | undefined): Promise<L
     // The event source mapping's filter on AWS (infra/aws/webhooks.ts): inserts only.
     filter: (record) => record.eventName === 'INSERT',
     region,
+    batchSize: 1000,
   });
   poller.start();
 

@@ -15,6 +15,11 @@ export interface DeliveryMessage {
   tenantId: string;
   webhookId: string;
   deliveryId: string;
+  /**
+   * The delivery itself, not yet logged: the fan-out sends it in the message (fanout.ts) and its
+   * first attempt logs it. Absent when the delivery is logged already (a large payload, a replay).
+   */
+  delivery?: StoredDelivery;
 }
 
 export type QueueOutcome =
@@ -37,11 +42,30 @@ export function maxAttempts(schedule: readonly number[] = config().webhooks.retr
   return schedule.length + 1;
 }
 
+/** A delivery carried in a message: its own ids, pending and never attempted. */
+function carriesDelivery(value: unknown, message: DeliveryMessage): value is StoredDelivery {
+  const d = value as Partial<StoredDelivery> | undefined;
+  return (
+    !!d &&
+    typeof d === 'object' &&
+    d.id === message.deliveryId &&
+    d.webhookId === message.webhookId &&
+    d.tenantId === message.tenantId &&
+    typeof d.eventId === 'string' &&
+    typeof d.eventType === 'string' &&
+    typeof d.payload === 'string' &&
+    d.status === 'pending' &&
+    d.attempts === 0
+  );
+}
+
 export function parseMessage(body: string): DeliveryMessage | undefined {
   try {
     const m = JSON.parse(body) as Partial<DeliveryMessage>;
     if (typeof m.tenantId === 'string' && typeof m.webhookId === 'string' && typeof m.deliveryId === 'string') {
-      return { tenantId: m.tenantId, webhookId: m.webhookId, deliveryId: m.deliveryId };
+      const message: DeliveryMessage = { tenantId: m.tenantId, webhookId: m.webhookId, deliveryId: m.deliveryId };
+      if (carriesDelivery(m.delivery, message)) message.delivery = m.delivery;
+      return message;
     }
   } catch {
     // falls through: a message that is not ours is dropped
@@ -80,10 +104,15 @@ export interface Loaded {
  * webhook gets no further attempts.
  */
 export async function deliverFromQueue(message: DeliveryMessage, receiveCount: number, loaded?: Loaded): Promise<QueueOutcome> {
-  const { webhook, delivery } = loaded ?? (await load(message));
+  const { webhook, delivery: logged } = loaded ?? (await load(message));
+  // Not logged yet: the message carries it, and this attempt logs it (create: the delivery).
+  const delivery = logged ?? message.delivery;
+  const create = logged ? undefined : delivery;
   if (!delivery || delivery.status !== 'pending') return { kind: 'done' };
   const now = new Date();
   if (!webhook || webhook.status !== 'active') {
+    // A delivery of a deleted or disabled webhook that was never logged leaves no entry behind.
+    if (!logged) return { kind: 'done' };
     await recordAttempt(message.webhookId, message.deliveryId, {
       status: 'failed',
       responseCode: null,
@@ -96,7 +125,7 @@ export async function deliverFromQueue(message: DeliveryMessage, receiveCount: n
   }
   const result = await attempt(webhook, delivery);
   if (result.ok) {
-    await recordAttempt(webhook.id, delivery.id, { ...outcome(result), status: 'succeeded', lastAttemptAt: now.toISOString(), nextAttemptAt: null });
+    await recordAttempt(webhook.id, delivery.id, { ...outcome(result), status: 'succeeded', lastAttemptAt: now.toISOString(), nextAttemptAt: null }, create);
     await webhookSucceeded(webhook);
     return { kind: 'done' };
   }
@@ -107,12 +136,12 @@ export async function deliverFromQueue(message: DeliveryMessage, receiveCount: n
   const exhausted = attemptNumber >= maxAttempts() || receiveCount >= maxAttempts();
   const wait = exhausted ? undefined : backoffSeconds(attemptNumber);
   if (wait === undefined) {
-    await recordAttempt(webhook.id, delivery.id, { ...outcome(result), status: 'failed', lastAttemptAt: now.toISOString(), nextAttemptAt: null });
+    await recordAttempt(webhook.id, delivery.id, { ...outcome(result), status: 'failed', lastAttemptAt: now.toISOString(), nextAttemptAt: null }, create);
     await webhookFailed(webhook, now);
     return { kind: 'dead-letter' };
   }
   const next = new Date(now.getTime() + wait * 1000).toISOString();
-  await recordAttempt(webhook.id, delivery.id, { ...outcome(result), status: 'pending', lastAttemptAt: now.toISOString(), nextAttemptAt: next });
+  await recordAttempt(webhook.id, delivery.id, { ...outcome(result), status: 'pending', lastAttemptAt: now.toISOString(), nextAttemptAt: next }, create);
   await webhookFailed(webhook, now);
   return { kind: 'retry', afterSeconds: wait };
 }

@@ -1,10 +1,15 @@
 /**
- * Fan-out: for each change event, one delivery per subscribed webhook — its log entry first
- * (pending), then a queue message naming it. A stream batch is fanned out together: the log
- * entries of all its events are read and written in batches (one engine request per 100 reads,
- * per 25 writes), since a busy engine makes every single request wait its turn. A stream record
- * fanned out twice (a retried batch) finds its deliveries already logged and sends their messages
- * again: at least once, and the delivery function skips a delivery that already succeeded.
+ * Fan-out: for each change event, one delivery per subscribed webhook, as a queue message.
+ *
+ * The message carries the delivery itself, and its first attempt logs it (delivery.ts): the
+ * fan-out makes no database write, so a busy engine, where every request waits its turn, does not
+ * hold the change events back. A stream record fanned out twice (a retried batch) sends its
+ * messages again: at least once, and the delivery function skips a delivery already logged as
+ * succeeded or failed.
+ *
+ * A delivery too large to travel in a message (over 24 KB) is logged first (pending), and
+ * its message names it; those of a stream batch are read and written together (one engine request
+ * per 100 reads, per 25 writes), and one already logged is not written again.
  */
 import { config } from '../config.js';
 import { logger } from '../logger.js';
@@ -16,6 +21,8 @@ import { createDeliveries, loggedDeliveries, pendingDelivery, type StoredDeliver
 import { subscribers, tenantWebhooks } from './subscriptions.js';
 
 const SQS_BATCH = 10;
+/** A message up to this size carries its delivery: SQS takes 256 KB per batch, so 10 messages of at most 24 KB. */
+const INLINE_MAX_BYTES = 24_000;
 
 type EntityOf = (slug: string) => LoadedEntity | undefined;
 
@@ -66,18 +73,20 @@ export async function fanOutEvents(events: readonly ChangeEvent[], entityOf: Ent
       fail(mine.map(({ i }) => i), 'subscriptions unreadable', error);
     }
   });
-  const deliveries = planned.filter((p) => ok[p.event]);
+  const deliveries = planned.filter((p) => ok[p.event]).map((p) => ({ ...p, body: messageBody(p.delivery) }));
   if (!deliveries.length) return ok;
 
-  // The log entries: those already logged (a retried batch) are not written again.
-  let logged: Set<string>;
-  try {
-    logged = await loggedDeliveries(deliveries.map((p) => p.delivery));
-  } catch (error) {
-    fail(new Set(deliveries.map((p) => p.event)), 'delivery log unreadable', error);
-    return ok;
+  // Large deliveries are logged first: those already logged (a retried batch) are not written again.
+  const large = deliveries.filter((p) => !p.body.inline);
+  let logged = new Set<string>();
+  if (large.length) {
+    try {
+      logged = await loggedDeliveries(large.map((p) => p.delivery));
+    } catch (error) {
+      fail(new Set(large.map((p) => p.event)), 'delivery log unreadable', error);
+    }
   }
-  const fresh = deliveries.filter((p) => !logged.has(`${p.delivery.webhookId}|${p.delivery.id}`));
+  const fresh = large.filter((p) => ok[p.event] && !logged.has(`${p.delivery.webhookId}|${p.delivery.id}`));
   await inParallel(chunks(fresh, 25), concurrency, async (chunk) => {
     try {
       await createDeliveries(chunk.map((p) => p.delivery));
@@ -86,13 +95,10 @@ export async function fanOutEvents(events: readonly ChangeEvent[], entityOf: Ent
     }
   });
 
-  // The queue messages of every event whose log entries are all written.
+  // The queue messages of every event whose large deliveries are all logged.
   const outgoing = deliveries.filter((p) => ok[p.event]);
   await inParallel(chunks(outgoing, SQS_BATCH), concurrency, async (chunk) => {
-    const messages: OutgoingMessage[] = chunk.map((p, i) => {
-      const message: DeliveryMessage = { tenantId: p.delivery.tenantId, webhookId: p.delivery.webhookId, deliveryId: p.delivery.id };
-      return { id: String(i), body: JSON.stringify(message) };
-    });
+    const messages: OutgoingMessage[] = chunk.map((p, i) => ({ id: String(i), body: p.body.text }));
     try {
       const failed = new Set(await queue.sendBatch(messages));
       if (failed.size) fail(new Set(chunk.filter((_, i) => failed.has(String(i))).map((p) => p.event)), `${failed.size} of ${messages.length} delivery messages refused by the queue`);
@@ -100,6 +106,13 @@ export async function fanOutEvents(events: readonly ChangeEvent[], entityOf: Ent
       fail(new Set(chunk.map((p) => p.event)), 'delivery messages not sent', error);
     }
   });
-  logger.debug('webhook deliveries queued', { events: events.length, deliveries: deliveries.length, alreadyLogged: logged.size });
+  logger.debug('webhook deliveries queued', { events: events.length, deliveries: deliveries.length, logged: large.length });
   return ok;
+}
+
+/** A delivery's queue message: the delivery inside it, or (too large) only its ids. */
+function messageBody(delivery: StoredDelivery): { text: string; inline: boolean } {
+  const ids: DeliveryMessage = { tenantId: delivery.tenantId, webhookId: delivery.webhookId, deliveryId: delivery.id };
+  const inline = JSON.stringify({ ...ids, delivery });
+  return Buffer.byteLength(inline) <= INLINE_MAX_BYTES ? { text: inline, inline: true } : { text: JSON.stringify(ids), inline: false };
 }

@@ -167,6 +167,11 @@ export async function redriveDeadLetters(options: { source: MessageSource; queue
         continue;
       }
       let delivery = await getDelivery(parsed.webhookId, parsed.deliveryId);
+      // Never attempted, so never logged: the message carries it; logged now, it is handled as any other.
+      if (!delivery && parsed.delivery) {
+        await createDelivery(parsed.delivery);
+        delivery = await getDelivery(parsed.webhookId, parsed.deliveryId);
+      }
       if (!delivery) {
         report.dropped++;
         await options.source.delete(message.receiptHandle);
@@ -196,7 +201,8 @@ export async function redriveDeadLetters(options: { source: MessageSource; queue
         continue;
       }
       if (await reopenDelivery(delivery.webhookId, delivery.id)) {
-        await sendAll(options.queue, [parsed]);
+        // Logged now: the message names it.
+        await sendAll(options.queue, [{ tenantId: parsed.tenantId, webhookId: parsed.webhookId, deliveryId: parsed.deliveryId }]);
         report.replayed++;
       }
       await options.source.delete(message.receiptHandle);

@@ -315,27 +315,43 @@ export interface AttemptRecord {
   nextAttemptAt: string | null;
 }
 
-/** Records one attempt: attempts + 1 and its outcome. */
-export async function recordAttempt(webhookId: string, id: string, attempt: AttemptRecord): Promise<StoredDelivery | undefined> {
+/**
+ * Records one attempt: attempts + 1 and its outcome. With `create` (a delivery not logged yet,
+ * carried in its queue message), the entry is written if it is missing; otherwise an entry gone
+ * meanwhile (expired, its webhook deleted) is left gone.
+ */
+export async function recordAttempt(webhookId: string, id: string, attempt: AttemptRecord, create?: StoredDelivery): Promise<StoredDelivery | undefined> {
+  const outcome = 'SET #status = :status, responseCode = :code, responseTimeMs = :time, #error = :error, responseBody = :body, lastAttemptAt = :last, nextAttemptAt = :next';
+  const values: Record<string, unknown> = {
+    ':status': attempt.status,
+    ':code': attempt.responseCode,
+    ':time': attempt.responseTimeMs,
+    ':error': attempt.error,
+    ':body': attempt.responseBody ?? null,
+    ':last': attempt.lastAttemptAt,
+    ':next': attempt.nextAttemptAt,
+    ':one': 1,
+  };
+  const names: Record<string, string> = { '#status': 'status', '#error': 'error' };
+  let created = '';
+  if (create) {
+    // The fields the fan-out would have logged, each kept if another attempt logged it first.
+    const fields = { kind: 'delivery', id: create.id, webhookId: create.webhookId, tenantId: create.tenantId, eventId: create.eventId, eventType: create.eventType, payload: create.payload, createdAt: create.createdAt, expiresAt: create.expiresAt };
+    Object.entries(fields).forEach(([field, value], i) => {
+      names[`#c${i}`] = field;
+      values[`:c${i}`] = value;
+      created += `, #c${i} = if_not_exists(#c${i}, :c${i})`;
+    });
+  }
   try {
     const { Attributes } = await send(
       new UpdateCommand({
         TableName: table(),
         Key: deliveryKey(webhookId, id),
-        UpdateExpression:
-          'SET #status = :status, responseCode = :code, responseTimeMs = :time, #error = :error, responseBody = :body, lastAttemptAt = :last, nextAttemptAt = :next ADD attempts :one',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-        ExpressionAttributeValues: {
-          ':status': attempt.status,
-          ':code': attempt.responseCode,
-          ':time': attempt.responseTimeMs,
-          ':error': attempt.error,
-          ':body': attempt.responseBody ?? null,
-          ':last': attempt.lastAttemptAt,
-          ':next': attempt.nextAttemptAt,
-          ':one': 1,
-        },
+        UpdateExpression: `${outcome}${created} ADD attempts :one`,
+        ...(create ? {} : { ConditionExpression: 'attribute_exists(pk)' }),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
         ReturnValues: 'ALL_NEW',
       }),
     );

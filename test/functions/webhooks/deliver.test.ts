@@ -162,6 +162,36 @@ describe('delivery handler', () => {
     expect(post).toHaveBeenCalledTimes(2);
   });
 
+  it('delivers a delivery its message carries and logs it with the attempt (the fan-out logged nothing)', async () => {
+    post.mockResolvedValue({ ok: true, responseCode: 200, responseTimeMs: 5 });
+    const carried = { ...delivery('dlv_new'), status: 'pending', attempts: 0, createdAt: '2026-01-01T00:00:00.000Z', expiresAt: 1 };
+    ddb.on(GetCommand, { Key: { pk: 'WEBHOOK#whk_1', sk: 'DELIVERY#dlv_new' } }).resolves({});
+    const message = { ...record('m1', 'dlv_new'), body: JSON.stringify({ tenantId: 'ten_1', webhookId: 'whk_1', deliveryId: 'dlv_new', delivery: carried }) };
+
+    const result = await handler({ Records: [message] });
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect(post).toHaveBeenCalledTimes(1);
+    const update = ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input).find((i) => i.Key?.sk === 'DELIVERY#dlv_new')!;
+    // Written if missing, not conditional on the entry existing; the outcome and the event alike.
+    expect(update.ConditionExpression).toBeUndefined();
+    expect(update.UpdateExpression).toContain('if_not_exists');
+    expect(Object.values(update.ExpressionAttributeValues!)).toEqual(expect.arrayContaining(['succeeded', 'evt_dlv_new', 'task.created']));
+  });
+
+  it('leaves no log entry for a carried delivery whose webhook is gone', async () => {
+    const carried = { ...delivery('dlv_x'), webhookId: 'whk_gone', status: 'pending', attempts: 0 };
+    ddb.on(GetCommand, { Key: { pk: 'TENANT#ten_1', sk: 'WEBHOOK#whk_gone' } }).resolves({});
+    ddb.on(GetCommand, { Key: { pk: 'WEBHOOK#whk_gone', sk: 'DELIVERY#dlv_x' } }).resolves({});
+    const message = { ...record('m1', 'dlv_x', 1, 'whk_gone'), body: JSON.stringify({ tenantId: 'ten_1', webhookId: 'whk_gone', deliveryId: 'dlv_x', delivery: carried }) };
+
+    const result = await handler({ Records: [message] });
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect(post).not.toHaveBeenCalled();
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+  });
+
   it('drops a message that is not a delivery', async () => {
     const result = await handler({ Records: [{ ...record('m6', 'dlv_ok'), body: 'garbage' }] });
     expect(result.batchItemFailures).toEqual([]);

@@ -16,8 +16,10 @@ import { invalidateSubscriptions } from '../../../shared/webhooks/subscriptions.
 const ddb = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);
 
-function streamRecord(seq: string, type: string, eventName: 'INSERT' | 'REMOVE' = 'INSERT'): DynamoDBRecord {
-  const item = { pk: 'ten_f#tasks', sk: `2026-01-01T00:00:0${seq}.000Z#x`, id: `evt_${seq}`, type, entity: 'tasks', recordId: `tsk_${seq}`, tenantId: 'ten_f', ownerId: 'usr_1', data: { id: `tsk_${seq}` }, createdAt: `2026-01-01T00:00:0${seq}.000Z`, expiresAt: 1 };
+/** A change event's stream record; `large`: a record whose delivery is too large to travel in its message (over 24 KB). */
+function streamRecord(seq: string, type: string, eventName: 'INSERT' | 'REMOVE' = 'INSERT', large = false): DynamoDBRecord {
+  const data = { id: `tsk_${seq}`, ...(large ? { description: 'x'.repeat(30_000) } : {}) };
+  const item = { pk: 'ten_f#tasks', sk: `2026-01-01T00:00:0${seq}.000Z#x`, id: `evt_${seq}`, type, entity: 'tasks', recordId: `tsk_${seq}`, tenantId: 'ten_f', ownerId: 'usr_1', data, createdAt: `2026-01-01T00:00:0${seq}.000Z`, expiresAt: 1 };
   return { eventName, eventSource: 'aws:dynamodb', dynamodb: { SequenceNumber: seq, NewImage: marshall(item) as never } };
 }
 
@@ -61,29 +63,36 @@ function written(): { id: string; eventId: string; webhookId: string }[] {
 }
 
 describe('fan-out handler', () => {
-  it('sends one message per subscribed, active, permitted webhook', async () => {
+  it('sends one message per subscribed, active, permitted webhook, carrying its delivery, and writes nothing', async () => {
     sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
     const result = await handler({ Records: [streamRecord('1', 'task.created'), streamRecord('2', 'task.updated'), streamRecord('3', 'task.created', 'REMOVE')] });
     expect(result.batchItemFailures).toEqual([]);
-    const sent = sqs.commandCalls(SendMessageBatchCommand).map((c) => c.args[0].input.Entries!.map((e) => JSON.parse(e.MessageBody!).webhookId));
+    const sent = sqs.commandCalls(SendMessageBatchCommand).map((c) => c.args[0].input.Entries!.map((e) => JSON.parse(e.MessageBody!)));
     // One queue batch for the stream batch: record 1 to whk_a and whk_b, record 2 to whk_b.
-    expect(sent).toEqual([['whk_a', 'whk_b', 'whk_b']]);
-    expect(written()).toHaveLength(3);
-    // The log of the whole batch: one read, one write; the subscriptions were read once (cached).
-    expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(1);
-    expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(1);
+    expect(sent.map((batch) => batch.map((m) => m.webhookId))).toEqual([['whk_a', 'whk_b', 'whk_b']]);
+    expect(sent[0][0].delivery).toMatchObject({ id: sent[0][0].deliveryId, webhookId: 'whk_a', eventId: 'evt_1', eventType: 'task.created', status: 'pending', attempts: 0 });
+    expect(JSON.parse(sent[0][0].delivery.payload)).toMatchObject({ id: 'evt_1', type: 'task.created', data: { id: 'tsk_1' } });
+    // The delivery function logs them; the subscriptions were read once (cached).
+    expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(0);
+    expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(0);
     expect(ddb.commandCalls(QueryCommand)).toHaveLength(1);
   });
 
+  it('logs a delivery too large for its message first (pending), and the message names it', async () => {
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+
+    const result = await handler({ Records: [streamRecord('1', 'task.updated', 'INSERT', true)] });
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect(written()).toEqual([expect.objectContaining({ webhookId: 'whk_b', eventId: 'evt_1', status: 'pending', attempts: 0 })]);
+    const message = JSON.parse(sqs.commandCalls(SendMessageBatchCommand)[0].args[0].input.Entries![0].MessageBody!);
+    expect(message).toEqual({ tenantId: 'ten_f', webhookId: 'whk_b', deliveryId: written()[0].id });
+  });
+
   it('reports the first record whose messages the queue refused, so that it and every later one are retried', async () => {
-    // The queue refuses the messages of records 2 and 3 (their delivery log entries were written with their event ids).
-    const refusedDeliveries = new Set<string>();
-    ddb.on(BatchWriteCommand).callsFake((input: { RequestItems: Record<string, { PutRequest: { Item: { id: string; eventId: string } } }[]> }) => {
-      for (const { PutRequest } of Object.values(input.RequestItems).flat()) if (['evt_2', 'evt_3'].includes(PutRequest.Item.eventId)) refusedDeliveries.add(PutRequest.Item.id);
-      return {};
-    });
+    // The queue refuses the messages of records 2 and 3.
     sqs.on(SendMessageBatchCommand).callsFake((input: { Entries: { Id: string; MessageBody: string }[] }) => ({
-      Failed: input.Entries.filter((e) => refusedDeliveries.has(JSON.parse(e.MessageBody).deliveryId)).map((e) => ({ Id: e.Id, Code: 'InternalError', SenderFault: false })),
+      Failed: input.Entries.filter((e) => ['evt_2', 'evt_3'].includes(JSON.parse(e.MessageBody).delivery.eventId)).map((e) => ({ Id: e.Id, Code: 'InternalError', SenderFault: false })),
     }));
 
     const result = await handler({ Records: [streamRecord('1', 'task.created'), streamRecord('2', 'task.created'), streamRecord('3', 'task.created')] });
@@ -101,7 +110,7 @@ describe('fan-out handler', () => {
       .rejectsOnce(Object.assign(new Error('throttled'), { name: 'ProvisionedThroughputExceededException' }))
       .resolves({});
 
-    const result = await handler({ Records: [streamRecord('1', 'task.created')] });
+    const result = await handler({ Records: [streamRecord('1', 'task.created', 'INSERT', true)] });
 
     expect(result.batchItemFailures).toEqual([]);
     expect(sqs.commandCalls(SendMessageBatchCommand)[0].args[0].input.Entries).toHaveLength(2);
@@ -114,31 +123,31 @@ describe('fan-out handler', () => {
       .callsFakeOnce((input: { RequestItems: Record<string, unknown[]> }) => ({ UnprocessedItems: { [Object.keys(input.RequestItems)[0]]: Object.values(input.RequestItems)[0].slice(1) } }))
       .resolves({});
 
-    const result = await handler({ Records: [streamRecord('1', 'task.created')] });
+    const result = await handler({ Records: [streamRecord('1', 'task.created', 'INSERT', true)] });
 
     expect(result.batchItemFailures).toEqual([]);
     expect(written().map((d) => d.webhookId)).toEqual(['whk_a', 'whk_b', 'whk_b']);
   });
 
-  it('does not log again a delivery already logged (a retried batch), and queues its message again', async () => {
+  it('does not log again a large delivery already logged (a retried batch), and queues its message again', async () => {
     sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
     ddb.on(BatchGetCommand).callsFake((input: { RequestItems: Record<string, { Keys: { pk: string; sk: string }[] }> }) => {
       const [table, { Keys }] = Object.entries(input.RequestItems)[0];
       return { Responses: { [table]: Keys.filter((k) => k.pk === 'WEBHOOK#whk_a') } };
     });
 
-    const result = await handler({ Records: [streamRecord('1', 'task.created')] });
+    const result = await handler({ Records: [streamRecord('1', 'task.created', 'INSERT', true)] });
 
     expect(result.batchItemFailures).toEqual([]);
     expect(written().map((d) => d.webhookId)).toEqual(['whk_b']);
     expect(sqs.commandCalls(SendMessageBatchCommand)[0].args[0].input.Entries).toHaveLength(2);
   });
 
-  it('reports the first record whose delivery log could not be written, and queues nothing for it', async () => {
+  it('reports the first record whose large delivery could not be logged, and queues nothing for it', async () => {
     sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
     ddb.on(BatchWriteCommand).rejects(new Error('the engine is down'));
 
-    const result = await handler({ Records: [streamRecord('1', 'task.updated'), streamRecord('2', 'task.created')] });
+    const result = await handler({ Records: [streamRecord('1', 'task.updated', 'INSERT', true), streamRecord('2', 'task.created', 'INSERT', true)] });
 
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: '1' }]);
     // Nothing is queued for an event whose log entries are not all written.
