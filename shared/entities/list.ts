@@ -47,7 +47,6 @@ import {
   type ListPlan,
   matchesAll,
   matchesSearch,
-  parsePagination,
   planQuery,
   type Position,
   positionOf,
@@ -60,12 +59,6 @@ import type { LoadedEntity } from '../registry/index.js';
 import { ensureLayouts } from '../migrations/index.js';
 
 export { DEFAULT_LIMIT, MAX_LIMIT } from '../query/index.js';
-
-/** Pagination parameters only (child collections of manyToMany, early answers). */
-export function parseListParams(query: Record<string, string>): { page: number; limit: number } {
-  const { page, limit } = parsePagination(query);
-  return { page, limit };
-}
 
 export function planList(entity: LoadedEntity, viewer: Viewer, spec: QuerySpec, parent?: { field: string; value: unknown }): ListPlan {
   return planQuery(entity, viewer, spec, parent);

@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { parsePagination } from '../../../shared/query/params.js';
 import { BadRequestError } from '../../../shared/errors.js';
-import { paginationOf, parseListParams } from '../../../shared/entities/list.js';
+import { paginationOf } from '../../../shared/entities/list.js';
 
-describe('parseListParams', () => {
+describe('parsePagination', () => {
   it('defaults to page 1 of 20', () => {
-    expect(parseListParams({})).toEqual({ page: 1, limit: 20 });
+    expect(parsePagination({})).toEqual({ page: 1, limit: 20 });
   });
 
   it('caps limit at 100 instead of refusing it', () => {
-    expect(parseListParams({ page: '3', limit: '500' })).toEqual({ page: 3, limit: 100 });
+    expect(parsePagination({ page: '3', limit: '500' })).toEqual({ page: 3, limit: 100 });
   });
 
   it.each(['0', '-1', '1.5', 'abc', '1e3', ' '])('refuses page and limit %j with 400 INVALID_REQUEST naming both', (value) => {
     try {
-      parseListParams({ page: value, limit: value });
+      parsePagination({ page: value, limit: value });
       throw new Error('expected a 400');
     } catch (error) {
       if (value === ' ') return; // blank is the same as absent
