@@ -32,7 +32,7 @@ export interface PaceOptions {
   max: number;
   /** The API counts as active this long after its last request ended (ms). */
   quietMs?: number;
-  /** While the API is active, its calls may take this many times (90th percentile) what they take without the migration. */
+  /** While the API is active, its calls may take this many times (90th percentile) what they take without the migration; Infinity: the migration does not yield. */
   tolerance?: number;
   /** How often, while the API is active, the pace measures the API without the migration (ms). */
   probeEveryMs?: number;
@@ -111,8 +111,9 @@ export class Pace {
     this.stopListening();
   }
 
-  /** The API is serving a request, or served one less than quietMs ago. */
+  /** The API is serving a request, or served one less than quietMs ago (never, for a pace that does not yield). */
   apiActive(): boolean {
+    if (this.tolerance === Infinity) return false;
     const { inFlight, lastEndedAt } = this.activity();
     return inFlight > 0 || (lastEndedAt > 0 && performance.now() - lastEndedAt < this.quietMs);
   }

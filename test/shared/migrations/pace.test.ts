@@ -95,13 +95,13 @@ describe('Pace', () => {
   });
 
   it("while the API is active, narrows to one unit and then waits between units while the API's calls are slower beside them", async () => {
-    // The API's calls take 3 ms without the migration and 3 ms more per unit in flight.
-    const api = fakeApi((running) => 3 + 3 * running);
-    const pace = new Pace({ max: 16, probeEveryMs: 30, probeMs: 20, gapMaxMs: 40, activity: active, calls: api.calls });
+    // The API's calls take 8 ms without the migration and 8 ms more per unit in flight.
+    const api = fakeApi((running) => 8 + 8 * running);
+    const pace = new Pace({ max: 16, probeEveryMs: 150, probeMs: 60, gapMaxMs: 40, activity: active, calls: api.calls });
     const seen: { active: number; gapMs: number; ratio?: number }[] = [];
     const watch = setInterval(() => seen.push(pace.windows), 5);
 
-    const most = await runBeside(pace, api, 1_500);
+    const most = await runBeside(pace, api, 3_000, 4);
     clearInterval(watch);
 
     // It never widens far (each widening is judged too slow at the next probe), and it waits
@@ -126,6 +126,13 @@ describe('Pace', () => {
     expect(gaps.filter((g) => g >= 20).length).toBeGreaterThanOrEqual(4);
     expect(pace.windows.ratio).toBeDefined();
     pace.close();
+  });
+
+  it('does not yield with an infinite tolerance: the API counts as quiet', () => {
+    const pace = new Pace({ max: 8, tolerance: Infinity, activity: active, calls: noCalls });
+
+    expect(pace.apiActive()).toBe(false);
+    expect(pace.allowed()).toBe(1);
   });
 
   it('counts the API active for quietMs after its last request ended, and uses the active window then', () => {
