@@ -17,59 +17,23 @@
  * Everything goes through HTTP. Used by bench/scenarios/crash.ts (40 rounds) and by the suite
  * (test/infra/local/crash.int.test.ts, one round).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { apiKeyOf, send } from './http.js';
+import { startNpmStart } from './npm-start.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 interface Server {
   url: string;
   child: ChildProcess;
 }
 
-function startServer(dataDir: string, admin: { email: string; password: string }): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      DATA_DIR: dataDir,
-      DYNAMODB_ENDPOINT: '',
-      AWS_ENDPOINT_URL_DYNAMODB: '',
-      ADMIN_EMAIL: admin.email,
-      ADMIN_PASSWORD: admin.password,
-      LOG_LEVEL: 'ERROR',
-      // The limits are not under test here; hundreds of requests a round go through one key.
-      RATE_LIMIT_API_KEY_PER_HOUR: '1000000000',
-      RATE_LIMIT_SESSION_PER_HOUR: '1000000000',
-      RATE_LIMIT_ANONYMOUS_PER_HOUR: '1000000000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  return new Promise<Server>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start did not listen within 180 s:\n${output}`)), 180_000);
-    const collect = (chunk: Buffer) => {
-      output += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ url: match[1], child });
-      }
-    };
-    child.stdout!.on('data', collect);
-    child.stderr!.on('data', collect);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`npm start exited with ${code}:\n${output}`));
-    });
-  });
+async function startServer(dataDir: string, admin: { email: string; password: string }): Promise<Server> {
+  const { child, listening } = startNpmStart(dataDir, admin, { LOG_LEVEL: 'ERROR' });
+  return { url: await listening, child };
 }
 
 function killHard(server: Server): Promise<void> {

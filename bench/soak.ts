@@ -19,18 +19,17 @@
  * delivery received) of all creates and of those made outside the fault windows, 5xx outside the
  * fault windows, and the resident memory of the node process and of the engine (first, max, last).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { apiKeyOf, readSseBlocks, send, type BenchReply } from './http.js';
+import { startNpmStart } from './npm-start.js';
 import { percentile } from './stats.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORKERS = 16;
 const SECRET = 'soak-secret-0123456789abcdef';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -108,30 +107,14 @@ function rssMiB(pid: number | undefined): number | undefined {
 /** Warnings and errors of npm start counted by message (its JSON log lines' `message`). */
 type LogCounts = Map<string, number>;
 
-function startServer(dataDir: string, admin: { email: string; password: string }): Promise<{ url: string; child: ChildProcess; output: () => string; logCounts: LogCounts }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      DATA_DIR: dataDir,
-      DYNAMODB_ENDPOINT: '',
-      AWS_ENDPOINT_URL_DYNAMODB: '',
-      S3_ENDPOINT: '',
-      ADMIN_EMAIL: admin.email,
-      ADMIN_PASSWORD: admin.password,
-      LOG_LEVEL: 'WARN',
-      ALLOW_INSECURE_WEBHOOKS: '1',
-      // Retries come back within the outage's reach: 60 s down must not exhaust them.
-      WEBHOOK_RETRY_SCHEDULE: '2,4,8,15,15,15,15,15,15,15,15,15',
-      RATE_LIMIT_API_KEY_PER_HOUR: '1000000000',
-      RATE_LIMIT_SESSION_PER_HOUR: '1000000000',
-      RATE_LIMIT_ANONYMOUS_PER_HOUR: '1000000000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+async function startServer(dataDir: string, admin: { email: string; password: string }): Promise<{ url: string; child: ChildProcess; output: () => string; logCounts: LogCounts }> {
+  const { child, listening, output } = startNpmStart(dataDir, admin, {
+    S3_ENDPOINT: '',
+    LOG_LEVEL: 'WARN',
+    ALLOW_INSECURE_WEBHOOKS: '1',
+    // Retries come back within the outage's reach: 60 s down must not exhaust them.
+    WEBHOOK_RETRY_SCHEDULE: '2,4,8,15,15,15,15,15,15,15,15,15',
   });
-  let output = '';
   const logCounts: LogCounts = new Map();
   for (const out of [child.stdout!, child.stderr!]) {
     let partial = '';
@@ -147,23 +130,7 @@ function startServer(dataDir: string, admin: { email: string; password: string }
       }
     });
   }
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start did not listen within 180 s:\n${output}`)), 180_000);
-    const collect = (chunk: Buffer) => {
-      output = (output + chunk).slice(-20_000);
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ url: match[1], child, output: () => output, logCounts });
-      }
-    };
-    child.stdout!.on('data', collect);
-    child.stderr!.on('data', collect);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`npm start exited with ${code}:\n${output}`));
-    });
-  });
+  return { url: await listening, child, output, logCounts };
 }
 
 /** The webhook receiver: checks each delivery's x-webhook-signature, notes the first arrival per event. */
