@@ -85,13 +85,34 @@ interface CachedSession {
 const CACHE_MAX_ENTRIES = 10_000;
 const cache = new Map<string, CachedSession>();
 
+/**
+ * When a session (`s:<hash>`) or a user's sessions (`u:<userId>`) were last forgotten
+ * (performance.now()). A read that began before must not fill the cache: it may have read the
+ * session or user as they were before the change, and would keep them for SESSION_CACHE_SECONDS
+ * after a logout.
+ */
+const forgotten = new Map<string, number>();
+
+function markForgotten(key: string): void {
+  forgotten.delete(key);
+  forgotten.set(key, performance.now());
+  if (forgotten.size > CACHE_MAX_ENTRIES) forgotten.delete(forgotten.keys().next().value!);
+}
+
+function forgottenSince(key: string, since: number): boolean {
+  const at = forgotten.get(key);
+  return at !== undefined && at >= since;
+}
+
 /** Forgets the cached sessions of a user (its role, e-mail or password changed, it was deleted). */
 export function forgetSessionsOfUser(userId: string): void {
+  markForgotten(`u:${userId}`);
   for (const [hash, entry] of cache) if (entry.session.userId === userId) cache.delete(hash);
 }
 
 export function clearSessionCache(): void {
   cache.clear();
+  forgotten.clear();
 }
 
 /** The session and its user: from this container's cache when read within SESSION_CACHE_SECONDS. */
@@ -100,13 +121,15 @@ async function sessionAndUser(hash: string): Promise<CachedSession | undefined> 
   const cached = cache.get(hash);
   if (cached && Date.now() - cached.readAt < maxAgeMs) return cached;
   cache.delete(hash);
+  const readStarted = performance.now();
   const { Item } = await db().send(new GetCommand({ TableName: tableName('identity'), Key: sessionKey(hash), ConsistentRead: true }));
   const session = Item as SessionItem | undefined;
   if (!session || session.expiresAt <= nowSeconds()) return undefined;
   const user = await getUser(session.userId);
   if (!user || user.tenantId !== session.tenantId) return undefined;
   const entry: CachedSession = { session, user: { id: user.id, tenantId: user.tenantId, email: user.email, name: user.name, role: user.role }, readAt: Date.now() };
-  if (maxAgeMs > 0) {
+  const changedMeanwhile = forgottenSince(`s:${hash}`, readStarted) || forgottenSince(`u:${session.userId}`, readStarted);
+  if (maxAgeMs > 0 && !changedMeanwhile) {
     if (cache.size >= CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value!);
     cache.set(hash, entry);
   }
@@ -178,8 +201,11 @@ export async function verifySession(token: string): Promise<AuthContext | undefi
 }
 
 export async function revokeSession(hash: string): Promise<void> {
+  markForgotten(`s:${hash}`);
   cache.delete(hash);
   await db().send(new DeleteCommand({ TableName: tableName('identity'), Key: sessionKey(hash) }));
+  // Again once deleted: a read that began before the delete landed may still have found it.
+  markForgotten(`s:${hash}`);
 }
 
 /** Ends every session of a user, except `exceptHash` (the caller's own, on a password change). */
@@ -196,6 +222,8 @@ export async function revokeUserSessions(userId: string, exceptHash?: string): P
       requests = result.UnprocessedItems?.[tableName('identity')] as Record<string, unknown>[] | undefined;
     }
   }
+  // Again once deleted: a read that began before the deletes landed may still have found them.
+  forgetSessionsOfUser(userId);
   return hashes.length;
 }
 

@@ -167,4 +167,27 @@ describe('session cache', () => {
     delete process.env.SESSION_CACHE_SECONDS;
     expect(dynamo.commandCalls(GetCommand).length).toBe(4 + 1 + 4);
   });
+
+  it('does not keep a session that a read in flight during its logout found', async () => {
+    // The session read of a request is in flight when the logout deletes the session.
+    let answerRead!: () => void;
+    const readHeld = new Promise<void>((resolve) => (answerRead = resolve));
+    dynamo.on(GetCommand).callsFake(async (input: { Key: { pk: string } }) => {
+      if (input.Key.pk.startsWith('SESSION#')) {
+        await readHeld;
+        return { Item: session() };
+      }
+      return { Item: userItem };
+    });
+    dynamo.on(DeleteCommand).resolves({});
+    const inFlight = verifySession(token);
+    await revokeSession(hashToken(token));
+    answerRead();
+    await inFlight;
+
+    storeSession(undefined);
+
+    // The next request reads the table, where the session is gone: not the copy the racing read found.
+    expect(await verifySession(token)).toBeUndefined();
+  });
 });
