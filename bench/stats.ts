@@ -17,12 +17,4 @@ export function round(value: number, digits = 3): number {
   return Math.round(value * f) / f;
 }
 
-/** Runs `work` on every item, at most `width` at a time. */
-export async function pool<T>(items: readonly T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(width, items.length) }, async () => {
-      while (next < items.length) await work(items[next++]);
-    }),
-  );
-}
+export { pool } from '../shared/pool.js';

@@ -13,6 +13,7 @@
  */
 import { config } from '../config.js';
 import { logger } from '../logger.js';
+import { pool } from '../pool.js';
 import type { LoadedEntity } from '../registry/index.js';
 import { payloadOf, type ChangeEvent } from './events.js';
 import type { DeliveryMessage } from './delivery.js';
@@ -25,15 +26,6 @@ const SQS_BATCH = 10;
 const INLINE_MAX_BYTES = 24_000;
 
 type EntityOf = (slug: string) => LoadedEntity | undefined;
-
-/** Runs the tasks with at most `limit` at once; each task's failure is its own. */
-async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < items.length; i = next++) await work(items[i]);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
@@ -56,7 +48,7 @@ export async function fanOutEvents(events: readonly ChangeEvent[], entityOf: Ent
   // Who subscribes: one read per tenant (cached for a few seconds).
   const planned: { event: number; delivery: StoredDelivery }[] = [];
   const now = Date.now();
-  await inParallel([...new Set(events.map((e) => e.tenantId))], concurrency, async (tenantId) => {
+  await pool([...new Set(events.map((e) => e.tenantId))], concurrency, async (tenantId) => {
     const mine = events.map((e, i) => ({ e, i })).filter(({ e }) => e.tenantId === tenantId);
     try {
       const webhooks = await tenantWebhooks(tenantId);
@@ -86,8 +78,8 @@ export async function fanOutEvents(events: readonly ChangeEvent[], entityOf: Ent
       fail(new Set(large.map((p) => p.event)), 'delivery log unreadable', error);
     }
   }
-  const fresh = large.filter((p) => ok[p.event] && !logged.has(`${p.delivery.webhookId}|${p.delivery.id}`));
-  await inParallel(chunks(fresh, 25), concurrency, async (chunk) => {
+  const fresh = large.filter((p) => ok[p.event] && !logged.has(p.delivery.id));
+  await pool(chunks(fresh, 25), concurrency, async (chunk) => {
     try {
       await createDeliveries(chunk.map((p) => p.delivery));
     } catch (error) {
@@ -97,7 +89,7 @@ export async function fanOutEvents(events: readonly ChangeEvent[], entityOf: Ent
 
   // The queue messages of every event whose large deliveries are all logged.
   const outgoing = deliveries.filter((p) => ok[p.event]);
-  await inParallel(chunks(outgoing, SQS_BATCH), concurrency, async (chunk) => {
+  await pool(chunks(outgoing, SQS_BATCH), concurrency, async (chunk) => {
     const messages: OutgoingMessage[] = chunk.map((p, i) => ({ id: String(i), body: p.body.text }));
     try {
       const failed = new Set(await queue.sendBatch(messages));

@@ -256,13 +256,13 @@ async function batchGet(keys: readonly { pk: string; sk: string }[], projection?
 
 const keyString = (key: { pk: string; sk: string }) => `${key.pk}|${key.sk}`;
 
-/** Which of these deliveries are already logged, as `<webhookId>|<deliveryId>`. */
+/** Which of these deliveries are already logged, by id (a delivery's id names its webhook and event). */
 export async function loggedDeliveries(keys: readonly { webhookId: string; id: string }[]): Promise<Set<string>> {
   const found = await batchGet(
     keys.map((k) => deliveryKey(k.webhookId, k.id)),
     'pk, sk',
   );
-  return new Set(keys.filter((k) => found.has(keyString(deliveryKey(k.webhookId, k.id)))).map((k) => `${k.webhookId}|${k.id}`));
+  return new Set(keys.filter((k) => found.has(keyString(deliveryKey(k.webhookId, k.id)))).map((k) => k.id));
 }
 
 /** The webhooks and deliveries of a batch of queue messages, read together (one request for up to 50 messages). */
