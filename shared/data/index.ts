@@ -58,6 +58,7 @@ export {
   deleteTransaction,
   EVENT_TTL_SECONDS,
   eventItem,
+  eventPartition,
   fieldPartition,
   fromItem,
   homeKey,
@@ -73,7 +74,11 @@ export {
   ownListing,
   randomShard,
   recordKey,
+  recordShardKey,
   reshard,
+  shardCount,
+  shardKeys,
+  shardOf,
   storedFromItem,
   tokenField,
   totalSource,
@@ -109,5 +114,6 @@ export {
   type BatchRequest,
   type PartitionPage,
 } from './records.js';
+export { mergeFirst, mergeSorted, type ShardRead, type ShardReader } from './merge.js';
 export { holdsValue, oversizedUniques, uniqueFields, uniqueItem, uniqueKey, uniqueKeyFits, uniquePutField } from './unique-keys.js';
 export { currentUsage, foregroundActivity, withRequestUsage, type ForegroundActivity, type RequestUsage } from './usage.js';

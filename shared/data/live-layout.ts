@@ -33,6 +33,8 @@ export interface LiveLayout {
    * field with a default may be pushed down to DynamoDB (before, it is checked in memory only).
    */
   settled: boolean;
+  /** The write shards its listings and events are stored under (shared/data/records-keys.ts shardCount). */
+  writeShards?: number;
 }
 
 const live = new Map<string, LiveLayout>();

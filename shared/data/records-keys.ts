@@ -37,11 +37,19 @@
  * The inverted createdAt is 9999999999999 − epoch ms, 13 digits: an ascending Query gives
  * createdAt descending, then id ascending — the default order.
  *
- * Events table: `<tenant>#<table>` / `<ISO time>#<random>` — {id, type: `<name>.created|updated|deleted`,
+ * Write shards: an entity with `writeShards` N > 1 (shared/registry/types.ts) spreads each listing
+ * partition over N partition keys, `<partition>#~<k>`, k = shardOf(id, N): a record's copies, the
+ * record itself where it stands in its listing, its counter updates and its change events all go
+ * to its shard k. Each shard is a partition as above (counters first, then copies in listing
+ * order); readers read every shard and merge (shared/data/merge.ts). '~' appears in no field
+ * name nor (URI-encoded) value, so no partition name collides with a shard's. N = 1 names the
+ * partitions as above, without suffix.
+ *
+ * Events table: `<tenant>#<table>` (`#~<k>` appended on a sharded entity) / `<ISO time>#<random>` — {id, type: `<name>.created|updated|deleted`,
  * entity, recordId, tenantId, ownerId, data (the record, or {id} for deletes), createdAt, expiresAt}.
  */
 import { canonical } from '../canonical-json.js';
-import type { LoadedEntity } from '../registry/index.js';
+import { writeShardsOf, type LoadedEntity } from '../registry/index.js';
 import { liveLayout, upgradeData, type LiveLayout } from './live-layout.js';
 import { idTime } from '../record-ids.js';
 import { encodeKeyValue, MAX_PARTITION_KEY_BYTES, type Key, type StoredRecord, type TransactItem } from './record-item.js';
@@ -66,6 +74,38 @@ export interface TableNames {
   events: string;
 }
 
+/** The write shards an entity is served with: its migration state's, else its definition's. */
+export function shardCount(entity: Pick<LoadedEntity, 'slug' | 'access' | 'writeShards'>): number {
+  return liveLayout(entity)?.writeShards ?? writeShardsOf(entity);
+}
+
+/** The shard of a record among `shards` (FNV-1a of its id): the same for the record's whole life. */
+export function shardOf(id: string, shards: number): number {
+  if (shards <= 1) return 0;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    hash ^= id.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % shards;
+}
+
+/** The partition key of shard `shard` of a partition (the partition itself when unsharded). */
+export function shardKey(partition: string, shard: number, shards: number): string {
+  return shards <= 1 ? partition : `${partition}#~${shard}`;
+}
+
+/** Every partition key of a (logical) partition: its shards, in shard order. */
+export function shardKeys(partition: string, shards: number): string[] {
+  return shards <= 1 ? [partition] : Array.from({ length: shards }, (_, k) => shardKey(partition, k, shards));
+}
+
+/** The partition key where record `id` stands in a (logical) partition of `entity`. */
+export function recordShardKey(entity: Pick<LoadedEntity, 'slug' | 'access' | 'writeShards'>, partition: string, id: string): string {
+  const shards = shardCount(entity);
+  return shardKey(partition, shardOf(id, shards), shards);
+}
+
 /** Where a record that is not in a listing of its own lives (see the module comment). */
 export function detachedKey(entity: Pick<LoadedEntity, 'tableName'>, id: string): Key {
   return { pk: `${entity.tableName}#${id}`, sk: RECORD_SK };
@@ -77,10 +117,10 @@ export function detachedKey(entity: Pick<LoadedEntity, 'tableName'>, id: string)
  * tenant other than the record's gives a key where it is not: not found, as for any record of
  * another tenant.
  */
-export function recordKey(entity: Pick<LoadedEntity, 'tableName' | 'access' | 'idFormat'>, id: string, tenantId: string | undefined): Key {
+export function recordKey(entity: Pick<LoadedEntity, 'slug' | 'tableName' | 'access' | 'idFormat' | 'writeShards'>, id: string, tenantId: string | undefined): Key {
   const ms = entity.access.public ? undefined : idTime(entity.idFormat, id);
   if (ms === undefined || tenantId === undefined) return detachedKey(entity, id);
-  return { pk: tenantPartition(entity, tenantId), sk: `${invertedMs(ms)}#${id}` };
+  return { pk: recordShardKey(entity, tenantPartition(entity, tenantId), id), sk: `${invertedMs(ms)}#${id}` };
 }
 
 /**
@@ -174,7 +214,10 @@ export function tokenField(token: string): string {
   return at < 0 ? token : token.slice(0, at);
 }
 
-/** A listing partition of a record: a base partition, or an indexed field's partition under one. */
+/**
+ * A listing partition of a record: a base partition, or an indexed field's partition under one.
+ * `partition` and `base` are partition keys: the record's shard of each (shardKey).
+ */
 export interface Listing {
   partition: string;
   base: string;
@@ -196,7 +239,7 @@ export interface Listing {
 export function listings(entity: LoadedEntity, record: StoredRecord, which: 'target' | 'held' = 'target'): Listing[] {
   if (record.deletedAt) return [];
   const layout = layoutFor(entity);
-  const bases = basePartitions(entity, record.tenantId, record.ownerId);
+  const bases = basePartitions(entity, record.tenantId, record.ownerId).map((base) => recordShardKey(entity, base, record.id));
   const out: Listing[] = bases.map((base) => ({ partition: base, base }));
   const tokens = which === 'held' ? (record.ix ?? layout.legacy) : layout.indexes.map((i) => i.token);
   for (const token of tokens) {
@@ -204,8 +247,9 @@ export function listings(entity: LoadedEntity, record: StoredRecord, which: 'tar
     const field = tokenField(token);
     const value = record.data[field];
     if (value === undefined || value === null || value === '') continue;
-    for (const base of bases) {
-      out.push({ partition: fieldPartition(base, token, value), base, field, value, token, consolidated: index?.consolidated ?? false, counted: index !== undefined });
+    for (const base of basePartitions(entity, record.tenantId, record.ownerId)) {
+      const partition = recordShardKey(entity, fieldPartition(base, token, value), record.id);
+      out.push({ partition, base: recordShardKey(entity, base, record.id), field, value, token, consolidated: index?.consolidated ?? false, counted: index !== undefined });
     }
   }
   return out;
@@ -272,17 +316,20 @@ export interface TotalSource {
    * latter for a field counted in its base): room asked for in the Query that reads them with page 1.
    */
   ownCounters?: number;
+  /** Write shards of the partition and of its base (shardKeys; default 1): counted over all of them. */
+  shards?: number;
 }
 
 /** Counter items a partition may hold: its shards and an older single counter. */
 export const COUNTER_ITEMS = COUNTER_SHARDS + 1;
 
 export function totalSource(
-  entity: Pick<LoadedEntity, 'fields' | 'slug'>,
+  entity: Pick<LoadedEntity, 'fields' | 'slug' | 'access' | 'writeShards'>,
   base: string,
   filter?: { field: string; value: unknown; token?: string },
 ): TotalSource {
-  if (!filter) return { partition: base, ownCounters: COUNTER_ITEMS };
+  const shards = shardCount(entity);
+  if (!filter) return { partition: base, ownCounters: COUNTER_ITEMS, shards };
   const token = filter.token ?? filter.field;
   const index = layoutFor(entity).indexes.find((i) => i.token === token);
   return {
@@ -290,6 +337,7 @@ export function totalSource(
     base,
     attribute: countAttribute(token, filter.value),
     ownCounters: index?.consolidated ? 1 : COUNTER_ITEMS,
+    shards,
   };
 }
 
@@ -474,6 +522,11 @@ export function fromItem(item: Record<string, unknown>): StoredRecord {
 
 export type ChangeType = 'created' | 'updated' | 'deleted';
 
+/** The events of one tenant for one entity: this partition, or its write shards (shardKeys). */
+export function eventPartition(tenantId: string, entity: Pick<LoadedEntity, 'tableName'>): string {
+  return `${tenantId}#${entity.tableName}`;
+}
+
 export interface ChangeEvent {
   id: string;
   type: string;
@@ -504,7 +557,7 @@ export function eventItem(
     createdAt: ids.now,
     expiresAt: Math.floor(Date.parse(ids.now) / 1000) + EVENT_TTL_SECONDS,
   };
-  return { pk: `${record.tenantId}#${entity.tableName}`, sk: `${ids.now}#${ids.suffix}`, ...event };
+  return { pk: recordShardKey(entity, eventPartition(record.tenantId, entity), record.id), sk: `${ids.now}#${ids.suffix}`, ...event };
 }
 
 /**

@@ -27,12 +27,15 @@ import {
   recordKey,
   reshard,
   restampEvents,
+  shardCount,
+  shardKeys,
   type Key,
   type StoredRecord,
   type TableNames,
   type TotalSource,
   type TransactItem,
 } from './records-keys.js';
+import { mergeFirst, mergeSorted, type ShardRead, type ShardReader } from './merge.js';
 import { uniquePutField } from './unique-keys.js';
 
 export function recordTables(): TableNames {
@@ -266,8 +269,9 @@ async function readItems(partition: string, condition: { op: '>' | '>='; sk: str
   return items;
 }
 
-/** The counter items of a partition: ONE Query over their key range (at most COUNTER_ITEMS small items). */
-async function counterItems(partition: string): Promise<Record<string, unknown>[]> {
+/** The counter items of a (logical) partition: ONE Query per write shard over their key range, in parallel. */
+async function counterItems(partition: string, shards = 1): Promise<Record<string, unknown>[]> {
+  if (shards > 1) return (await Promise.all(shardKeys(partition, shards).map((key) => counterItems(key)))).flat();
   const out = await db().send(
     new QueryCommand({
       TableName: tableName('records'),
@@ -286,7 +290,7 @@ function sumOf(items: Record<string, unknown>[], attribute: string): number {
 
 /** The part of a field partition's total kept in its base partition's counter items (0 for a base partition). */
 async function baseShare(source: TotalSource): Promise<number> {
-  return source.base && source.attribute ? sumOf(await counterItems(source.base), source.attribute) : 0;
+  return source.base && source.attribute ? sumOf(await counterItems(source.base, source.shards), source.attribute) : 0;
 }
 
 /**
@@ -300,7 +304,7 @@ async function readCopies(
   condition: { op: '>' | '>='; sk: string },
   want: number,
   slack = 0,
-): Promise<{ counters: Record<string, unknown>[]; copies: Copy[] }> {
+): Promise<{ counters: Record<string, unknown>[]; copies: Copy[]; ended: boolean }> {
   const counters: Record<string, unknown>[] = [];
   const copies: Copy[] = [];
   let from = condition;
@@ -311,9 +315,37 @@ async function readCopies(
     counters.push(...items.filter((item) => isCounterKey(item.sk)));
     copies.push(...(await resolveCopies(entity, partition, raw)));
     // Fewer than asked: the partition ended.
-    if (raw.length < asked || copies.length >= want) return { counters, copies };
+    if (raw.length < asked) return { counters, copies, ended: true };
+    if (copies.length >= want) return { counters, copies, ended: false };
     from = { op: '>', sk: String(raw[raw.length - 1].sk) };
   }
+}
+
+/**
+ * Up to `want` records of a (logical) partition from a key condition on, in listing order, across
+ * its write shards (merge.ts), and the counter items of every shard when the condition starts at
+ * the counters (each shard's first Query asks `slack` more items for them). One shard: readCopies.
+ */
+async function readMerged(
+  entity: LoadedEntity,
+  partition: string,
+  condition: { op: '>' | '>='; sk: string },
+  want: number,
+  slack = 0,
+): Promise<{ counters: Record<string, unknown>[]; copies: Copy[] }> {
+  const keys = shardKeys(partition, shardCount(entity));
+  if (keys.length === 1) return readCopies(entity, partition, condition, want, slack);
+  const counters: Record<string, unknown>[] = [];
+  const readers = keys.map(
+    (key): ShardReader<Copy> =>
+      async (after, n) => {
+        const read = await readCopies(entity, key, after === undefined ? condition : { op: '>', sk: after }, n, after === undefined ? slack : 0);
+        counters.push(...read.counters);
+        return { items: read.copies, ended: read.ended };
+      },
+  );
+  const copies = await mergeFirst(readers, want, (c) => c.sk);
+  return { counters, copies };
 }
 
 function pageOf(copies: Copy[], limit: number): PartitionPage {
@@ -327,14 +359,14 @@ function pageOf(copies: Copy[], limit: number): PartitionPage {
  * partition, ONE more (in parallel) for the share of its total kept in the base partition.
  */
 export async function firstPage(entity: LoadedEntity, source: TotalSource, limit: number): Promise<PartitionPage> {
-  const [{ counters, copies }, share] = await Promise.all([readCopies(entity, source.partition, FROM_COUNTER, limit + 1, source.ownCounters ?? COUNTER_ITEMS), baseShare(source)]);
+  const [{ counters, copies }, share] = await Promise.all([readMerged(entity, source.partition, FROM_COUNTER, limit + 1, source.ownCounters ?? COUNTER_ITEMS), baseShare(source)]);
   return { ...pageOf(copies, limit), total: sumOf(counters, 'count') + share };
 }
 
 /** Up to `limit` records after a sort key (a cursor or the end of skipped entries), and whether more follow. */
 export async function pageAfter(entity: LoadedEntity, partition: string, afterSk: string, limit: number): Promise<PartitionPage> {
   if (limit <= 0) return { records: [], more: false };
-  return pageOf((await readCopies(entity, partition, { op: '>', sk: afterSk }, limit + 1)).copies, limit);
+  return pageOf((await readMerged(entity, partition, { op: '>', sk: afterSk }, limit + 1)).copies, limit);
 }
 
 /**
@@ -343,6 +375,7 @@ export async function pageAfter(entity: LoadedEntity, partition: string, afterSk
  * last skipped copy; undefined when the partition has fewer copies than `count`.
  */
 export async function skipEntries(source: TotalSource, count: number): Promise<{ total: number; lastSk?: string }> {
+  if ((source.shards ?? 1) > 1) return skipShards(source, count);
   const shared = baseShare(source);
   let own = 0;
   let countersDone = false;
@@ -379,20 +412,46 @@ export async function skipEntries(source: TotalSource, count: number): Promise<{
   return { total, lastSk: seen >= count ? lastSk : undefined };
 }
 
+/** Up to `n` sort keys of a partition's copies (keys only) from its first copy, or after `after`. */
+async function copyKeys(partition: string, after: string | undefined, n: number): Promise<ShardRead<string>> {
+  const keys: string[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand(
+        listingQuery(partition, after === undefined ? COPIES_ONLY : { op: '>', sk: after }, Math.min(n - keys.length, MAX_QUERY_LIMIT), {
+          ProjectionExpression: '#sk',
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      ),
+    );
+    for (const item of out.Items ?? []) keys.push(String(item.sk));
+    start = out.LastEvaluatedKey;
+  } while (start && keys.length < n);
+  return { items: keys, ended: keys.length < n };
+}
+
+/** skipEntries over write shards: the `count` first keys merged (keys only), the total read beside. */
+async function skipShards(source: TotalSource, count: number): Promise<{ total: number; lastSk?: string }> {
+  const readers = shardKeys(source.partition, source.shards ?? 1).map((key): ShardReader<string> => (after, n) => copyKeys(key, after, n));
+  const [total, skipped] = await Promise.all([readCounter(source), mergeFirst(readers, count, (sk) => sk)]);
+  return { total, lastSk: skipped.length >= count ? skipped[count - 1] : undefined };
+}
+
 /** A total from the partition's counter items and, for a field partition, its base's: read in parallel. */
 async function totalOf(source: TotalSource, itemsOf: (partition: string) => Promise<Record<string, unknown>[]>): Promise<number> {
   const [own, base] = await Promise.all([itemsOf(source.partition), source.base && source.attribute ? itemsOf(source.base) : []]);
   return sumOf(own, 'count') + (source.attribute ? sumOf(base, source.attribute) : 0);
 }
 
-/** A partition's total: ONE Query of its counter items (two for a field partition, in parallel). */
+/** A partition's total: ONE Query of its counter items per shard (twice that for a field partition), in parallel. */
 export function readCounter(source: TotalSource): Promise<number> {
-  return totalOf(source, counterItems);
+  return totalOf(source, (partition) => counterItems(partition, source.shards));
 }
 
 /** The first `limit` records of a partition in default order (included children; past 1 MB too). */
 export async function queryPartition(entity: LoadedEntity, partition: string, limit: number): Promise<StoredRecord[]> {
-  return (await readCopies(entity, partition, COPIES_ONLY, limit)).copies.map((c) => c.record);
+  return (await readMerged(entity, partition, COPIES_ONLY, limit)).copies.map((c) => c.record);
 }
 
 export interface BatchRequest {
@@ -496,9 +555,17 @@ export function withPartialCopies(filter: NonNullable<ReadAllOptions['filter']>)
  * they match, plus the records of the partial copies `mayKeep` lets through.
  */
 export async function queryAll(entity: LoadedEntity, partition: string, options: ReadAllOptions = {}): Promise<StoredRecord[]> {
+  const keys = shardKeys(partition, shardCount(entity));
+  if (keys.length === 1) return (await queryShard(entity, partition, options)).map((c) => c.record);
+  const shards = await Promise.all(keys.map((key) => queryShard(entity, key, options)));
+  return mergeSorted(shards, (c) => c.sk).map((c) => c.record);
+}
+
+/** queryAll of one partition key: the copies kept, in listing order. */
+async function queryShard(entity: LoadedEntity, partition: string, options: ReadAllOptions): Promise<Copy[]> {
   const range = options.range ?? { lo: '0', hi: '9999999999999#\uffff' };
   const filter = options.filter ? withPartialCopies(options.filter) : undefined;
-  const records: StoredRecord[] = [];
+  const records: Copy[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const out = await db().send(
@@ -512,8 +579,8 @@ export async function queryAll(entity: LoadedEntity, partition: string, options:
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
     );
-    for (const { record } of await resolveCopies(entity, partition, out.Items ?? [], options.mayKeep)) {
-      if (!options.keep || options.keep(record)) records.push(record);
+    for (const copy of await resolveCopies(entity, partition, out.Items ?? [], options.mayKeep)) {
+      if (!options.keep || options.keep(copy.record)) records.push(copy);
     }
     start = out.LastEvaluatedKey;
   } while (start);
@@ -523,10 +590,10 @@ export async function queryAll(entity: LoadedEntity, partition: string, options:
 /** Several partitions' totals: one Query per counter key range, in parallel (a shared base read once). */
 export async function readCounters(sources: TotalSource[]): Promise<Map<string, number>> {
   const reads = new Map<string, Promise<Record<string, unknown>[]>>();
-  const itemsOf = (partition: string) => {
-    if (!reads.has(partition)) reads.set(partition, counterItems(partition));
+  const itemsOf = (shards: number | undefined) => (partition: string) => {
+    if (!reads.has(partition)) reads.set(partition, counterItems(partition, shards));
     return reads.get(partition)!;
   };
-  const totals = await Promise.all(sources.map((s) => totalOf(s, itemsOf)));
+  const totals = await Promise.all(sources.map((s) => totalOf(s, itemsOf(s.shards))));
   return new Map(sources.map((s, i) => [s.partition, totals[i]]));
 }

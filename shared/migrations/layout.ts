@@ -17,7 +17,7 @@
 import { canonical } from '../canonical-json.js';
 import { createHash } from 'node:crypto';
 import { consolidatedFields, indexedFields } from '../data/index.js';
-import { linkKeys, type FieldDefinition, type LoadedEntity } from '../registry/index.js';
+import { linkKeys, writeShardsOf, type FieldDefinition, type LoadedEntity } from '../registry/index.js';
 
 /** What an index is built from: a change of any part is a new generation. */
 export interface IndexIdentity {
@@ -48,6 +48,13 @@ export interface Layout {
   fields: string[];
   searchable: string[];
   rules: Record<string, FieldRules>;
+  /** Write shards of its listings and events; absent: 1 (as layouts recorded before them). */
+  writeShards?: number;
+}
+
+/** A layout's write shards. */
+export function shardsOf(layout: Pick<Layout, 'writeShards'>): number {
+  return layout.writeShards ?? 1;
 }
 
 function isUnique(field: FieldDefinition): boolean {
@@ -82,10 +89,16 @@ export function defaultsOf(entity: LoadedEntity): Record<string, string | number
   return Object.fromEntries(Object.entries(entity.fields).filter(([, f]) => f.default !== undefined).map(([n, f]) => [n, f.default!]));
 }
 
-export function layoutOf(entity: LoadedEntity): Layout {
+/**
+ * The layout of a definition. `keptShards`: the write shards to record when the definition
+ * declares none (state.ts keeps those the records were stored with); else its access mode's default.
+ */
+export function layoutOf(entity: LoadedEntity, keptShards?: number): Layout {
   const consolidated = consolidatedFields(entity);
   const names = Object.keys(entity.fields).sort();
+  const shards = entity.writeShards ?? keptShards ?? writeShardsOf(entity);
   return {
+    ...(shards !== 1 ? { writeShards: shards } : {}),
     access: { public: entity.access.public, shared: entity.access.shared },
     softDelete: entity.softDelete,
     indexes: indexedFields(entity)
@@ -112,6 +125,7 @@ export function layoutChanges(from: Layout | undefined, to: Layout): string[] {
   if (!from) return [];
   const out: string[] = [];
   if (from.access.public !== to.access.public || from.access.shared !== to.access.shared) out.push(`access changed from ${canonical(from.access)} to ${canonical(to.access)}`);
+  if (shardsOf(from) !== shardsOf(to)) out.push(`writeShards changed from ${shardsOf(from)} to ${shardsOf(to)}`);
   if (from.softDelete !== to.softDelete) out.push(`softDelete ${to.softDelete ? 'turned on' : 'turned off'}`);
   for (const index of to.indexes) {
     const before = from.indexes.find((i) => i.field === index.field);

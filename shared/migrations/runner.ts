@@ -31,6 +31,7 @@ import {
   counterUpdates,
   db,
   fieldPartition,
+  recordShardKey,
   homeKey,
   listings,
   listingSortKey,
@@ -197,7 +198,7 @@ export function migrateTransaction(entity: LoadedEntity, state: MigrationState, 
     for (const token of dropped) {
       const value = raw.data?.[tokenField(token)];
       if (value === undefined || value === null || value === '') continue;
-      for (const base of basePartitions(entity, raw.tenantId, raw.ownerId)) gone.push(fieldPartition(base, token, value));
+      for (const base of basePartitions(entity, raw.tenantId, raw.ownerId)) gone.push(recordShardKey(entity, fieldPartition(base, token, value), raw.id));
     }
   }
   const sk = homeKey(entity, after);

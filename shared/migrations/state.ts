@@ -17,7 +17,7 @@
 import { GetCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { db, setLiveLayout, tableName, type LiveLayout } from '../data/index.js';
 import { findEntity, isRegistryLoaded, type LoadedEntity } from '../registry/index.js';
-import { accessChanged, adoptedTarget, layoutChanges, layoutHash, layoutOf, needsPass, nextTarget, readdedWhilePurging, type Layout, type Target } from './layout.js';
+import { accessChanged, adoptedTarget, layoutChanges, layoutHash, layoutOf, needsPass, nextTarget, readdedWhilePurging, shardsOf, type Layout, type Target } from './layout.js';
 
 export const STATE_PK = '#migrations';
 
@@ -111,7 +111,7 @@ export async function writeState(state: MigrationState, expected: number | undef
  */
 export function liveLayoutOf(state: MigrationState, entity: LoadedEntity | undefined = registered(state.entity)): LiveLayout {
   const { target } = state;
-  const own = entity ? layoutOf(entity) : undefined;
+  const own = entity ? layoutOf(entity, shardsOf(target.layout)) : undefined;
   return {
     indexes: target.indexes.map((i) => ({ field: i.field, token: i.token, consolidated: i.consolidated, ready: i.ready })),
     obsolete: target.obsolete.map((i) => i.token),
@@ -119,6 +119,7 @@ export function liveLayoutOf(state: MigrationState, entity: LoadedEntity | undef
     defaults: own ? own.defaults : target.layout.defaults,
     ...(own ? { fields: new Set(own.fields) } : {}),
     settled: state.state === 'done' && (!own || layoutHash(own) === target.hash),
+    writeShards: shardsOf(target.layout),
   };
 }
 
@@ -234,6 +235,12 @@ export async function refusedChange(entity: LoadedEntity, current: MigrationStat
   // (A state recorded `failed` by an earlier version, which refused an access change that way,
   // leaves the records at the access of the layout before it.)
   const stored = current.state === 'failed' && current.from ? current.from.layout : current.target.layout;
+  if (shardsOf(stored) !== shardsOf(layout) && (await hasRecords(entity))) {
+    return (
+      `changing writeShards from ${shardsOf(stored)} to ${shardsOf(layout)} is not supported while records are stored: their listings, counts and events are kept under partition keys named by their shard, and no migration moves them yet. ` +
+      `Declare writeShards: ${shardsOf(stored)}; to change it, export the records (\`npm run admin -- export ${entity.slug}\`, per tenant), delete them, change writeShards, then import them again (\`npm run admin -- import ${entity.slug}\`).`
+    );
+  }
   if (accessChanged(stored, layout) && (await hasRecords(entity))) {
     const was = describeAccess(stored.access);
     return (
@@ -248,11 +255,26 @@ function describeAccess(access: Layout['access']): string {
   return access.public ? 'public' : access.shared ? 'shared' : 'private (owner views)';
 }
 
+/**
+ * The layout the definition asks for. One that declares no writeShards keeps the write shards its
+ * stored records are under (recorded in `current`): a default that differs (a public entity's,
+ * first recorded by a version without write shards) applies only to an entity with no records.
+ */
+async function definedLayout(entity: LoadedEntity, current: MigrationState | undefined): Promise<Layout> {
+  const layout = layoutOf(entity);
+  if (entity.writeShards !== undefined || !current) return layout;
+  const stored = shardsOf(current.target.layout);
+  if (stored === shardsOf(layout) || !(await hasRecords(entity))) return layout;
+  return layoutOf(entity, stored);
+}
+
 /** Throws UnsupportedChangeError when the entity's definition brings a change no migration makes (nothing recorded). */
 export async function checkEntity(entity: LoadedEntity): Promise<void> {
   const current = await readState(entity.slug);
-  if (!current || current.target.hash === adoptedTarget(layoutOf(entity)).hash) return;
-  const refused = await refusedChange(entity, current);
+  if (!current) return;
+  const layout = await definedLayout(entity, current);
+  if (current.target.hash === adoptedTarget(layout).hash) return;
+  const refused = await refusedChange(entity, current, layout);
   if (refused) throw new UnsupportedChangeError(entity.slug, refused);
 }
 
@@ -263,9 +285,9 @@ export async function checkEntity(entity: LoadedEntity): Promise<void> {
  * written by this definition, complete, with nothing to migrate.
  */
 export async function prepareEntity(entity: LoadedEntity, segments = DEFAULT_SEGMENTS): Promise<MigrationState> {
-  const layout = layoutOf(entity);
   for (;;) {
     const current = await readState(entity.slug);
+    const layout = await definedLayout(entity, current);
     if (!current) {
       const target = adoptedTarget(layout);
       const now = new Date().toISOString();

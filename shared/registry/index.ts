@@ -35,6 +35,9 @@ export {
   type WriteInput,
 } from './schemas.js';
 export {
+  DEFAULT_PUBLIC_WRITE_SHARDS,
+  MAX_WRITE_SHARDS,
+  writeShardsOf,
   PROTECTED_FIELDS,
   type EntityDefinition,
   type FieldDefinition,

@@ -99,6 +99,23 @@ export interface EntityDefinition {
   relations?: Record<string, RelationDefinition>;
   /** Shown by OPTIONS; when absent the caller's general limit is shown. */
   rateLimit?: { limit: number; window: string };
+  /**
+   * Partition keys each listing partition's writes (copies, counters) and the change events spread
+   * over, a record always on the same one (chosen by its id): 1 to MAX_WRITE_SHARDS. A page 1 reads
+   * every one of them (N Queries). Default: DEFAULT_PUBLIC_WRITE_SHARDS for a public entity (every
+   * tenant writes its one listing), 1 otherwise (docs/capacity.md).
+   */
+  writeShards?: number;
+}
+
+/** Largest `writeShards`: a page 1 reads that many partition keys. */
+export const MAX_WRITE_SHARDS = 32;
+/** `writeShards` of a public entity that declares none: 5,000 creates/s at 1,000 WCU/s per key (docs/capacity.md). */
+export const DEFAULT_PUBLIC_WRITE_SHARDS = 20;
+
+/** The entity's write shards: as declared, else the default of its access mode. */
+export function writeShardsOf(entity: Pick<EntityDefinition, 'writeShards' | 'access'>): number {
+  return entity.writeShards ?? (entity.access.public ? DEFAULT_PUBLIC_WRITE_SHARDS : 1);
 }
 
 /** A definition after loading: defaults filled in, frozen. */

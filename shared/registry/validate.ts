@@ -7,6 +7,7 @@
 import {
   BUILT_IN_TARGETS,
   FIELD_TYPES,
+  MAX_WRITE_SHARDS,
   OPERATIONS,
   PROTECTED_FIELDS,
   RECORD_EXTRAS,
@@ -35,7 +36,7 @@ export const RESERVED_SLUGS = new Set([
   'auth', 'users', 'tenants', 'keys', 'api-keys', 'import', 'upload', 'webhooks', 'stream', 'batch', 'graphql', 'ai', 'health', 'docs', 'migrations',
 ]);
 
-const DEFINITION_KEYS = new Set(['name', 'slug', 'tableName', 'idFormat', 'fields', 'permissions', 'access', 'operations', 'softDelete', 'relations', 'rateLimit']);
+const DEFINITION_KEYS = new Set(['name', 'slug', 'tableName', 'idFormat', 'fields', 'permissions', 'access', 'operations', 'softDelete', 'relations', 'rateLimit', 'writeShards']);
 const FIELD_KEYS = new Set(['type', 'required', 'maxLength', 'values', 'default', 'validation', 'searchable', 'indexed', 'sortable', 'generated', 'references', 'unique']);
 const PERMISSIONS: readonly PermissionName[] = ['create', 'read', 'update', 'delete'];
 const SCOPE = /^(\*|read|write|delete|[a-z][a-z0-9-]*:(read|write|delete|\*))$/;
@@ -222,6 +223,9 @@ export function definitionProblems(def: unknown): string[] {
   if (d.relations !== undefined) {
     if (!isObject(d.relations)) problems.push('relations must be an object');
     else for (const [name, relation] of Object.entries(d.relations)) checkRelation(name, relation, d, problems);
+  }
+  if (d.writeShards !== undefined && (!isPositiveInt(d.writeShards) || (d.writeShards as number) > MAX_WRITE_SHARDS)) {
+    problems.push(`writeShards must be an integer from 1 to ${MAX_WRITE_SHARDS} (partition keys a listing's writes spread over; a page 1 reads each)`);
   }
   if (d.rateLimit !== undefined) {
     if (!isObject(d.rateLimit) || !isPositiveInt(d.rateLimit.limit) || typeof d.rateLimit.window !== 'string' || !/^\d+[smhd]$/.test(d.rateLimit.window)) {

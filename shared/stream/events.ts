@@ -6,8 +6,9 @@
  * from. Parameters are built by pure functions; `readEventsAfter` is the only I/O.
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { db, EVENT_TTL_SECONDS, tableName } from '../data/index.js';
-import type { LoadedEntity } from '../registry/index.js';
+import { db, EVENT_TTL_SECONDS, mergeSorted, shardKeys, tableName } from '../data/index.js';
+
+export { eventPartition } from '../data/index.js';
 
 /** What the stream needs of a change event, whatever the stored item looks like. */
 export interface StreamEvent {
@@ -40,9 +41,6 @@ export function toStreamEvent(item: Record<string, unknown>): StreamEvent {
   };
 }
 
-export function eventPartition(tenantId: string, entity: Pick<LoadedEntity, 'tableName'>): string {
-  return `${tenantId}#${entity.tableName}`;
-}
 
 /** An SSE id we sent: `<ISO time with ms>` optionally followed by `#<suffix>`. */
 const POSITION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z(#[A-Za-z0-9_-]{1,64})?$/;
@@ -89,7 +87,24 @@ export interface EventPage {
   more: boolean;
 }
 
-export async function readEventsAfter(partition: string, after: string): Promise<EventPage> {
+export async function readEventsAfter(partition: string, after: string, shards = 1): Promise<EventPage> {
+  if (shards > 1) return mergeEventPages(await Promise.all(shardKeys(partition, shards).map((key) => readEventsAfter(key, after))));
   const result = await db().send(new QueryCommand(eventsQuery(tableName('events'), partition, after)));
   return { events: (result.Items ?? []).map(toStreamEvent), more: result.LastEvaluatedKey !== undefined };
+}
+
+/**
+ * Pages of the write shards of one partition, read after the same position, as one page in
+ * position order: a shard with more beyond its page bounds what may be returned (its unread
+ * events may come before the other shards' later ones), so the page stops at the earliest such
+ * shard's last event, and says more follow.
+ */
+export function mergeEventPages(pages: readonly EventPage[]): EventPage {
+  const bounds = pages.filter((p) => p.more && p.events.length).map((p) => p.events[p.events.length - 1].position);
+  const bound = bounds.length ? bounds.reduce((a, b) => (b < a ? b : a)) : undefined;
+  const events = mergeSorted(
+    pages.map((p) => p.events),
+    (e) => e.position,
+  ).filter((e) => bound === undefined || e.position <= bound);
+  return { events, more: pages.some((p) => p.more) };
 }

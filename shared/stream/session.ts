@@ -2,7 +2,7 @@
  * One open event stream: a Readable of text/event-stream that
  * - starts with the `retry:` hint and `data: {"type":"connected"}` (and `event: reset` when the
  *   client's Last-Event-ID is older than the retention);
- * - queries its tenant's event partition every `pollMs` and sends the events the caller may see
+ * - queries its tenant's event partition (every write shard of it, merged: events.ts) every `pollMs` and sends the events the caller may see
  *   (row-level security of LIST);
  * - sends `: ping` every `heartbeatMs` (proxies and API Gateway's idle timeout);
  * - renews its open-stream lease, and ends by itself after `durationMs` (before the platform's
@@ -35,6 +35,7 @@
  * query never makes a later late commit look old.
  */
 import { Readable } from 'node:stream';
+import { shardCount } from '../data/index.js';
 import { logger } from '../logger.js';
 import type { LoadedEntity } from '../registry/index.js';
 import { eventPartition, positionAt, positionTime, readEventsAfter, type EventPage, type StreamEvent } from './events.js';
@@ -124,7 +125,8 @@ export class EventStream extends Readable {
     this.settleMs = options.settleMs ?? SETTLE_MS;
     this.lookbackMs = options.lookbackMs ?? LOOKBACK_MS;
     this.partition = eventPartition(options.viewer.tenantId, options.entity);
-    this.read_ = options.read ?? readEventsAfter;
+    const shards = shardCount(options.entity);
+    this.read_ = options.read ?? ((partition, after) => readEventsAfter(partition, after, shards));
     this.leases = options.leases ?? { renew: renewLease, release: releaseLease };
     this.push(retryHint(options.retryMs) + connectedMessage(this.position));
     if (options.reset) this.push(resetMessage(this.position));

@@ -286,7 +286,7 @@ describe('unique fields: storage', () => {
       tenantId: tenant.tenantId,
     });
     expect(publicItem).toMatchObject({ kind: 'unique', entity: 'listings', field: 'sku', recordId: listing.id, tenantId: tenant.tenantId });
-    const home = recordKey({ tableName: 'members', access: { public: false, shared: true }, idFormat: { type: 'prefixed', prefix: 'mem' } }, member.id, tenant.tenantId);
+    const home = recordKey({ slug: 'members', tableName: 'members', access: { public: false, shared: true }, idFormat: { type: 'prefixed', prefix: 'mem' } }, member.id, tenant.tenantId);
     expect((await stored(home.pk, home.sk))?.uniques).toEqual(['email']);
     expect(member.uniques).toBeUndefined();
   });

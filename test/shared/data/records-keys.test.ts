@@ -17,12 +17,15 @@ import {
   listingSortKey,
   recordKey,
   reshard,
+  shardKeys,
+  shardOf,
+  totalSource,
   updateTransaction,
   type StoredRecord,
   type TransactItem,
 } from '../../../shared/data/records-keys.js';
 import { newRecordId } from '../../../shared/ids.js';
-import { loadDefinitions, type LoadedEntity } from '../../../shared/registry/index.js';
+import { DEFAULT_PUBLIC_WRITE_SHARDS, loadDefinitions, type LoadedEntity } from '../../../shared/registry/index.js';
 
 let entities: Record<string, LoadedEntity>;
 const tables = { records: 'Records', events: 'Events' };
@@ -103,7 +106,8 @@ describe('keys', () => {
     const product: StoredRecord = { ...task(), entity: 'products', data: { name: 'p', price: 1, status: 'active', category: 'a#b=c' } };
 
     expect(listingPartitions(entities.tags, tag)).toEqual(['ten_1#tags']);
-    expect(listingPartitions(entities.products, product)).toEqual(['products', 'products#status=active', 'products#category=a%23b%3Dc']);
+    const k = shardOf(product.id, DEFAULT_PUBLIC_WRITE_SHARDS);
+    expect(listingPartitions(entities.products, product)).toEqual([`products#~${k}`, `products#status=active#~${k}`, `products#category=a%23b%3Dc#~${k}`]);
   });
 
   it('lists a soft-deleted record nowhere', () => {
@@ -454,5 +458,48 @@ describe('updates that leave partial copies as they stand', () => {
 
     expect(copyItem(entities.tasks, 'ten_1#tasks', record)).not.toHaveProperty('copiesVersion');
     expect(copyItem(entities.tasks, 'ten_1#tasks', { ...record, data: { ...record.data, description: long } })).not.toHaveProperty('copiesVersion');
+  });
+});
+
+describe('write shards', () => {
+  const sharded = (shards: number): LoadedEntity => ({ ...entities.tasks, writeShards: shards });
+
+  it('puts a record, its copies, its counters and its event on the one shard its id picks', () => {
+    const entity = sharded(8);
+    const id = newRecordId(entity.idFormat, Date.parse('2026-01-01T00:00:00.000Z'));
+    const record = task({ id });
+    const k = shardOf(id, 8);
+
+    const items = kinds(createTransaction(entity, record, eventItem(entity, 'created', record, record.data, { eventId: 'evt_1', suffix: 'a', now: record.createdAt }), tables, 0));
+
+    expect(recordKey(entity, id, 'ten_1').pk).toBe(`ten_1#tasks#~${k}`);
+    expect(items).toEqual([
+      `Put Records ten_1#tasks#~${k} ${listingSortKey(record)}`,
+      `Put Records ten_1#tasks#owner=usr_1#~${k} ${listingSortKey(record)}`,
+      `Put Records ten_1#tasks#status=todo#~${k} ${listingSortKey(record)}`,
+      `Put Records ten_1#tasks#owner=usr_1#status=todo#~${k} ${listingSortKey(record)}`,
+      expect.stringMatching(/^Put Records ten_1#tasks#priority=medium#~/),
+      expect.stringMatching(/^Put Records ten_1#tasks#owner=usr_1#priority=medium#~/),
+      expect.stringMatching(new RegExp(`^Update ten_1#tasks#~${k} #count#0 `)),
+      expect.stringMatching(new RegExp(`^Update ten_1#tasks#owner=usr_1#~${k} #count#0 `)),
+      `Put Events ten_1#tasks#~${k} ${record.createdAt}#a`,
+    ]);
+  });
+
+  it('spreads ids evenly over the shards, and always gives an id the same one', () => {
+    const counts = new Array(16).fill(0);
+    for (let i = 0; i < 16_000; i++) counts[shardOf(newRecordId(entities.tasks.idFormat, Date.now()), 16)] += 1;
+
+    expect(Math.min(...counts)).toBeGreaterThan(850);
+    expect(Math.max(...counts)).toBeLessThan(1150);
+    expect(shardOf('tsk_A', 16)).toBe(shardOf('tsk_A', 16));
+    expect(shardOf('tsk_A', 1)).toBe(0);
+  });
+
+  it('names every shard of a partition, and leaves an unsharded one as it is', () => {
+    expect(shardKeys('products', 3)).toEqual(['products#~0', 'products#~1', 'products#~2']);
+    expect(shardKeys('ten_1#tags', 1)).toEqual(['ten_1#tags']);
+    expect(totalSource(entities.products, 'products').shards).toBe(DEFAULT_PUBLIC_WRITE_SHARDS);
+    expect(totalSource(entities.tags, 'ten_1#tags').shards).toBe(1);
   });
 });

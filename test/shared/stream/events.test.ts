@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { beyondRetention, eventPartition, eventsQuery, isPosition, positionAt, toStreamEvent } from '../../../shared/stream/events.js';
+import { beyondRetention, eventPartition, eventsQuery, isPosition, mergeEventPages, positionAt, toStreamEvent, type StreamEvent } from '../../../shared/stream/events.js';
+
+function at(position: string): StreamEvent {
+  return { position, type: 'task.created', change: 'created', recordId: position, tenantId: 't1', ownerId: 'u1', data: {}, createdAt: position };
+}
 
 describe('change events for the stream', () => {
   it('reads the stored item through one function', () => {
@@ -39,5 +43,22 @@ describe('change events for the stream', () => {
     expect(isPosition('x#y')).toBe(false);
     expect(beyondRetention('2026-05-31T11:59:59.000Z', now)).toBe(true);
     expect(beyondRetention('2026-05-31T12:00:01.000Z', now)).toBe(false);
+  });
+
+  it('merges the pages of write shards in position order, stopping where a shard with more stops', () => {
+    const page = mergeEventPages([
+      { events: [at('P1'), at('P4')], more: true },
+      { events: [at('P2'), at('P3'), at('P5')], more: false },
+      { events: [], more: false },
+    ]);
+
+    expect(page.events.map((e) => e.position)).toEqual(['P1', 'P2', 'P3', 'P4']);
+    expect(page.more).toBe(true);
+  });
+
+  it('returns every event of the shards when none has more', () => {
+    const page = mergeEventPages([{ events: [at('P3')], more: false }, { events: [at('P1'), at('P2')], more: false }]);
+
+    expect(page).toEqual({ events: [at('P1'), at('P2'), at('P3')], more: false });
   });
 });
