@@ -15,13 +15,19 @@ import { definitionsDir, migrated, migrationOf, startWith, walk, type Definition
 
 const slug = `nts${randomBytes(4).toString('hex')}`;
 const emptySlug = `emp${randomBytes(4).toString('hex')}`;
+const publicSlug = `pub${randomBytes(4).toString('hex')}`;
 
 type Fields = Record<string, Record<string, unknown>>;
 const withNotes: Fields = { number: { type: 'string', required: true }, notes: { type: 'string' } };
 const { notes: _notes, ...withoutNotes } = withNotes;
 
-function definition(fields: Fields, access = { public: false, shared: false }): Record<string, unknown> {
-  return { name: 'note', slug, tableName: slug, idFormat: { type: 'prefixed', prefix: 'nts' }, fields, access };
+function definition(fields: Fields, access = { public: false, shared: false }, writeShards?: number): Record<string, unknown> {
+  return { name: 'note', slug, tableName: slug, idFormat: { type: 'prefixed', prefix: 'nts' }, fields, access, ...(writeShards ? { writeShards } : {}) };
+}
+
+/** A public entity, declaring `writeShards` or (undefined) taking the default. */
+function publicDefinition(writeShards?: number): Record<string, unknown> {
+  return { name: 'poster', slug: publicSlug, tableName: publicSlug, idFormat: { type: 'uuid' }, fields: { title: { type: 'string' } }, access: { public: true, shared: true }, ...(writeShards ? { writeShards } : {}) };
 }
 
 let defs: DefinitionsDir;
@@ -30,17 +36,29 @@ let tenant: TestTenant;
 const ids: string[] = [];
 
 /** A start with `fields` (and the entity without records at `emptyAccess`); rejects when the server does not start. */
-async function restart(fields: Fields, env: Record<string, string> = {}, access?: { public: boolean; shared: boolean }, emptyAccess = { public: false, shared: false }): Promise<void> {
+async function restart(
+  fields: Fields,
+  env: Record<string, string> = {},
+  access?: { public: boolean; shared: boolean },
+  emptyAccess = { public: false, shared: false },
+  shards: { own?: number; public?: number } = { public: 1 },
+): Promise<void> {
   await server?.stop();
   server = undefined;
-  defs.write(definition(fields, access));
+  defs.write(definition(fields, access, shards.own));
+  writeFileSync(join(defs.dir, 'zz-public-entity.ts'), `export default ${JSON.stringify(publicDefinition(shards.public))};\n`);
   writeFileSync(join(defs.dir, 'zz-empty-entity.ts'), `export default ${JSON.stringify({ name: 'empty', slug: emptySlug, tableName: emptySlug, idFormat: { type: 'uuid' }, fields: { title: { type: 'string' } }, access: emptyAccess })};\n`);
   server = await startWith(inject('dynamoEndpoint'), defs.dir, env);
 }
 
 /** A start that must be refused: the server exits, and what it printed. */
-async function refusedStart(fields: Fields, access?: { public: boolean; shared: boolean }): Promise<string> {
-  const error = await restart(fields, {}, access).then(
+async function refusedStart(
+  fields: Fields,
+  access?: { public: boolean; shared: boolean },
+  shards?: { own?: number; public?: number },
+  emptyAccess?: { public: boolean; shared: boolean },
+): Promise<string> {
+  const error = await restart(fields, {}, access, emptyAccess, shards).then(
     () => undefined,
     (e: Error) => e,
   );
@@ -59,6 +77,7 @@ beforeAll(async () => {
     expect(response.status, response.text).toBe(201);
     ids.push(response.body.data.id);
   }
+  expect((await call('POST', `/api/v1/${publicSlug}`, { title: 'stored unsharded' })).status).toBe(201);
 }, 180_000);
 
 afterAll(async () => {
@@ -135,5 +154,27 @@ describe('definition changes a start refuses', () => {
     expect(created.status, created.text).toBe(201);
     const listed = await walk(server!.url, `/api/v1/${emptySlug}`, tenant.admin.cookie);
     expect(listed.ids).toEqual([created.body.data.id]);
+  }, 300_000);
+
+  it('refuses a writeShards change of an entity with stored records, saying what to do, and keeps serving them as they were', async () => {
+    // (The entity without records is shared since the test before.)
+    const message = await refusedStart(withNotes, undefined, { own: 4, public: 1 }, { public: false, shared: true });
+
+    expect(message).toContain(`Entity ${slug}: changing writeShards from 1 to 4 is not supported while records are stored`);
+    expect(message).toContain('Declare writeShards: 1');
+    await restart(withNotes, {}, undefined, { public: false, shared: true });
+    const listed = await walk(server!.url, `/api/v1/${slug}`, tenant.admin.cookie);
+    expect(listed.ids.sort()).toEqual([...ids].sort());
+  }, 300_000);
+
+  it('keeps the write shards a public entity was stored with when it declares none (its default differs)', async () => {
+    await restart(withNotes, {}, undefined, { public: false, shared: true }, { public: undefined });
+
+    const status = await migrated(server!.url, publicSlug);
+
+    expect(status.state).toBe('done');
+    expect(status.layout.writeShards).toBeUndefined();
+    const listed = await walk(server!.url, `/api/v1/${publicSlug}`, tenant.admin.cookie);
+    expect(listed.totals[0]).toBe(1);
   }, 300_000);
 });
