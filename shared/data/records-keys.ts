@@ -38,14 +38,14 @@
  * createdAt descending, then id ascending — the default order.
  *
  * Write shards: an entity with `writeShards` N > 1 (shared/registry/types.ts) spreads each listing
- * partition over N partition keys, `<partition>#~<k>`, k = shardOf(id, N): a record's copies, the
+ * partition over N partition keys, `<partition>#~<k>/<N>`, k = shardOf(id, N): a record's copies, the
  * record itself where it stands in its listing, its counter updates and its change events all go
  * to its shard k. Each shard is a partition as above (counters first, then copies in listing
  * order); readers read every shard and merge (shared/data/merge.ts). '~' appears in no field
- * name nor (URI-encoded) value, so no partition name collides with a shard's. N = 1 names the
- * partitions as above, without suffix.
+ * name nor (URI-encoded) value, so no partition name collides with a shard's; N in the name keeps
+ * the shards of two shard counts apart. N = 1 names the partitions as above, without suffix.
  *
- * Events table: `<tenant>#<table>` (`#~<k>` appended on a sharded entity) / `<ISO time>#<random>` — {id, type: `<name>.created|updated|deleted`,
+ * Events table: `<tenant>#<table>` (`#~<k>/<N>` appended on a sharded entity) / `<ISO time>#<random>` — {id, type: `<name>.created|updated|deleted`,
  * entity, recordId, tenantId, ownerId, data (the record, or {id} for deletes), createdAt, expiresAt}.
  */
 import { canonical } from '../canonical-json.js';
@@ -92,7 +92,7 @@ export function shardOf(id: string, shards: number): number {
 
 /** The partition key of shard `shard` of a partition (the partition itself when unsharded). */
 export function shardKey(partition: string, shard: number, shards: number): string {
-  return shards <= 1 ? partition : `${partition}#~${shard}`;
+  return shards <= 1 ? partition : `${partition}#~${shard}/${shards}`;
 }
 
 /** Every partition key of a (logical) partition: its shards, in shard order. */

@@ -135,7 +135,7 @@ describe('an entity with write shards', () => {
           new QueryCommand({
             TableName: tableName('records'),
             KeyConditionExpression: 'pk = :pk AND sk > :copies',
-            ExpressionAttributeValues: { ':pk': `${acme.tenantId}#ledger#~${k}`, ':copies': '#count#~' },
+            ExpressionAttributeValues: { ':pk': `${acme.tenantId}#ledger#~${k}/${SHARDS}`, ':copies': '#count#~' },
             Select: 'COUNT',
           }),
         );

@@ -107,7 +107,7 @@ describe('keys', () => {
 
     expect(listingPartitions(entities.tags, tag)).toEqual(['ten_1#tags']);
     const k = shardOf(product.id, DEFAULT_PUBLIC_WRITE_SHARDS);
-    expect(listingPartitions(entities.products, product)).toEqual([`products#~${k}`, `products#status=active#~${k}`, `products#category=a%23b%3Dc#~${k}`]);
+    expect(listingPartitions(entities.products, product)).toEqual([`products#~${k}/20`, `products#status=active#~${k}/20`, `products#category=a%23b%3Dc#~${k}/20`]);
   });
 
   it('lists a soft-deleted record nowhere', () => {
@@ -472,17 +472,17 @@ describe('write shards', () => {
 
     const items = kinds(createTransaction(entity, record, eventItem(entity, 'created', record, record.data, { eventId: 'evt_1', suffix: 'a', now: record.createdAt }), tables, 0));
 
-    expect(recordKey(entity, id, 'ten_1').pk).toBe(`ten_1#tasks#~${k}`);
+    expect(recordKey(entity, id, 'ten_1').pk).toBe(`ten_1#tasks#~${k}/8`);
     expect(items).toEqual([
-      `Put Records ten_1#tasks#~${k} ${listingSortKey(record)}`,
-      `Put Records ten_1#tasks#owner=usr_1#~${k} ${listingSortKey(record)}`,
-      `Put Records ten_1#tasks#status=todo#~${k} ${listingSortKey(record)}`,
-      `Put Records ten_1#tasks#owner=usr_1#status=todo#~${k} ${listingSortKey(record)}`,
+      `Put Records ten_1#tasks#~${k}/8 ${listingSortKey(record)}`,
+      `Put Records ten_1#tasks#owner=usr_1#~${k}/8 ${listingSortKey(record)}`,
+      `Put Records ten_1#tasks#status=todo#~${k}/8 ${listingSortKey(record)}`,
+      `Put Records ten_1#tasks#owner=usr_1#status=todo#~${k}/8 ${listingSortKey(record)}`,
       expect.stringMatching(/^Put Records ten_1#tasks#priority=medium#~/),
       expect.stringMatching(/^Put Records ten_1#tasks#owner=usr_1#priority=medium#~/),
-      expect.stringMatching(new RegExp(`^Update ten_1#tasks#~${k} #count#0 `)),
-      expect.stringMatching(new RegExp(`^Update ten_1#tasks#owner=usr_1#~${k} #count#0 `)),
-      `Put Events ten_1#tasks#~${k} ${record.createdAt}#a`,
+      expect.stringMatching(new RegExp(`^Update ten_1#tasks#~${k}/8 #count#0 `)),
+      expect.stringMatching(new RegExp(`^Update ten_1#tasks#owner=usr_1#~${k}/8 #count#0 `)),
+      `Put Events ten_1#tasks#~${k}/8 ${record.createdAt}#a`,
     ]);
   });
 
@@ -497,7 +497,7 @@ describe('write shards', () => {
   });
 
   it('names every shard of a partition, and leaves an unsharded one as it is', () => {
-    expect(shardKeys('products', 3)).toEqual(['products#~0', 'products#~1', 'products#~2']);
+    expect(shardKeys('products', 3)).toEqual(['products#~0/3', 'products#~1/3', 'products#~2/3']);
     expect(shardKeys('ten_1#tags', 1)).toEqual(['ten_1#tags']);
     expect(totalSource(entities.products, 'products').shards).toBe(DEFAULT_PUBLIC_WRITE_SHARDS);
     expect(totalSource(entities.tags, 'ten_1#tags').shards).toBe(1);
