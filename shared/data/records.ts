@@ -7,6 +7,10 @@
  * shared/data/records-keys.ts copyItem) is replaced by its record, fetched with ONE strongly
  * consistent BatchGetItem per 100 keys, and dropped when the record has gone or no longer belongs
  * to the partition read (changed between the Query and the BatchGetItem).
+ *
+ * Functions that take a listing partition take its logical name (records-keys.ts
+ * listingPartitionFor) and read each of its write shards, merging them (merge.ts); resolveCopies
+ * takes the partition key the copies were read from.
  */
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ServiceUnavailableError, UniqueViolationError } from '../errors.js';

@@ -16,6 +16,9 @@
  *   BatchGetItem per 100 (shared/data/records.ts resolveCopies); on read-all, only those whose
  *   copy does not already rule them out;
  * - ids: ONE BatchGetItem.
+ * On an entity with write shards, each Query of a partition above is one per shard, in parallel,
+ * merged in the listing order (shared/data/merge.ts); a cursor's position (the last listing key)
+ * continues every shard.
  */
 import {
   firstPage,
