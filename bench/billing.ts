@@ -101,7 +101,7 @@ const SINGLE_WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem']);
 export function recordCapacity(stored: StoredItemLookup, onCall: (call: BilledCall) => void): () => void {
   const billedWrites = new WeakMap<object, ItemWrite[]>();
   const name = `benchBilling${randomBytes(4).toString('hex')}`;
-  const stacks = [db().middlewareStack, dbOnce().middlewareStack];
+  const stacks = [...new Set([db().middlewareStack, dbOnce().middlewareStack])];
   for (const stack of stacks) {
     stack.add(
       (next, context) => async (args) => {

@@ -179,7 +179,7 @@ async function singleCreates(runtime: LocalRuntime, operator: Record<string, str
 async function imports(runtime: LocalRuntime, operator: Record<string, string>, subject: Subject): Promise<CaseResult> {
   const keys = await tenantsFor(runtime, operator, subject.tenants, `${subject.slug}-imports`);
   for (const key of keys) await ok(runtime, 'GET', `${V1}/${subject.slug}?limit=1`, key);
-  const path = subject.slug === 'tasks' ? `${V1}/import/tasks` : `${V1}/import/${subject.slug}`;
+  const path = `${V1}/import/${subject.slug}`;
   let written = 0;
   const { load } = await recorded(async () => {
     for (let n = 0; n < RECORDS / IMPORT_SIZE; n++) {
