@@ -1,10 +1,8 @@
 /**
  * Consumed capacity per operation, over HTTP on the local runtime (DynamoDB Local), recorded
  * through the SDK: the DynamoDB client's capacity listener (shared/data/client.ts, the same
- * recording behind X-Request-Cost) sees ReturnConsumedCapacity of every call. DynamoDB Local
- * under-reports transactional writes, so TransactWriteItems are billed here as DynamoDB bills
- * them: 2 WRU per KB (rounded up) of each item, the item's size being the larger of its stored
- * and its written form (looked up before the call with an uninstrumented client). Priced at
+ * recording behind X-Request-Cost) sees ReturnConsumedCapacity of every call, and transactions
+ * are billed as DynamoDB bills them (bench/billing.ts: 2 WRU per KB of each item). Priced at
  * on-demand rates: $0.625 per million WRU, $0.125 per million RRU.
  *
  * Each operation is measured twice, on fresh tenants, keys and users: "before" with one
@@ -14,15 +12,11 @@
  * gets. Reads and single writes are averaged over several requests (a lease is taken every k).
  * The table is printed and written to bench/results/capacity.md.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resetConfig } from '../../shared/config.js';
-import { db, onConsumedCapacity } from '../../shared/data/client.js';
-import { itemSize } from '../../shared/data/records-keys.js';
+import { recordCapacity, storedItemLookup, type StoredItemLookup } from '../billing.js';
 import { ok, sessionOf, tenantKey } from '../http.js';
 import { round } from '../stats.js';
 import type { BenchContext, BenchRow, LocalRuntime } from '../types.js';
@@ -35,21 +29,6 @@ const V1 = '/api/v1';
 /** 2,000 characters of ordinary text. */
 const LONG_DESCRIPTION = 'A long task description of the capacity benchmark, written out in full. '.repeat(28).slice(0, 2000);
 
-/** WRU DynamoDB bills for a TransactWriteItems: 2 per KB of each item (at least 1 KB). */
-async function billedTransaction(raw: DynamoDBDocumentClient, items: Record<string, any>[]): Promise<number> {
-  let wru = 0;
-  await Promise.all(
-    items.map(async (entry) => {
-      const [kind, op] = Object.entries(entry)[0] as [string, { TableName: string; Key?: Record<string, unknown>; Item?: Record<string, unknown> }];
-      const key = op.Key ?? (op.Item ? { pk: op.Item.pk, sk: op.Item.sk } : undefined);
-      const stored = key ? (await raw.send(new GetCommand({ TableName: op.TableName, Key: key, ConsistentRead: true }))).Item : undefined;
-      const written = kind === 'Put' ? itemSize(op.Item) : 0;
-      wru += 2 * Math.max(1, Math.ceil(Math.max(itemSize(stored), written) / 1024));
-    }),
-  );
-  return wru;
-}
-
 // ---------- recording ----------
 
 interface Tally {
@@ -58,26 +37,15 @@ interface Tally {
   wru: number;
 }
 
-let raw: DynamoDBDocumentClient | undefined;
+let stored: StoredItemLookup | undefined;
 
 /** Runs `work`, recording every DynamoDB call's capacity (transactions billed as DynamoDB bills them). */
 async function recorded(work: () => Promise<void>): Promise<Tally> {
   const tally: Tally = { calls: new Map(), rru: 0, wru: 0 };
-  const billed = new WeakMap<object, number>();
-  const stack = db().middlewareStack;
-  const name = `benchCapacity${randomBytes(4).toString('hex')}`;
-  stack.add(
-    (next, context) => async (args) => {
-      const input = args.input as { TransactItems?: Record<string, any>[] };
-      if ((context.commandName ?? '').startsWith('TransactWrite') && input.TransactItems) billed.set(input, await billedTransaction(raw!, input.TransactItems));
-      return next(args);
-    },
-    { step: 'initialize', name },
-  );
-  const stop = onConsumedCapacity((report) => {
-    tally.calls.set(report.operation, (tally.calls.get(report.operation) ?? 0) + 1);
-    tally.rru += report.rcu;
-    tally.wru += report.operation === 'TransactWriteItems' ? billed.get(report.input) ?? report.wcu : report.wcu;
+  const stop = recordCapacity(stored!, (call) => {
+    tally.calls.set(call.operation, (tally.calls.get(call.operation) ?? 0) + 1);
+    tally.rru += call.rcu;
+    tally.wru += call.wcu;
   });
   try {
     await work();
@@ -85,7 +53,6 @@ async function recorded(work: () => Promise<void>): Promise<Tally> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   } finally {
     stop();
-    stack.remove(name);
   }
   return tally;
 }
@@ -208,7 +175,7 @@ function fmt(n: number): string {
 
 export async function run(context: BenchContext): Promise<BenchRow[]> {
   const runtime = await context.local();
-  raw = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: runtime.dynamoEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+  stored = storedItemLookup(runtime.dynamoEndpoint);
   const limits = { RATE_LIMIT_API_KEY_PER_HOUR: '1000', RATE_LIMIT_SESSION_PER_HOUR: '100' };
   const before = await measureAll(runtime, 'before', { ...limits, RATE_LIMIT_LEASE_BLOCK: '1', SESSION_CACHE_SECONDS: '0' });
   const after = await measureAll(runtime, 'after', limits);
