@@ -32,7 +32,7 @@ export class KeyLoad {
   }
 }
 
-/** A key as shown: ids of tenants, users and records abbreviated (`<tenant>#tasks#~3`), events keys marked. */
+/** A key as shown: ids of tenants, users and records abbreviated (`<tenant>#tasks#~3/16`), events keys marked. */
 export function shownKey(key: string): string {
   const [role, pk] = splitKey(key);
   const shown = pk
@@ -47,9 +47,9 @@ function splitKey(key: string): [TableRole, string] {
   return [key.slice(0, space) as TableRole, key.slice(space + 1)];
 }
 
-/** The listing partition a key is one shard of (`<partition>#~<shard>`), or the key itself. */
+/** The listing partition a key is one shard of (`<partition>#~<shard>/<shards>`), or the key itself. */
 export function shardedPartition(pk: string): string {
-  return pk.replace(/#~\d+$/, '');
+  return pk.replace(/#~\d+\/\d+$/, '');
 }
 
 /**

@@ -24,19 +24,19 @@ describe('KeyLoad', () => {
 
 describe('keys', () => {
   it('shows tenant, user and record ids abbreviated, and events keys marked', () => {
-    expect(shownKey('records ten_AbC123#tasks#owner=usr_XyZ9#~3')).toBe('<tenant>#tasks#owner=<user>#~3');
+    expect(shownKey('records ten_AbC123#tasks#owner=usr_XyZ9#~3/16')).toBe('<tenant>#tasks#owner=<user>#~3/16');
     expect(shownKey('records products#0b7e5a8e-1c2d-4e5f-8a9b-0c1d2e3f4a5b')).toBe('products#<id>');
     expect(shownKey('events ten_AbC123#products')).toBe('events: <tenant>#products');
   });
 
   it("names the listing partition a shard belongs to", () => {
-    expect(shardedPartition('ten_a#tasks#~12')).toBe('ten_a#tasks');
+    expect(shardedPartition('ten_a#tasks#~12/16')).toBe('ten_a#tasks');
     expect(shardedPartition('products#status=active')).toBe('products#status=active');
   });
 
   it("tells an entity's listing keys from its records' own keys and its unique values' keys", () => {
     expect(isListingKey('products', 'products')).toBe(true);
-    expect(isListingKey('products#~4', 'products')).toBe(true);
+    expect(isListingKey('products#~4/16', 'products')).toBe(true);
     expect(isListingKey('products#category=c1', 'products')).toBe(true);
     expect(isListingKey('ten_a#tasks#owner=usr_b', 'tasks')).toBe(true);
     expect(isListingKey('products#0b7e5a8e-1c2d-4e5f-8a9b-0c1d2e3f4a5b', 'products')).toBe(false);
@@ -61,10 +61,10 @@ describe('summarizeLoad', () => {
     const load = new KeyLoad();
     load.add(
       [
-        { table: 'Records', pk: 'products#~0', wru: 30 },
-        { table: 'Records', pk: 'products#~1', wru: 20 },
-        { table: 'Records', pk: 'products#~2', wru: 10 },
-        { table: 'Records', pk: 'products#status=active#~0', wru: 8 },
+        { table: 'Records', pk: 'products#~0/4', wru: 30 },
+        { table: 'Records', pk: 'products#~1/4', wru: 20 },
+        { table: 'Records', pk: 'products#~2/4', wru: 10 },
+        { table: 'Records', pk: 'products#status=active#~0/4', wru: 8 },
         { table: 'Events', pk: 'ten_a#products', wru: 40 },
       ],
       tables,
@@ -73,7 +73,7 @@ describe('summarizeLoad', () => {
     const summary = summarizeLoad(load, 10, 'products', 4);
 
     expect(summary.hottest).toEqual({ key: 'events: <tenant>#products', wcuPerRecord: 4 });
-    expect(summary.hottestListing).toEqual({ key: 'products#~0', wcuPerRecord: 3, keys: 4, meanWcuPerRecord: 1 });
+    expect(summary.hottestListing).toEqual({ key: 'products#~0/4', wcuPerRecord: 3, keys: 4, meanWcuPerRecord: 1 });
   });
 });
 
