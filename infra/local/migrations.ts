@@ -37,7 +37,8 @@ function log(line: string): void {
  * MIGRATION_CONCURRENCY (default 8) records of a page migrated at once per segment;
  * MIGRATION_SEGMENTS (default 4) parallel Scan segments of a new migration; while the API
  * serves, the migration keeps the API's calls within MIGRATION_LATENCY_TOLERANCE (default 1.5) times
- * their latency without it (90th percentile; shared/migrations/pace.ts).
+ * their latency without it (90th percentile; shared/migrations/pace.ts); MIGRATION_SWITCH_MS (default
+ * 25 s) after readers switch to an entity's new write shards, the purge of the earlier ones starts.
  */
 export function startMigrations(states: readonly MigrationState[], entities: readonly LoadedEntity[] = allEntities()): BackgroundMigrations {
   const stop = { requested: false };
@@ -45,6 +46,7 @@ export function startMigrations(states: readonly MigrationState[], entities: rea
   const pageSize = Number(process.env.MIGRATION_PAGE_SIZE ?? 100) || 100;
   const concurrency = Number(process.env.MIGRATION_CONCURRENCY ?? 8) || 8;
   const tolerance = Number(process.env.MIGRATION_LATENCY_TOLERANCE ?? 0) || undefined;
+  const switchMs = process.env.MIGRATION_SWITCH_MS === undefined ? undefined : Number(process.env.MIGRATION_SWITCH_MS);
   const pending = states.filter((s) => s.state === 'pending' || s.state === 'running');
   const run = async () => {
     for (const state of pending) {
@@ -59,6 +61,7 @@ export function startMigrations(states: readonly MigrationState[], entities: rea
             pageSize,
             concurrency,
             tolerance,
+            switchMs,
             onProgress: ({ processed, total }) => {
               if (Date.now() - lastLogged < 2000) return;
               lastLogged = Date.now();

@@ -33,8 +33,19 @@ export interface LiveLayout {
    * field with a default may be pushed down to DynamoDB (before, it is checked in memory only).
    */
   settled: boolean;
-  /** The write shards its listings and events are stored under (shared/data/records-keys.ts shardCount). */
+  /** The write shards new writes list records and put events under (shared/data/records-keys.ts). */
   writeShards?: number;
+  /**
+   * While a change of writeShards is migrated: the earlier shard count, whose listings writes
+   * still maintain (copies and counts), and which readers read until `shardsReady`.
+   */
+  keptShards?: number;
+  /** Readers read the listings of `writeShards` (else `keptShards`). */
+  shardsReady?: boolean;
+  /** Earlier shard counts whose listings writes leave (copies deleted, never counted). */
+  retiredShards?: number[];
+  /** Shard counts whose change events may still be read (the stream merges them all). */
+  eventShards?: number[];
 }
 
 const live = new Map<string, LiveLayout>();

@@ -40,6 +40,12 @@ export interface StoredRecord {
   ix?: string[];
   /** On a record item: the fields whose uniqueness item this record holds. Never shown. */
   uniques?: string[];
+  /**
+   * On a record item: the write shard counts its listing copies and counts are kept under
+   * (shared/data/records-keys.ts); absent: [1]. Two while a change of `writeShards` is migrated.
+   * Never on a copy; never shown.
+   */
+  ws?: number[];
 }
 
 export interface Key {

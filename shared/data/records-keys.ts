@@ -44,6 +44,9 @@
  * order); readers read every shard and merge (shared/data/merge.ts). '~' appears in no field
  * name nor (URI-encoded) value, so no partition name collides with a shard's; N in the name keeps
  * the shards of two shard counts apart. N = 1 names the partitions as above, without suffix.
+ * A record item's `ws` names the shard counts it is listed under (absent: [1]); while a change of
+ * N is migrated (shared/migrations), writes maintain the earlier count's listings too, readers
+ * read it until the new one is complete, and writes leave a retired count's copies uncounted.
  *
  * Events table: `<tenant>#<table>` (`#~<k>/<N>` appended on a sharded entity) / `<ISO time>#<random>` — {id, type: `<name>.created|updated|deleted`,
  * entity, recordId, tenantId, ownerId, data (the record, or {id} for deletes), createdAt, expiresAt}.
@@ -74,9 +77,36 @@ export interface TableNames {
   events: string;
 }
 
-/** The write shards an entity is served with: its migration state's, else its definition's. */
-export function shardCount(entity: Pick<LoadedEntity, 'slug' | 'access' | 'writeShards'>): number {
+type ShardedEntity = Pick<LoadedEntity, 'slug' | 'access' | 'writeShards'>;
+
+/** The write shards new writes use: the migration state's, else the definition's. */
+export function writeShardCount(entity: ShardedEntity): number {
   return liveLayout(entity)?.writeShards ?? writeShardsOf(entity);
+}
+
+/** The write shards readers read: writeShardCount, or the earlier count while a change is migrated. */
+export function shardCount(entity: ShardedEntity): number {
+  const live = liveLayout(entity);
+  if (live?.keptShards !== undefined && !live.shardsReady) return live.keptShards;
+  return writeShardCount(entity);
+}
+
+/** The shard counts whose listings writes maintain (copies and counts): the target's, and a kept one while migrated. */
+export function maintainedShards(entity: ShardedEntity): number[] {
+  const live = liveLayout(entity);
+  const target = writeShardCount(entity);
+  return live?.keptShards !== undefined && live.keptShards !== target ? [live.keptShards, target] : [target];
+}
+
+/** The shard counts whose change events readers merge. */
+export function eventShardCounts(entity: ShardedEntity): number[] {
+  const live = liveLayout(entity);
+  return [...new Set([writeShardCount(entity), ...(live?.keptShards !== undefined ? [live.keptShards] : []), ...(live?.eventShards ?? [])])];
+}
+
+/** The shard counts a stored record's listings are under. */
+export function heldShards(record: Pick<StoredRecord, 'ws'>): number[] {
+  return record.ws ?? [1];
 }
 
 /** The shard of a record among `shards` (FNV-1a of its id): the same for the record's whole life. */
@@ -100,9 +130,8 @@ export function shardKeys(partition: string, shards: number): string[] {
   return shards <= 1 ? [partition] : Array.from({ length: shards }, (_, k) => shardKey(partition, k, shards));
 }
 
-/** The partition key where record `id` stands in a (logical) partition of `entity`. */
-export function recordShardKey(entity: Pick<LoadedEntity, 'slug' | 'access' | 'writeShards'>, partition: string, id: string): string {
-  const shards = shardCount(entity);
+/** The partition key where record `id` stands in a (logical) partition of `entity` (the read shards, or `shards`). */
+export function recordShardKey(entity: ShardedEntity, partition: string, id: string, shards = shardCount(entity)): string {
   return shardKey(partition, shardOf(id, shards), shards);
 }
 
@@ -239,17 +268,24 @@ export interface Listing {
 export function listings(entity: LoadedEntity, record: StoredRecord, which: 'target' | 'held' = 'target'): Listing[] {
   if (record.deletedAt) return [];
   const layout = layoutFor(entity);
-  const bases = basePartitions(entity, record.tenantId, record.ownerId).map((base) => recordShardKey(entity, base, record.id));
-  const out: Listing[] = bases.map((base) => ({ partition: base, base }));
+  const maintained = maintainedShards(entity);
+  const sets = which === 'held' ? heldShards(record) : maintained;
   const tokens = which === 'held' ? (record.ix ?? layout.legacy) : layout.indexes.map((i) => i.token);
-  for (const token of tokens) {
-    const index = layout.indexes.find((i) => i.token === token);
-    const field = tokenField(token);
-    const value = record.data[field];
-    if (value === undefined || value === null || value === '') continue;
-    for (const base of basePartitions(entity, record.tenantId, record.ownerId)) {
-      const partition = recordShardKey(entity, fieldPartition(base, token, value), record.id);
-      out.push({ partition, base: recordShardKey(entity, base, record.id), field, value, token, consolidated: index?.consolidated ?? false, counted: index !== undefined });
+  const out: Listing[] = [];
+  for (const shards of sets) {
+    // A shard count writes no longer maintain: its copies are left, never counted.
+    const kept = maintained.includes(shards);
+    const at = (partition: string) => recordShardKey(entity, partition, record.id, shards);
+    const bases = basePartitions(entity, record.tenantId, record.ownerId);
+    out.push(...bases.map((base): Listing => ({ partition: at(base), base: at(base), ...(kept ? {} : { counted: false }) })));
+    for (const token of tokens) {
+      const index = layout.indexes.find((i) => i.token === token);
+      const field = tokenField(token);
+      const value = record.data[field];
+      if (value === undefined || value === null || value === '') continue;
+      for (const base of bases) {
+        out.push({ partition: at(fieldPartition(base, token, value)), base: at(base), field, value, token, consolidated: index?.consolidated ?? false, counted: kept && index !== undefined });
+      }
     }
   }
   return out;
@@ -369,7 +405,9 @@ export function consolidatedFields(entity: Pick<LoadedEntity, 'fields'>): Set<st
 }
 
 export function recordItem(entity: LoadedEntity, record: StoredRecord): Record<string, unknown> {
-  return { ...homeKey(entity, record), kind: 'record', ...record, copiesVersion: record.version, ix: targetTokens(entity) };
+  const { ws: _ws, ...rest } = record;
+  const shards = maintainedShards(entity);
+  return { ...homeKey(entity, record), kind: 'record', ...rest, copiesVersion: record.version, ix: targetTokens(entity), ...(shards.length === 1 && shards[0] === 1 ? {} : { ws: shards }) };
 }
 
 /**
@@ -437,7 +475,7 @@ export const PARTIAL_ATTRIBUTE = 'partial';
  * bookkeeping alone passes 1 KB (ids near their limit) keeps just that.
  */
 export function copyItem(entity: Pick<LoadedEntity, 'fields'>, partition: string, stored: StoredRecord): Record<string, unknown> {
-  const { copiesVersion: _copiesVersion, ix: _ix, uniques: _uniques, ...record } = stored;
+  const { copiesVersion: _copiesVersion, ix: _ix, uniques: _uniques, ws: _ws, ...record } = stored;
   const full: Record<string, unknown> = { pk: partition, sk: listingSortKey(record), kind: 'index', ...record };
   let size = itemSize(full);
   if (size <= COPY_MAX_BYTES) return full;
@@ -557,7 +595,7 @@ export function eventItem(
     createdAt: ids.now,
     expiresAt: Math.floor(Date.parse(ids.now) / 1000) + EVENT_TTL_SECONDS,
   };
-  return { pk: recordShardKey(entity, eventPartition(record.tenantId, entity), record.id), sk: `${ids.now}#${ids.suffix}`, ...event };
+  return { pk: recordShardKey(entity, eventPartition(record.tenantId, entity), record.id, writeShardCount(entity)), sk: `${ids.now}#${ids.suffix}`, ...event };
 }
 
 /**
@@ -662,13 +700,15 @@ export function createTransaction(entity: LoadedEntity, record: StoredRecord, ev
 export function versionGuard(before: StoredRecord): { ConditionExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> } {
   const ix = before.ix === undefined ? 'attribute_not_exists(#ix)' : '#ix = :ix';
   const uniques = before.uniques === undefined ? 'attribute_not_exists(#uniques)' : '#uniques = :uniques';
+  const ws = before.ws === undefined ? 'attribute_not_exists(#ws)' : '#ws = :ws';
   return {
-    ConditionExpression: `attribute_exists(pk) AND #version = :version AND attribute_not_exists(#deletedAt) AND ${ix} AND ${uniques}`,
-    ExpressionAttributeNames: { '#version': 'version', '#deletedAt': 'deletedAt', '#ix': 'ix', '#uniques': 'uniques' },
+    ConditionExpression: `attribute_exists(pk) AND #version = :version AND attribute_not_exists(#deletedAt) AND ${ix} AND ${uniques} AND ${ws}`,
+    ExpressionAttributeNames: { '#version': 'version', '#deletedAt': 'deletedAt', '#ix': 'ix', '#uniques': 'uniques', '#ws': 'ws' },
     ExpressionAttributeValues: {
       ':version': before.version,
       ...(before.ix === undefined ? {} : { ':ix': before.ix }),
       ...(before.uniques === undefined ? {} : { ':uniques': before.uniques }),
+      ...(before.ws === undefined ? {} : { ':ws': before.ws }),
     },
   };
 }

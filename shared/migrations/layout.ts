@@ -89,14 +89,10 @@ export function defaultsOf(entity: LoadedEntity): Record<string, string | number
   return Object.fromEntries(Object.entries(entity.fields).filter(([, f]) => f.default !== undefined).map(([n, f]) => [n, f.default!]));
 }
 
-/**
- * The layout of a definition. `keptShards`: the write shards to record when the definition
- * declares none (state.ts keeps those the records were stored with); else its access mode's default.
- */
-export function layoutOf(entity: LoadedEntity, keptShards?: number): Layout {
+export function layoutOf(entity: LoadedEntity): Layout {
   const consolidated = consolidatedFields(entity);
   const names = Object.keys(entity.fields).sort();
-  const shards = entity.writeShards ?? keptShards ?? writeShardsOf(entity);
+  const shards = writeShardsOf(entity);
   return {
     ...(shards !== 1 ? { writeShards: shards } : {}),
     access: { public: entity.access.public, shared: entity.access.shared },
@@ -171,6 +167,19 @@ export interface Target {
    * (state.ts refusedChange), as old values would show.
    */
   purging?: string[];
+  /**
+   * A change of writeShards: the earlier count, whose listings writes keep maintaining (copies and
+   * counts) until the purge that follows the pass; readers read it until `shardsReady`.
+   */
+  keptShards?: number;
+  /** The pass has listed every record under the target's shards: readers read those. */
+  shardsReady?: boolean;
+  /** Earlier shard counts the running pass purges (writes leave their copies, never count them). */
+  retiredShards?: number[];
+  /** Earlier shard counts whose change events streams still read, until the time given (the events' retention). */
+  eventsRetired?: { shards: number; until: string }[];
+  /** A purge pass starts no earlier than this (every process reads the target's shards by then). */
+  notBefore?: string;
 }
 
 /** The first target of an entity whose stored items predate recorded layouts: generation 0, complete. */
@@ -194,7 +203,28 @@ export function nextTarget(current: Target, layout: Layout): Target {
   }
   for (const index of current.indexes) if (!indexes.some((i) => i.token === index.token)) obsolete.push({ ...index, ready: false });
   const purging = [...new Set([...(current.purging ?? []), ...current.layout.fields.filter((f) => !layout.fields.includes(f))])].filter((f) => !layout.fields.includes(f)).sort();
-  return { layout, hash: layoutHash(layout), indexes, obsolete, legacy: current.legacy, nextGeneration: generation, ...(purging.length ? { purging } : {}) };
+  return { layout, hash: layoutHash(layout), indexes, obsolete, legacy: current.legacy, nextGeneration: generation, ...(purging.length ? { purging } : {}), ...nextShards(current, layout) };
+}
+
+/**
+ * The shard fields of the target for `layout`. A change of writeShards keeps the count readers
+ * read now (the current one, or the one a change under way still reads) maintained and read until
+ * the new one is complete; a count in between, never read, is retired with the others.
+ */
+function nextShards(current: Target, layout: Layout): Pick<Target, 'keptShards' | 'shardsReady' | 'retiredShards' | 'eventsRetired'> {
+  const from = shardsOf(current.layout);
+  const to = shardsOf(layout);
+  const carried = { ...(current.retiredShards?.length ? { retiredShards: current.retiredShards } : {}), ...(current.eventsRetired?.length ? { eventsRetired: current.eventsRetired } : {}) };
+  if (from === to) {
+    return { ...carried, ...(current.keptShards !== undefined ? { keptShards: current.keptShards, ...(current.shardsReady ? { shardsReady: true } : {}) } : {}) };
+  }
+  const read = current.keptShards !== undefined && !current.shardsReady ? current.keptShards : from;
+  const retired = [...new Set([...(current.retiredShards ?? []), ...[from, current.keptShards].filter((n): n is number => n !== undefined && n !== read && n !== to)])];
+  return {
+    ...carried,
+    ...(retired.length ? { retiredShards: retired } : {}),
+    ...(read !== to ? { keptShards: read } : {}),
+  };
 }
 
 /** Fields `layout` has that `current` still purges (removed, the migration purging them not finished). */

@@ -26,12 +26,12 @@
  * migrate -- --wait` in the foreground, and on AWS the deploy-time job (infra/aws/migration.ts).
  */
 import {
-  basePartitions,
   copyItem,
   counterUpdates,
+  EVENT_TTL_SECONDS,
   db,
-  fieldPartition,
-  recordShardKey,
+  heldShards,
+  maintainedShards,
   homeKey,
   listings,
   listingSortKey,
@@ -41,7 +41,6 @@ import {
   recordTables,
   storedFromItem,
   tableName,
-  tokenField,
   transact,
   uniqueItem,
   versionGuard,
@@ -56,7 +55,7 @@ import { canonical } from '../canonical-json.js';
 import { removedKeys } from './layout.js';
 import { Pace } from './pace.js';
 import { ruleViolations } from './rules.js';
-import { readState, reportItem, serve, writeState, type MigrationState, type ReportEntry, type SegmentState } from './state.js';
+import { MAX_STALE_MS, readState, reportItem, serve, writeState, type MigrationState, type ReportEntry, type SegmentState } from './state.js';
 
 export interface RunOptions {
   /** Items asked for per Scan page. */
@@ -73,6 +72,8 @@ export interface RunOptions {
   concurrency?: number;
   /** While the API serves, its calls may take this many times (90th percentile) what they take without the migration (pace.ts; default 1.5). */
   tolerance?: number;
+  /** After readers switch to new write shards, how long before the earlier ones are purged (default SHARDS_SWITCH_MS). */
+  switchMs?: number;
 }
 
 const RECORD_FILTER = '#kind = :record AND #entity = :entity';
@@ -135,13 +136,24 @@ function underToken(parts: string[], tokens: readonly string[]): boolean {
   return parts.some((p) => tokens.some((t) => p.startsWith(`${t}=`)));
 }
 
-/** A listing copy or counter item of a dropped index (deleted), or a base counter item with counts of one (cleared). */
+/** The shard count a partition key of the entity is under (`…#~<k>/<N>`: N; no suffix: 1). */
+export function shardsOfKey(parts: readonly string[]): number {
+  const last = parts[parts.length - 1] ?? '';
+  const match = /^~\d+\/(\d+)$/.exec(last);
+  return match ? Number(match[1]) : 1;
+}
+
+/**
+ * A listing copy or counter item of a dropped index or of a retired shard count (deleted), or a
+ * base counter item with counts of a dropped index (cleared).
+ */
 async function cleanListingItem(entity: LoadedEntity, state: MigrationState, item: Record<string, unknown>): Promise<void> {
   const obsolete = state.target.obsolete.map((i) => i.token);
-  if (obsolete.length === 0) return;
+  const retired = state.target.retiredShards ?? [];
+  if (obsolete.length === 0 && retired.length === 0) return;
   const parts = partitionParts(entity, String(item.pk));
   if (!parts) return;
-  if (underToken(parts, obsolete)) {
+  if (underToken(parts, obsolete) || retired.includes(shardsOfKey(parts))) {
     await db().send(new DeleteCommand({ TableName: tableName('records'), Key: { pk: item.pk, sk: item.sk } }));
     return;
   }
@@ -184,23 +196,24 @@ export function migrateTransaction(entity: LoadedEntity, state: MigrationState, 
   const dataChanged = canonical(data) !== canonical(raw.data ?? {});
   const missing = tokens.filter((t) => !held.includes(t));
   const dropped = held.filter((t) => !tokens.includes(t));
-  if (!dataChanged && missing.length === 0 && dropped.length === 0 && raw.ix !== undefined) return undefined;
+  const shards = maintainedShards(entity);
+  const heldSets = heldShards(raw);
+  const shardsChanged = canonical(heldSets) !== canonical(shards);
+  if (!dataChanged && missing.length === 0 && dropped.length === 0 && !shardsChanged && raw.ix !== undefined) return undefined;
   const tables = recordTables();
-  const after: StoredRecord = { ...raw, data, ix: tokens, ...(dataChanged ? { copiesVersion: raw.version } : {}) };
+  const { ws: _ws, ...rest } = raw;
+  const after: StoredRecord = { ...rest, data, ix: tokens, ...(dataChanged ? { copiesVersion: raw.version } : {}), ...(shards.length === 1 && shards[0] === 1 ? {} : { ws: shards }) };
   const own = ownListing(entity, after);
-  // The target listings (the live layout is this state's: serve() was called), then the
-  // partitions of dropped tokens the record was listed under.
+  // The target listings (the live layout is this state's: serve() was called): those of tokens
+  // or shard counts the record is not listed under yet are added and counted.
   const now = listings(entity, after);
-  const added = now.filter((l) => l.token !== undefined && missing.includes(l.token));
+  const was = listings(entity, { ...raw, ix: held }, 'held');
+  const before = new Set(was.map((l) => l.partition));
+  const added = now.filter((l) => !before.has(l.partition));
   const copies = now.filter((l) => l.partition !== own && (dataChanged || added.includes(l)));
-  const gone: string[] = [];
-  if (!raw.deletedAt) {
-    for (const token of dropped) {
-      const value = raw.data?.[tokenField(token)];
-      if (value === undefined || value === null || value === '') continue;
-      for (const base of basePartitions(entity, raw.tenantId, raw.ownerId)) gone.push(recordShardKey(entity, fieldPartition(base, token, value), raw.id));
-    }
-  }
+  // The partitions of dropped tokens and left shard counts it was listed under (never counted).
+  const staying = new Set(now.map((l) => l.partition));
+  const gone = was.filter((l) => !staying.has(l.partition)).map((l) => l.partition);
   const sk = homeKey(entity, after);
   return [
     { Put: { TableName: tables.records, Item: { ...sk, kind: 'record', ...after }, ...guard(raw) } },
@@ -381,7 +394,7 @@ async function runSegment(entity: LoadedEntity, state: MigrationState, index: nu
         if (item.kind === 'record') {
           await pace.run(() => migrateRecord(entity, state, storedFromItem(item)));
           processed += 1;
-        } else if (state.target.obsolete.length) await pace.run(() => cleanListingItem(entity, state, item));
+        } else if (state.target.obsolete.length || state.target.retiredShards?.length) await pace.run(() => cleanListingItem(entity, state, item));
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 8) }, worker));
@@ -395,6 +408,55 @@ async function runSegment(entity: LoadedEntity, state: MigrationState, index: nu
   }
 }
 
+/** How long after readers are switched to new shards the purge of the earlier ones may start (every process has read the switch). */
+export const SHARDS_SWITCH_MS = MAX_STALE_MS + 5_000;
+
+/**
+ * The state a run leaves when its pass is complete (pure): indexes ready, dropped ones and purges
+ * done, retired shards' events readable for their retention. A change of writeShards whose new
+ * shards are now complete goes on: readers switch to them, and a purge pass of the earlier shards
+ * is queued for SHARDS_SWITCH_MS later (writes maintain the earlier ones until it starts).
+ */
+export function finishedRun(latest: MigrationState, nowMs: number, switchMs = SHARDS_SWITCH_MS): MigrationState {
+  const now = new Date(nowMs).toISOString();
+  const retention = new Date(nowMs + EVENT_TTL_SECONDS * 1000).toISOString();
+  const { retiredShards, notBefore: _notBefore, ...rest } = latest.target;
+  const eventsRetired = [...(rest.eventsRetired ?? []).filter((r) => Date.parse(r.until) > nowMs), ...(retiredShards ?? []).map((shards) => ({ shards, until: retention }))];
+  const target = { ...rest, indexes: rest.indexes.map((i) => ({ ...i, ready: true })), obsolete: [], legacy: [], purging: [], ...(eventsRetired.length ? { eventsRetired } : { eventsRetired: undefined }) };
+  if (target.keptShards !== undefined && !target.shardsReady) {
+    return {
+      ...latest,
+      target: { ...target, shardsReady: true, notBefore: new Date(nowMs + switchMs).toISOString() },
+      changes: [`writeShards: the listings under ${target.keptShards} shards are purged`],
+      state: 'pending',
+      run: latest.run + 1,
+      segments: latest.segments.map(() => ({ done: false })),
+      processed: 0,
+      total: undefined,
+      endedAt: undefined,
+      revision: latest.revision + 1,
+    };
+  }
+  return { ...latest, target, state: 'done', endedAt: now, revision: latest.revision + 1 };
+}
+
+/** A run's target as it starts: a purge of earlier shards retires them (writes stop maintaining them). */
+export function startedTarget(target: MigrationState['target']): MigrationState['target'] {
+  if (target.keptShards === undefined || !target.shardsReady) return target;
+  const { keptShards, shardsReady: _ready, notBefore: _notBefore, ...rest } = target;
+  return { ...rest, retiredShards: [...new Set([...(rest.retiredShards ?? []), keptShards])] };
+}
+
+/** Waits until `atMs` unless stopped or past the run's deadline first; whether it got there. */
+async function waitUntil(atMs: number, options: RunOptions): Promise<boolean> {
+  if (options.deadline !== undefined && atMs > options.deadline) return false;
+  while (Date.now() < atMs) {
+    if (options.stop?.requested) return false;
+    await new Promise((r) => setTimeout(r, Math.min(250, atMs - Date.now())));
+  }
+  return true;
+}
+
 /**
  * Runs (or continues) the entity's migration until it is done, the deadline passes or a newer
  * target supersedes it. Returns the state it left.
@@ -403,7 +465,10 @@ export async function runMigration(entity: LoadedEntity, options: RunOptions = {
   let state = await readState(entity.slug);
   if (!state || state.state === 'done' || state.state === 'failed') return state;
   if (state.state === 'pending') {
-    const running: MigrationState = { ...state, state: 'running', startedAt: new Date().toISOString(), revision: state.revision + 1 };
+    // A purge of earlier shards waits until every process reads the new ones.
+    const notBefore = state.target.notBefore ? Date.parse(state.target.notBefore) : 0;
+    if (notBefore > Date.now() && !(await waitUntil(notBefore, options))) return state;
+    const running: MigrationState = { ...state, target: startedTarget(state.target), state: 'running', startedAt: new Date().toISOString(), revision: state.revision + 1 };
     if (!(await writeState(running, state.revision))) return runMigration(entity, options);
     state = running;
   }
@@ -429,16 +494,11 @@ export async function runMigration(entity: LoadedEntity, options: RunOptions = {
     if (outcomes.some((o) => o !== 'done')) return readState(entity.slug);
     const latest = await readState(entity.slug);
     if (!latest || latest.run !== state.run) return latest;
-    const done: MigrationState = {
-      ...latest,
-      target: { ...latest.target, indexes: latest.target.indexes.map((i) => ({ ...i, ready: true })), obsolete: [], legacy: [], purging: [] },
-      state: 'done',
-      endedAt: new Date().toISOString(),
-      revision: latest.revision + 1,
-    };
+    const done = finishedRun(latest, Date.now(), options.switchMs);
     if (await writeState(done, latest.revision)) {
       serve(done);
-      return done;
+      // The pass listed every record under new shards: the purge of the earlier ones follows.
+      return done.state === 'pending' ? runMigration(entity, options) : done;
     }
     return readState(entity.slug);
   } catch (error) {

@@ -111,7 +111,7 @@ export async function writeState(state: MigrationState, expected: number | undef
  */
 export function liveLayoutOf(state: MigrationState, entity: LoadedEntity | undefined = registered(state.entity)): LiveLayout {
   const { target } = state;
-  const own = entity ? layoutOf(entity, shardsOf(target.layout)) : undefined;
+  const own = entity ? layoutOf(entity) : undefined;
   return {
     indexes: target.indexes.map((i) => ({ field: i.field, token: i.token, consolidated: i.consolidated, ready: i.ready })),
     obsolete: target.obsolete.map((i) => i.token),
@@ -120,7 +120,16 @@ export function liveLayoutOf(state: MigrationState, entity: LoadedEntity | undef
     ...(own ? { fields: new Set(own.fields) } : {}),
     settled: state.state === 'done' && (!own || layoutHash(own) === target.hash),
     writeShards: shardsOf(target.layout),
+    ...(target.keptShards !== undefined ? { keptShards: target.keptShards, shardsReady: target.shardsReady === true } : {}),
+    ...(target.retiredShards?.length ? { retiredShards: target.retiredShards } : {}),
+    eventShards: eventShardsOf(target, Date.now()),
   };
+}
+
+/** Shard counts whose change events may still be read: the target's, a kept one, retired ones within the events' retention. */
+export function eventShardsOf(target: Target, nowMs: number): number[] {
+  const retired = [...(target.retiredShards ?? []), ...(target.eventsRetired ?? []).filter((r) => Date.parse(r.until) > nowMs).map((r) => r.shards)];
+  return [...new Set([shardsOf(target.layout), ...(target.keptShards !== undefined ? [target.keptShards] : []), ...retired])];
 }
 
 function registered(slug: string): LoadedEntity | undefined {
@@ -235,9 +244,11 @@ export async function refusedChange(entity: LoadedEntity, current: MigrationStat
   // (A state recorded `failed` by an earlier version, which refused an access change that way,
   // leaves the records at the access of the layout before it.)
   const stored = current.state === 'failed' && current.from ? current.from.layout : current.target.layout;
-  if (shardsOf(stored) !== shardsOf(layout) && (await hasRecords(entity))) {
+  // A public entity's records stand in no listing (their keys do not depend on the shards): the
+  // migration lists them under the new count. A private or shared one's stand in their tenant's.
+  if (!layout.access.public && shardsOf(stored) !== shardsOf(layout) && (await hasRecords(entity))) {
     return (
-      `changing writeShards from ${shardsOf(stored)} to ${shardsOf(layout)} is not supported while records are stored: their listings, counts and events are kept under partition keys named by their shard, and no migration moves them yet. ` +
+      `changing writeShards from ${shardsOf(stored)} to ${shardsOf(layout)} is not supported while records are stored: a ${describeAccess(layout.access)} entity's records stand in their tenant's listing, under partition keys named by their shard, and no migration moves them (a public entity's are migrated). ` +
       `Declare writeShards: ${shardsOf(stored)}; to change it, export the records (\`npm run admin -- export ${entity.slug}\`, per tenant), delete them, change writeShards, then import them again (\`npm run admin -- import ${entity.slug}\`).`
     );
   }
@@ -255,24 +266,11 @@ function describeAccess(access: Layout['access']): string {
   return access.public ? 'public' : access.shared ? 'shared' : 'private (owner views)';
 }
 
-/**
- * The layout the definition asks for. One that declares no writeShards keeps the write shards its
- * stored records are under (recorded in `current`): a default that differs (a public entity's,
- * first recorded by a version without write shards) applies only to an entity with no records.
- */
-async function definedLayout(entity: LoadedEntity, current: MigrationState | undefined): Promise<Layout> {
-  const layout = layoutOf(entity);
-  if (entity.writeShards !== undefined || !current) return layout;
-  const stored = shardsOf(current.target.layout);
-  if (stored === shardsOf(layout) || !(await hasRecords(entity))) return layout;
-  return layoutOf(entity, stored);
-}
-
 /** Throws UnsupportedChangeError when the entity's definition brings a change no migration makes (nothing recorded). */
 export async function checkEntity(entity: LoadedEntity): Promise<void> {
   const current = await readState(entity.slug);
   if (!current) return;
-  const layout = await definedLayout(entity, current);
+  const layout = layoutOf(entity);
   if (current.target.hash === adoptedTarget(layout).hash) return;
   const refused = await refusedChange(entity, current, layout);
   if (refused) throw new UnsupportedChangeError(entity.slug, refused);
@@ -287,7 +285,7 @@ export async function checkEntity(entity: LoadedEntity): Promise<void> {
 export async function prepareEntity(entity: LoadedEntity, segments = DEFAULT_SEGMENTS): Promise<MigrationState> {
   for (;;) {
     const current = await readState(entity.slug);
-    const layout = await definedLayout(entity, current);
+    const layout = layoutOf(entity);
     if (!current) {
       const target = adoptedTarget(layout);
       const now = new Date().toISOString();

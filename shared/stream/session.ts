@@ -35,7 +35,8 @@
  * query never makes a later late commit look old.
  */
 import { Readable } from 'node:stream';
-import { shardCount } from '../data/index.js';
+import { eventShardCounts } from '../data/index.js';
+import { ensureLayouts } from '../migrations/index.js';
 import { logger } from '../logger.js';
 import type { LoadedEntity } from '../registry/index.js';
 import { eventPartition, positionAt, positionTime, readEventsAfter, type EventPage, type StreamEvent } from './events.js';
@@ -125,8 +126,14 @@ export class EventStream extends Readable {
     this.settleMs = options.settleMs ?? SETTLE_MS;
     this.lookbackMs = options.lookbackMs ?? LOOKBACK_MS;
     this.partition = eventPartition(options.viewer.tenantId, options.entity);
-    const shards = shardCount(options.entity);
-    this.read_ = options.read ?? ((partition, after) => readEventsAfter(partition, after, shards));
+    // The event shards of the layout served now (a change of writeShards merges both counts'; the
+    // layout is refreshed before each read).
+    this.read_ =
+      options.read ??
+      (async (partition, after) => {
+        await ensureLayouts();
+        return readEventsAfter(partition, after, eventShardCounts(options.entity));
+      });
     this.leases = options.leases ?? { renew: renewLease, release: releaseLease };
     this.push(retryHint(options.retryMs) + connectedMessage(this.position));
     if (options.reset) this.push(resetMessage(this.position));

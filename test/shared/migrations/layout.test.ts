@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { accessChanged, adoptedTarget, layoutChanges, layoutHash, layoutOf, needsPass, nextTarget, readdedWhilePurging } from '../../../shared/migrations/layout.js';
 import { ruleViolations } from '../../../shared/migrations/rules.js';
+import { finishedRun, startedTarget } from '../../../shared/migrations/runner.js';
+import { eventShardsOf } from '../../../shared/migrations/state.js';
 import { validateDefinition } from '../../../shared/registry/index.js';
 
 function entity(fields: Record<string, unknown>) {
@@ -115,5 +117,48 @@ describe('ruleViolations', () => {
       c: 'is required',
       d: 'must be at least 0',
     });
+  });
+});
+
+describe('write shards', () => {
+  const poster = (writeShards?: number) =>
+    validateDefinition(
+      { name: 'poster', slug: 'posters', tableName: 'posters', idFormat: { type: 'uuid' }, fields: { title: { type: 'string' } }, access: { public: true, shared: true }, ...(writeShards ? { writeShards } : {}) },
+      'test',
+    );
+
+  it('records a public entity at 20 shards by default, and an unsharded layout as before', () => {
+    expect(layoutOf(poster()).writeShards).toBe(20);
+    expect(layoutOf(entity(v1))).not.toHaveProperty('writeShards');
+  });
+
+  it('keeps the shards readers read maintained while the new ones are built, and retires one never read', () => {
+    const adopted = adoptedTarget(layoutOf(poster(1)));
+    const building = nextTarget(adopted, layoutOf(poster(4)));
+    const redirected = nextTarget(building, layoutOf(poster(8)));
+
+    expect(building).toMatchObject({ keptShards: 1 });
+    expect(building.shardsReady).toBeUndefined();
+    expect(redirected).toMatchObject({ keptShards: 1, retiredShards: [4] });
+    expect(layoutChanges(adopted.layout, building.layout)).toContain('writeShards changed from 1 to 4');
+  });
+
+  it('switches readers once the pass is done, queues the purge, retires the earlier shards when it starts, and keeps their events readable for a day', () => {
+    const building = nextTarget(adoptedTarget(layoutOf(poster(1))), layoutOf(poster(4)));
+    const state = { entity: 'posters', target: building, changes: [], state: 'running' as const, run: 1, segments: [{ done: true }], processed: 3, total: 3, revision: 5 };
+    const now = Date.parse('2026-11-27T10:00:00.000Z');
+
+    const switched = finishedRun(state, now, 2000);
+    const purging = startedTarget(switched.target);
+    const done = finishedRun({ ...switched, target: purging, state: 'running' }, now + 60_000);
+
+    expect(switched).toMatchObject({ state: 'pending', run: 2, target: { keptShards: 1, shardsReady: true, notBefore: '2026-11-27T10:00:02.000Z' } });
+    expect(purging).toMatchObject({ retiredShards: [1] });
+    expect(purging.keptShards).toBeUndefined();
+    expect(done.state).toBe('done');
+    expect(done.target.retiredShards).toBeUndefined();
+    expect(done.target.eventsRetired).toEqual([{ shards: 1, until: '2026-11-28T10:01:00.000Z' }]);
+    expect(eventShardsOf(done.target, now + 120_000)).toEqual([4, 1]);
+    expect(eventShardsOf(done.target, now + 2 * 86_400_000)).toEqual([4]);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * Definition changes no migration carries out refuse the start, before anything is recorded, and
  * say what to do instead: a field added again while the migration purging its earlier values is
- * under way (those values would show), and the access mode of an entity with stored records. An
- * access change of an entity with no records goes through.
+ * under way (those values would show), the access mode of an entity with stored records, and the
+ * write shards of a private one with stored records. An access change of an entity with no records
+ * goes through, and a public entity's write shards are migrated.
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -160,20 +161,20 @@ describe('definition changes a start refuses', () => {
     // (The entity without records is shared since the test before.)
     const message = await refusedStart(withNotes, undefined, { own: 4, public: 1 }, { public: false, shared: true });
 
-    expect(message).toContain(`Entity ${slug}: changing writeShards from 1 to 4 is not supported while records are stored`);
+    expect(message).toContain(`Entity ${slug}: changing writeShards from 1 to 4 is not supported while records are stored: a private (owner views) entity's records stand in their tenant's listing`);
     expect(message).toContain('Declare writeShards: 1');
     await restart(withNotes, {}, undefined, { public: false, shared: true });
     const listed = await walk(server!.url, `/api/v1/${slug}`, tenant.admin.cookie);
     expect(listed.ids.sort()).toEqual([...ids].sort());
   }, 300_000);
 
-  it('keeps the write shards a public entity was stored with when it declares none (its default differs)', async () => {
-    await restart(withNotes, {}, undefined, { public: false, shared: true }, { public: undefined });
+  it('migrates a public entity stored unsharded to the default write shards when it declares none', async () => {
+    await restart(withNotes, { MIGRATION_SWITCH_MS: '500' }, undefined, { public: false, shared: true }, { public: undefined });
 
     const status = await migrated(server!.url, publicSlug);
 
     expect(status.state).toBe('done');
-    expect(status.layout.writeShards).toBeUndefined();
+    expect(status.layout.writeShards).toBe(20);
     const listed = await walk(server!.url, `/api/v1/${publicSlug}`, tenant.admin.cookie);
     expect(listed.totals[0]).toBe(1);
   }, 300_000);
