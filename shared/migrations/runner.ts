@@ -427,7 +427,7 @@ export function finishedRun(latest: MigrationState, nowMs: number, switchMs = SH
     return {
       ...latest,
       target: { ...target, shardsReady: true, notBefore: new Date(nowMs + switchMs).toISOString() },
-      changes: [`writeShards: the listings under ${target.keptShards} shards are purged`],
+      changes: [`writeShards: purging the listings under the earlier ${target.keptShards} shard${target.keptShards === 1 ? '' : 's'}`],
       state: 'pending',
       run: latest.run + 1,
       segments: latest.segments.map(() => ({ done: false })),
