@@ -130,3 +130,17 @@ export function recordCapacity(stored: StoredItemLookup, onCall: (call: BilledCa
     for (const stack of stacks) stack.remove(name);
   };
 }
+
+/**
+ * Runs `work` with every call recorded (recordCapacity), then waits a moment so that writes a
+ * request left running (a key's usage) land before the recording closes.
+ */
+export async function whileRecording(stored: StoredItemLookup, onCall: (call: BilledCall) => void, work: () => Promise<void>): Promise<void> {
+  const stop = recordCapacity(stored, onCall);
+  try {
+    await work();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  } finally {
+    stop();
+  }
+}

@@ -4,6 +4,7 @@
  * partition key takes at most 1,000 WCU/s).
  */
 import type { ItemWrite } from './billing.js';
+import { unshardedKey } from '../shared/data/records-keys.js';
 
 /** WCU per second one partition key takes at most. */
 export const KEY_WCU_PER_SECOND = 1000;
@@ -48,9 +49,7 @@ function splitKey(key: string): [TableRole, string] {
 }
 
 /** The listing partition a key is one shard of (`<partition>#~<shard>/<shards>`), or the key itself. */
-export function shardedPartition(pk: string): string {
-  return pk.replace(/#~\d+\/\d+$/, '');
-}
+export const shardedPartition = unshardedKey;
 
 /**
  * Whether `pk` of the records table is one of the entity's listing partitions (or a shard of

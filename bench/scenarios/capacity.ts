@@ -16,7 +16,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resetConfig } from '../../shared/config.js';
-import { recordCapacity, storedItemLookup, type StoredItemLookup } from '../billing.js';
+import { whileRecording, storedItemLookup, type StoredItemLookup } from '../billing.js';
 import { ok, sessionOf, tenantKey } from '../http.js';
 import { round } from '../stats.js';
 import type { BenchContext, BenchRow, LocalRuntime } from '../types.js';
@@ -42,18 +42,15 @@ let stored: StoredItemLookup | undefined;
 /** Runs `work`, recording every DynamoDB call's capacity (transactions billed as DynamoDB bills them). */
 async function recorded(work: () => Promise<void>): Promise<Tally> {
   const tally: Tally = { calls: new Map(), rru: 0, wru: 0 };
-  const stop = recordCapacity(stored!, (call) => {
-    tally.calls.set(call.operation, (tally.calls.get(call.operation) ?? 0) + 1);
-    tally.rru += call.rcu;
-    tally.wru += call.wcu;
-  });
-  try {
-    await work();
-    // Writes a request left running (a key's usage) land before the tally closes.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  } finally {
-    stop();
-  }
+  await whileRecording(
+    stored!,
+    (call) => {
+      tally.calls.set(call.operation, (tally.calls.get(call.operation) ?? 0) + 1);
+      tally.rru += call.rcu;
+      tally.wru += call.wcu;
+    },
+    work,
+  );
   return tally;
 }
 

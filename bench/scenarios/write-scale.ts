@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tableName } from '../../shared/data/client.js';
 import { ENTITIES_DIR_ENV, validateDefinition } from '../../shared/registry/index.js';
-import { recordCapacity, storedItemLookup, type ItemWrite, type StoredItemLookup } from '../billing.js';
+import { whileRecording, storedItemLookup, type ItemWrite, type StoredItemLookup } from '../billing.js';
 import shardedProducts from '../entities/sharded-products.js';
 import { ok, sessionOf, tenantKey } from '../http.js';
 import { ceiling, KeyLoad, summarizeLoad, type LoadSummary } from '../partition-load.js';
@@ -127,18 +127,15 @@ async function recorded(work: () => Promise<void>): Promise<Recorded> {
   const tables = { records: tableName('records'), events: tableName('events') };
   const result: Recorded = { load: new KeyLoad(), rcu: 0, wcu: 0 };
   const counted = (writes: ItemWrite[]) => writes.filter((w) => w.table === tables.records || w.table === tables.events);
-  const stop = recordCapacity(stored!, (call) => {
-    result.rcu += call.rcu;
-    result.load.add(call.writes, tables);
-    result.wcu += counted(call.writes).reduce((n, w) => n + w.wru, 0);
-  });
-  try {
-    await work();
-    // Writes a request left running land before the recording closes.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  } finally {
-    stop();
-  }
+  await whileRecording(
+    stored!,
+    (call) => {
+      result.rcu += call.rcu;
+      result.load.add(call.writes, tables);
+      result.wcu += counted(call.writes).reduce((n, w) => n + w.wru, 0);
+    },
+    work,
+  );
   return result;
 }
 

@@ -42,8 +42,6 @@ export interface LiveLayout {
   keptShards?: number;
   /** Readers read the listings of `writeShards` (else `keptShards`). */
   shardsReady?: boolean;
-  /** Earlier shard counts whose listings writes leave (copies deleted, never counted). */
-  retiredShards?: number[];
   /** Shard counts whose change events may still be read (the stream merges them all). */
   eventShards?: number[];
 }

@@ -100,8 +100,7 @@ export function maintainedShards(entity: ShardedEntity): number[] {
 
 /** The shard counts whose change events readers merge. */
 export function eventShardCounts(entity: ShardedEntity): number[] {
-  const live = liveLayout(entity);
-  return [...new Set([writeShardCount(entity), ...(live?.keptShards !== undefined ? [live.keptShards] : []), ...(live?.eventShards ?? [])])];
+  return liveLayout(entity)?.eventShards ?? [writeShardCount(entity)];
 }
 
 /** The shard counts a stored record's listings are under. */
@@ -123,6 +122,19 @@ export function shardOf(id: string, shards: number): number {
 /** The partition key of shard `shard` of a partition (the partition itself when unsharded). */
 export function shardKey(partition: string, shard: number, shards: number): string {
   return shards <= 1 ? partition : `${partition}#~${shard}/${shards}`;
+}
+
+const SHARD_SUFFIX = /#~\d+\/(\d+)$/;
+
+/** The shard count a partition key is named for (`…#~<k>/<N>`: N; no suffix: 1). */
+export function keyShardCount(pk: string): number {
+  const match = SHARD_SUFFIX.exec(pk);
+  return match ? Number(match[1]) : 1;
+}
+
+/** The (logical) partition a partition key is one shard of, or the key itself. */
+export function unshardedKey(pk: string): string {
+  return pk.replace(SHARD_SUFFIX, '');
 }
 
 /** Every partition key of a (logical) partition: its shards, in shard order. */
@@ -271,12 +283,12 @@ export function listings(entity: LoadedEntity, record: StoredRecord, which: 'tar
   const maintained = maintainedShards(entity);
   const sets = which === 'held' ? heldShards(record) : maintained;
   const tokens = which === 'held' ? (record.ix ?? layout.legacy) : layout.indexes.map((i) => i.token);
+  const bases = basePartitions(entity, record.tenantId, record.ownerId);
   const out: Listing[] = [];
   for (const shards of sets) {
     // A shard count writes no longer maintain: its copies are left, never counted.
     const kept = maintained.includes(shards);
     const at = (partition: string) => recordShardKey(entity, partition, record.id, shards);
-    const bases = basePartitions(entity, record.tenantId, record.ownerId);
     out.push(...bases.map((base): Listing => ({ partition: at(base), base: at(base), ...(kept ? {} : { counted: false }) })));
     for (const token of tokens) {
       const index = layout.indexes.find((i) => i.token === token);
@@ -405,9 +417,14 @@ export function consolidatedFields(entity: Pick<LoadedEntity, 'fields'>): Set<st
 }
 
 export function recordItem(entity: LoadedEntity, record: StoredRecord): Record<string, unknown> {
+  return { ...homeKey(entity, record), kind: 'record', ...withMaintainedShards(entity, record), copiesVersion: record.version, ix: targetTokens(entity) };
+}
+
+/** The record marked as listed under the shard counts writes maintain (`ws`; absent for [1]). */
+export function withMaintainedShards(entity: LoadedEntity, record: StoredRecord): StoredRecord {
   const { ws: _ws, ...rest } = record;
   const shards = maintainedShards(entity);
-  return { ...homeKey(entity, record), kind: 'record', ...rest, copiesVersion: record.version, ix: targetTokens(entity), ...(shards.length === 1 && shards[0] === 1 ? {} : { ws: shards }) };
+  return shards.length === 1 && shards[0] === 1 ? rest : { ...rest, ws: shards };
 }
 
 /**

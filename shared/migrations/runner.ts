@@ -31,6 +31,7 @@ import {
   EVENT_TTL_SECONDS,
   db,
   heldShards,
+  keyShardCount,
   maintainedShards,
   homeKey,
   listings,
@@ -44,6 +45,7 @@ import {
   transact,
   uniqueItem,
   versionGuard,
+  withMaintainedShards,
   WriteConflict,
   type Listing,
   type StoredRecord,
@@ -136,13 +138,6 @@ function underToken(parts: string[], tokens: readonly string[]): boolean {
   return parts.some((p) => tokens.some((t) => p.startsWith(`${t}=`)));
 }
 
-/** The shard count a partition key of the entity is under (`…#~<k>/<N>`: N; no suffix: 1). */
-export function shardsOfKey(parts: readonly string[]): number {
-  const last = parts[parts.length - 1] ?? '';
-  const match = /^~\d+\/(\d+)$/.exec(last);
-  return match ? Number(match[1]) : 1;
-}
-
 /**
  * A listing copy or counter item of a dropped index or of a retired shard count (deleted), or a
  * base counter item with counts of a dropped index (cleared).
@@ -153,7 +148,7 @@ async function cleanListingItem(entity: LoadedEntity, state: MigrationState, ite
   if (obsolete.length === 0 && retired.length === 0) return;
   const parts = partitionParts(entity, String(item.pk));
   if (!parts) return;
-  if (underToken(parts, obsolete) || retired.includes(shardsOfKey(parts))) {
+  if (underToken(parts, obsolete) || retired.includes(keyShardCount(String(item.pk)))) {
     await db().send(new DeleteCommand({ TableName: tableName('records'), Key: { pk: item.pk, sk: item.sk } }));
     return;
   }
@@ -201,8 +196,7 @@ export function migrateTransaction(entity: LoadedEntity, state: MigrationState, 
   const shardsChanged = canonical(heldSets) !== canonical(shards);
   if (!dataChanged && missing.length === 0 && dropped.length === 0 && !shardsChanged && raw.ix !== undefined) return undefined;
   const tables = recordTables();
-  const { ws: _ws, ...rest } = raw;
-  const after: StoredRecord = { ...rest, data, ix: tokens, ...(dataChanged ? { copiesVersion: raw.version } : {}), ...(shards.length === 1 && shards[0] === 1 ? {} : { ws: shards }) };
+  const after: StoredRecord = { ...withMaintainedShards(entity, raw), data, ix: tokens, ...(dataChanged ? { copiesVersion: raw.version } : {}) };
   const own = ownListing(entity, after);
   // The target listings (the live layout is this state's: serve() was called): those of tokens
   // or shard counts the record is not listed under yet are added and counted.

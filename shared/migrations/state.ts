@@ -121,7 +121,6 @@ export function liveLayoutOf(state: MigrationState, entity: LoadedEntity | undef
     settled: state.state === 'done' && (!own || layoutHash(own) === target.hash),
     writeShards: shardsOf(target.layout),
     ...(target.keptShards !== undefined ? { keptShards: target.keptShards, shardsReady: target.shardsReady === true } : {}),
-    ...(target.retiredShards?.length ? { retiredShards: target.retiredShards } : {}),
     eventShards: eventShardsOf(target, Date.now()),
   };
 }

@@ -89,7 +89,7 @@ export interface EventPage {
 
 export async function readEventsAfter(partition: string, after: string, shards: number | readonly number[] = 1): Promise<EventPage> {
   const keys = (typeof shards === 'number' ? [shards] : shards).flatMap((n) => shardKeys(partition, n));
-  if (keys.length > 1 || keys[0] !== partition) return mergeEventPages(await Promise.all(keys.map((key) => readEventsAfter(key, after))));
+  if (keys.length > 1) return mergeEventPages(await Promise.all(keys.map((key) => readEventsAfter(key, after))));
   const result = await db().send(new QueryCommand(eventsQuery(tableName('events'), partition, after)));
   return { events: (result.Items ?? []).map(toStreamEvent), more: result.LastEvaluatedKey !== undefined };
 }

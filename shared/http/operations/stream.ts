@@ -11,7 +11,6 @@
 import { config } from '../../config.js';
 import { isAdmin, requireCaller, requirePermission } from '../../entities/rules.js';
 import { BadRequestError, EntityNotFoundError } from '../../errors.js';
-import { ensureLayouts } from '../../migrations/index.js';
 import { findEntity } from '../../registry/index.js';
 import { routeKey } from '../../core-routes.js';
 import { acquireLease, beyondRetention, EventStream, isPosition, loadHandoff, positionAt, positionTime, saveHandoff, STREAM_HEADERS, type HandoffOwner } from '../../stream/index.js';
@@ -68,8 +67,6 @@ async function openStream(req: ApiRequest, context?: ApiLambdaContext): Promise<
   requirePermission(entity, 'read', auth);
   const settings = config().stream;
   const { start, reset, resumed } = streamStart(req, Date.now());
-  // The write shards its events are under come with the entity's layout.
-  await ensureLayouts();
   const lease = await acquireLease(auth.user.id, settings.maxPerUser);
   // The hand-off between this client's connections (handoff.ts): per tenant, user and entity.
   const owner: HandoffOwner = { tenantId: auth.tenantId, userId: auth.user.id, table: entity.tableName };
