@@ -37,7 +37,7 @@ function definition(writeShards: number): Record<string, unknown> {
 }
 
 /** Readers switch 3 s before the purge starts, so that the checks meet the migration under way. */
-const SLOW = { MIGRATION_PAGE_SIZE: '50', MIGRATION_SWITCH_MS: '3000', STREAM_POLL_MS: '100', STREAM_MAX_DURATION_MS: '240000' };
+const SLOW = { MIGRATION_PAGE_SIZE: '200', MIGRATION_SWITCH_MS: '3000', STREAM_POLL_MS: '100', STREAM_MAX_DURATION_MS: '240000' };
 
 let defs: DefinitionsDir;
 let server: TestServer | undefined;
