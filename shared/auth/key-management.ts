@@ -134,7 +134,7 @@ function expiryProblem(value: string): string | undefined {
 }
 
 /**
- * What a key body's schema (shared/core-routes.ts, checked by the middleware stack) cannot say:
+ * What a key body's schema (body-schemas.ts, checked by the middleware stack) cannot say:
  * each scope names an action and a resource of `family`'s vocabulary, and an expiry is a day of
  * the calendar that lies ahead. `refused`: the fields the schema already refused, which get the
  * scope hint (scopes) or are left alone, so that one answer names every field.

@@ -122,7 +122,6 @@ async function removeObjects(keys: readonly string[]): Promise<void> {
   }
 }
 
-/** A presign request, as its route declares it (shared/core-routes.ts; the stack has checked it). */
 /** A presign body, as its route declares it (body-schemas.ts; the stack has checked it). */
 export type PresignInput = CheckedBody<typeof uploadBodySchemas.presign>;
 /** A complete body, as its route declares it (body-schemas.ts; the stack has checked it). */
