@@ -23,6 +23,7 @@ import {
   uploadRoutes,
   webhooksRoutes,
 } from './route-declarations/index.js';
+import { routeLookup, type RouteLookup } from './route-lookup.js';
 import type { Family, Route } from './route-types.js';
 import type { TableDefinition } from './tables.js';
 
@@ -110,36 +111,7 @@ export const afterPlugins: readonly Route[] = /* @__PURE__ */ (() => [...uploadR
 /** Every route but the plugins', in route-table order. */
 export const coreRoutes: readonly Route[] = /* @__PURE__ */ (() => [...beforePlugins, ...afterPlugins])();
 
-export function routeKey(method: string, path: string): string {
-  return `${method} ${path}`;
-}
-
-/** Routes and the route behind an API Gateway event's httpMethod + resource. */
-export interface RouteLookup {
-  readonly routes: readonly Route[];
-  findRoute(method: string, resource: string): Route | undefined;
-}
-
-/**
- * The lookup of `routes`. Paths without an OPTIONS route still answer CORS preflights: the
- * request goes to the family of the path's first route, and the cors middleware answers it
- * before authentication.
- */
-export function routeLookup(routes: readonly Route[]): RouteLookup {
-  const byKey = new Map(routes.map((r) => [routeKey(r.method, r.path), r]));
-  return {
-    routes,
-    findRoute(method, resource) {
-      return byKey.get(routeKey(method, resource)) ?? (method === 'OPTIONS' ? preflightRoute(routes, resource) : undefined);
-    },
-  };
-}
-
-/** The preflight (OPTIONS) route of `path`: public, served by the family of the path's first route. */
-export function preflightRoute(routes: readonly Route[], path: string): Route | undefined {
-  const first = routes.find((r) => r.path === path);
-  return first && { method: 'OPTIONS', path, operation: 'preflight', family: first.family, auth: 'public' };
-}
+export { preflightRoute, routeKey, routeLookup, type RouteLookup } from './route-lookup.js';
 
 /** The core routes' lookup: what the middleware stack uses unless a family serves plugin routes. */
 export const coreRouteLookup: RouteLookup = /* @__PURE__ */ routeLookup(coreRoutes);

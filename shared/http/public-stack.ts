@@ -11,7 +11,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { MethodNotAllowedError } from '../errors.js';
-import { routeLookup } from '../core-routes.js';
+import { routeLookup } from '../route-lookup.js';
 import type { Route } from '../route-types.js';
 import { apiVersion } from './api-version.js';
 import { cors } from './cors.js';
