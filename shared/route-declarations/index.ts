@@ -20,6 +20,7 @@ import { uploadRoutes } from './upload.js';
 import { webhooksRoutes } from './webhooks.js';
 
 export { authRoutes, batchRoutes, dashboardRoutes, docsRoutes, entitiesRoutes, graphqlRoutes, healthRoutes, importRoutes, keysRoutes, migrationsRoutes, streamRoutes, uploadRoutes, webhooksRoutes };
+export { uploadBodySchemas } from './upload.js';
 export { webhookBodySchemas } from './webhooks.js';
 
 /** Each core family's declarations, by family (the plugins' come from their own files). */

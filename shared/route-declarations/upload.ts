@@ -1,11 +1,20 @@
 /**
  * The upload family's routes: multipart within the Lambda limit, presigned POST up to 10 MiB,
- * files private to their uploader. The presigned flow's bodies (shared/uploads/body-schemas.ts)
- * are checked by the middleware stack.
+ * files private to their uploader. The presigned flow's bodies are checked by the middleware
+ * stack; the service takes its input types from them, and checks what a schema cannot say (the
+ * type is allowed, the size within the limit).
  */
 import type { ErrorCode } from '../errors.js';
-import { uploadBodySchemas } from '../uploads/index.js';
 import { BODY, STRING, V1, familyRoutes } from './declare.js';
+
+export const uploadBodySchemas = {
+  presign: {
+    type: 'object',
+    required: ['filename', 'type', 'size'],
+    properties: { filename: { type: 'string', minLength: 1, maxLength: 1024, pattern: '\\S' }, type: { type: 'string', minLength: 1 }, size: { type: 'integer', minimum: 1 } },
+  },
+  complete: { type: 'object', required: ['key'], properties: { key: { type: 'string', minLength: 1, description: 'The key /api/v1/upload/presign returned.' } } },
+} as const;
 
 const MULTIPART: readonly ErrorCode[] = ['INVALID_REQUEST', 'NO_FILE', 'EMPTY_FILE', 'FILE_TOO_LARGE', 'TOO_MANY_FILES', 'FILE_TYPE_NOT_ALLOWED'];
 const FILE = { type: 'string', contentMediaType: 'application/octet-stream' } as const;

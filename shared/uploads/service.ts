@@ -25,7 +25,7 @@ import { countOf, deletePending, deleteRecord, getPending, getRecord, listingSk,
 import { copyObject, deleteObject, headObject, presignGet, presignPost, putObject, readHead } from './storage.js';
 import { fileUrl } from './url.js';
 import type { CheckedBody } from '../route-types.js';
-import type { uploadBodySchemas } from './body-schemas.js';
+import type { uploadBodySchemas } from '../route-declarations/index.js';
 
 export interface UploadResult {
   id: string;
@@ -122,9 +122,9 @@ async function removeObjects(keys: readonly string[]): Promise<void> {
   }
 }
 
-/** A presign body, as its route declares it (body-schemas.ts; the stack has checked it). */
+/** A presign body, as its route declares it (shared/route-declarations/upload.ts; the stack has checked it). */
 export type PresignInput = CheckedBody<typeof uploadBodySchemas.presign>;
-/** A complete body, as its route declares it (body-schemas.ts; the stack has checked it). */
+/** A complete body, as its route declares it (shared/route-declarations/upload.ts; the stack has checked it). */
 export type CompleteInput = CheckedBody<typeof uploadBodySchemas.complete>;
 
 export interface PresignResult {
