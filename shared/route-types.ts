@@ -62,8 +62,6 @@ export interface RouteDeclaration {
   query?: readonly QueryParameter[];
   /** The component (shared/openapi/components.ts) the answer's `data` is, or holds a list of. */
   response?: string;
-  /** The route in the API description beyond the above: tag, description, examples, responses. */
-  openapi?: RouteDoc;
 }
 
 /** A route-table entry: a declaration and the family that serves it. */
@@ -120,7 +118,7 @@ export interface RouteDocSpec {
   errors: readonly number[];
 }
 
-/** What the API description hands a route's `openapi` (shared/openapi/route-docs.ts). */
+/** What the API description hands a route's description (shared/openapi/system.ts routeDocTools). */
 export interface RouteDocTools {
   /** `#/components/schemas/<name>`. */
   ref(name: string): JsonSchema;
@@ -134,5 +132,11 @@ export interface RouteDocTools {
   entity?: { record: string; create: string; createExample: Record<string, unknown> };
 }
 
-/** A route's API description, built when the document is (a function: nothing of it is built at a cold start). */
+/** A route's API description, built when the document is. */
 export type RouteDoc = (tools: RouteDocTools) => RouteDocSpec;
+
+/**
+ * The API descriptions of a family's routes `R`, by operation name: the compiler refuses one for
+ * an operation the family does not declare. A route without one is described generically.
+ */
+export type RouteDocs<R extends { operation: string }> = { readonly [K in R['operation']]?: RouteDoc };

@@ -1,7 +1,7 @@
 /**
  * The OpenAPI 3.1 document, built from the sources that build the API so that it cannot drift:
- * THE route table (shared/routes.ts), with each route's description (its declaration's
- * `openapi`), and the entity registry. Every route of the table appears — one the generator knows nothing about is described
+ * THE route table (shared/routes.ts), each core route's description beside its declaration
+ * (shared/route-declarations/), and the entity registry. Every route of the table appears — one the generator knows nothing about is described
  * generically, with the JSON Schemas a route may carry (`requestSchema`, `responseSchema`) — and
  * every registered entity expands the `{entity}` routes into paths of its own. Pure and
  * deterministic: the same sources give the same document, byte for byte.
@@ -9,7 +9,8 @@
 import { catalogueEntry } from '../errors.js';
 import type { LoadedEntity } from '../registry/index.js';
 import { isCountedFamily, routeKey, type Route } from '../routes.js';
-import type { RouteDocSpec } from '../route-types.js';
+import { coreRouteDocs } from '../route-declarations/index.js';
+import type { RouteDoc, RouteDocSpec } from '../route-types.js';
 import {
   COMMON_SCHEMAS,
   ERROR_STATUSES,
@@ -297,6 +298,8 @@ export function buildOpenApiDocument(sources: DocumentSources): OpenApiDocument 
   const staticKeys = new Set(sources.routes.filter((r) => !r.path.includes('{entity}')).map((r) => routeKey(r.method, r.path)));
   const paths: Record<string, Record<string, Schema>> = {};
   const operationIds = new Map<string, number>();
+  // The core routes' descriptions (shared/route-declarations/), by family and operation.
+  const describedRoutes: Partial<Record<string, Readonly<Record<string, RouteDoc | undefined>>>> = coreRouteDocs();
 
   function add(route: Route, path: string, spec: OperationSpec, scope: string | undefined, anonymous: boolean): void {
     const method = route.method.toLowerCase();
@@ -319,7 +322,7 @@ export function buildOpenApiDocument(sources: DocumentSources): OpenApiDocument 
       }
       continue;
     }
-    const describe = route.openapi;
+    const describe = describedRoutes[route.family]?.[route.operation];
     if (route.path.includes('{entity}')) {
       for (const entity of entities) {
         const path = route.path.replace('{entity}', entity.slug);

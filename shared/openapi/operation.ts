@@ -1,7 +1,7 @@
 /**
  * The shape every part of the generator describes an operation in, before document.ts adds what
  * comes from the route itself (security and scopes, the error responses of its auth mode, the
- * rate-limit headers). A route's own description (its declaration's `openapi`) is a RouteDocSpec.
+ * rate-limit headers). A core route's own description (beside its declaration) is a RouteDocSpec.
  */
 import type { ResponseDoc, RouteDocSpec } from '../route-types.js';
 import type { Schema } from './components.js';

@@ -1,5 +1,5 @@
 /**
- * What a route's description (the `openapi` of its declaration, shared/route-declarations/) is
+ * What a route's description (beside its declaration, shared/route-declarations/<family>.ts) is
  * handed to build its responses with, and the schemas only those descriptions use.
  */
 import type { LoadedEntity } from '../registry/index.js';

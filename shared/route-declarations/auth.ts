@@ -4,7 +4,7 @@
  * validate (after their own access checks, so a caller without the right gets 403 first).
  */
 import { authBodySchemas } from '../auth/body-schemas.js';
-import type { RouteDoc } from '../route-types.js';
+import type { RouteDoc, RouteDocs } from '../route-types.js';
 import { BODY, STRING, V1, familyRoutes } from './declare.js';
 
 const session: RouteDoc = ({ json, envelopeOf, ref }) => ({
@@ -23,7 +23,6 @@ export const authRoutes = /* @__PURE__ */ familyRoutes('auth', [
     summary: 'Log in',
     body: authBodySchemas.login,
     response: 'Session',
-    openapi: (tools) => ({ ...session(tools), requestBody: { example: { email: 'admin@localhost', password: 'correct horse battery staple' } } }),
   },
   {
     method: 'POST',
@@ -31,10 +30,9 @@ export const authRoutes = /* @__PURE__ */ familyRoutes('auth', [
     operation: 'logout',
     auth: 'session',
     summary: 'Log out',
-    openapi: ({ message }) => ({ tag: 'Auth', description: 'Ends the session on the server and clears the cookie.', responses: { 200: message('Logged out.') }, errors: [] }),
   },
-  { method: 'POST', path: `${V1}/auth/refresh`, operation: 'refreshSession', auth: 'session', summary: 'Refresh the session', response: 'Session', openapi: session },
-  { method: 'POST', path: `${V1}/auth`, operation: 'refreshSessionShort', auth: 'session', summary: 'Refresh the session (short path)', response: 'Session', openapi: session },
+  { method: 'POST', path: `${V1}/auth/refresh`, operation: 'refreshSession', auth: 'session', summary: 'Refresh the session', response: 'Session' },
+  { method: 'POST', path: `${V1}/auth`, operation: 'refreshSessionShort', auth: 'session', summary: 'Refresh the session (short path)', response: 'Session' },
   {
     method: 'GET',
     path: `${V1}/users/me`,
@@ -42,7 +40,6 @@ export const authRoutes = /* @__PURE__ */ familyRoutes('auth', [
     auth: 'required',
     summary: 'The caller',
     response: 'User',
-    openapi: ({ json, envelopeOf, ref }) => ({ tag: 'Users', responses: { 200: json(envelopeOf(ref('User')), "The caller's user.") }, errors: [] }),
   },
   // A change to the caller's own user: read-only keys may not (a session has write; keys need `write` or `*`).
   {
@@ -55,13 +52,6 @@ export const authRoutes = /* @__PURE__ */ familyRoutes('auth', [
     summary: 'Change the caller',
     body: authBodySchemas.updateMe,
     response: 'User',
-    openapi: ({ json, envelopeOf, ref }) => ({
-      tag: 'Users',
-      description: 'Name, preferences (metadata source), or the password (with currentPassword).',
-      requestBody: { example: { preferences: { theme: 'dark' } } },
-      responses: { 200: json(envelopeOf(ref('User')), 'The changed user.') },
-      errors: [400, 422],
-    }),
   },
   {
     method: 'GET',
@@ -71,7 +61,6 @@ export const authRoutes = /* @__PURE__ */ familyRoutes('auth', [
     errors: ['FORBIDDEN'],
     summary: 'Users of the tenant (admin)',
     response: 'User',
-    openapi: ({ json, envelopeOf, ref }) => ({ tag: 'Users', responses: { 200: json(envelopeOf({ type: 'array', items: ref('User') }), "The tenant's users.") }, errors: [] }),
   },
   {
     method: 'POST',
@@ -82,12 +71,6 @@ export const authRoutes = /* @__PURE__ */ familyRoutes('auth', [
     summary: 'Add a user to the tenant (admin)',
     body: authBodySchemas.createUser,
     response: 'User',
-    openapi: ({ json, envelopeOf, ref }) => ({
-      tag: 'Users',
-      requestBody: { example: { email: 'ada@example.com', name: 'Ada', password: 'a long passphrase', role: 'user' } },
-      responses: { 201: json(envelopeOf(ref('User')), 'The new user.') },
-      errors: [400, 409, 422],
-    }),
   },
   {
     method: 'GET',
@@ -97,7 +80,6 @@ export const authRoutes = /* @__PURE__ */ familyRoutes('auth', [
     errors: ['FORBIDDEN', 'NOT_FOUND'],
     summary: 'A user of the tenant (admin)',
     response: 'User',
-    openapi: ({ json, envelopeOf, ref }) => ({ tag: 'Users', responses: { 200: json(envelopeOf(ref('User')), 'The user.') }, errors: [404] }),
   },
   {
     method: 'PATCH',
@@ -108,7 +90,6 @@ export const authRoutes = /* @__PURE__ */ familyRoutes('auth', [
     summary: 'Change a user (admin)',
     body: authBodySchemas.updateUser,
     response: 'User',
-    openapi: ({ json, envelopeOf, ref }) => ({ tag: 'Users', requestBody: {}, responses: { 200: json(envelopeOf(ref('User')), 'The changed user.') }, errors: [400, 404, 422] }),
   },
   {
     method: 'DELETE',
@@ -117,11 +98,6 @@ export const authRoutes = /* @__PURE__ */ familyRoutes('auth', [
     auth: 'required',
     errors: ['FORBIDDEN', 'NOT_FOUND'],
     summary: 'Remove a user (admin)',
-    openapi: ({ json, envelopeOf }) => ({
-      tag: 'Users',
-      responses: { 200: json(envelopeOf({ type: 'object', required: ['id'], properties: { id: STRING } }, { message: true }), 'Removed.') },
-      errors: [404],
-    }),
   },
   {
     method: 'GET',
@@ -130,7 +106,6 @@ export const authRoutes = /* @__PURE__ */ familyRoutes('auth', [
     auth: 'required',
     summary: "The caller's tenant",
     response: 'Tenant',
-    openapi: ({ json, envelopeOf, ref }) => ({ tag: 'Tenants', responses: { 200: json(envelopeOf(ref('Tenant')), 'The tenant.') }, errors: [] }),
   },
   {
     method: 'PATCH',
@@ -141,13 +116,6 @@ export const authRoutes = /* @__PURE__ */ familyRoutes('auth', [
     summary: 'Change the tenant (admin)',
     body: authBodySchemas.updateTenant,
     response: 'Tenant',
-    openapi: ({ json, envelopeOf, ref }) => ({
-      tag: 'Tenants',
-      description: '`settings` is a metadata source, merged into the stored settings.',
-      requestBody: {},
-      responses: { 200: json(envelopeOf(ref('Tenant')), 'The changed tenant.') },
-      errors: [400, 422],
-    }),
   },
   {
     method: 'POST',
@@ -158,12 +126,52 @@ export const authRoutes = /* @__PURE__ */ familyRoutes('auth', [
     summary: 'Create a tenant (platform operator)',
     body: authBodySchemas.createTenant,
     response: 'CreatedTenant',
-    openapi: ({ json, envelopeOf, ref }) => ({
+  },
+]);
+
+/** The API description of each route, by operation (only the API description builds it: a cold start does not). */
+export function authDocs(): RouteDocs<(typeof authRoutes)[number]> {
+  return {
+    login: (tools) => ({ ...session(tools), requestBody: { example: { email: 'admin@localhost', password: 'correct horse battery staple' } } }),
+    logout: ({ message }) => ({ tag: 'Auth', description: 'Ends the session on the server and clears the cookie.', responses: { 200: message('Logged out.') }, errors: [] }),
+    refreshSession: session,
+    refreshSessionShort: session,
+    getMe: ({ json, envelopeOf, ref }) => ({ tag: 'Users', responses: { 200: json(envelopeOf(ref('User')), "The caller's user.") }, errors: [] }),
+    updateMe: ({ json, envelopeOf, ref }) => ({
+      tag: 'Users',
+      description: 'Name, preferences (metadata source), or the password (with currentPassword).',
+      requestBody: { example: { preferences: { theme: 'dark' } } },
+      responses: { 200: json(envelopeOf(ref('User')), 'The changed user.') },
+      errors: [400, 422],
+    }),
+    listUsers: ({ json, envelopeOf, ref }) => ({ tag: 'Users', responses: { 200: json(envelopeOf({ type: 'array', items: ref('User') }), "The tenant's users.") }, errors: [] }),
+    createUser: ({ json, envelopeOf, ref }) => ({
+      tag: 'Users',
+      requestBody: { example: { email: 'ada@example.com', name: 'Ada', password: 'a long passphrase', role: 'user' } },
+      responses: { 201: json(envelopeOf(ref('User')), 'The new user.') },
+      errors: [400, 409, 422],
+    }),
+    getUser: ({ json, envelopeOf, ref }) => ({ tag: 'Users', responses: { 200: json(envelopeOf(ref('User')), 'The user.') }, errors: [404] }),
+    updateUser: ({ json, envelopeOf, ref }) => ({ tag: 'Users', requestBody: {}, responses: { 200: json(envelopeOf(ref('User')), 'The changed user.') }, errors: [400, 404, 422] }),
+    deleteUser: ({ json, envelopeOf }) => ({
+      tag: 'Users',
+      responses: { 200: json(envelopeOf({ type: 'object', required: ['id'], properties: { id: STRING } }, { message: true }), 'Removed.') },
+      errors: [404],
+    }),
+    getMyTenant: ({ json, envelopeOf, ref }) => ({ tag: 'Tenants', responses: { 200: json(envelopeOf(ref('Tenant')), 'The tenant.') }, errors: [] }),
+    updateMyTenant: ({ json, envelopeOf, ref }) => ({
+      tag: 'Tenants',
+      description: '`settings` is a metadata source, merged into the stored settings.',
+      requestBody: {},
+      responses: { 200: json(envelopeOf(ref('Tenant')), 'The changed tenant.') },
+      errors: [400, 422],
+    }),
+    createTenant: ({ json, envelopeOf, ref }) => ({
       tag: 'Tenants',
       description: "Only the bootstrap admin's session may: a tenant and its first admin.",
       requestBody: {},
       responses: { 201: json(envelopeOf(ref('CreatedTenant')), 'The new tenant and its admin.') },
       errors: [400, 409, 422],
     }),
-  },
-]);
+  };
+}

@@ -1,4 +1,5 @@
 /** The batch family's route: up to 20 sub-requests, each through its own family's stack. */
+import type { RouteDocs } from '../route-types.js';
 import { BODY, V1, familyRoutes } from './declare.js';
 
 export const batchRoutes = /* @__PURE__ */ familyRoutes('batch', [
@@ -12,7 +13,13 @@ export const batchRoutes = /* @__PURE__ */ familyRoutes('batch', [
     summary: 'Run up to 20 requests',
     body: { $ref: '#/components/schemas/BatchRequest' },
     response: 'BatchResponse',
-    openapi: ({ json, ref }) => ({
+  },
+]);
+
+/** The API description of each route, by operation (only the API description builds it: a cold start does not). */
+export function batchDocs(): RouteDocs<(typeof batchRoutes)[number]> {
+  return {
+    runBatch: ({ json, ref }) => ({
       tag: 'Batch',
       description:
         'Sub-requests run in order, each authorised as the caller and counted against its rate limit; a failing one does not stop the others. The answer is always 200.',
@@ -22,5 +29,5 @@ export const batchRoutes = /* @__PURE__ */ familyRoutes('batch', [
       responses: { 200: json(ref('BatchResponse'), "Each sub-request's status and body.") },
       errors: [400, 422],
     }),
-  },
-]);
+  };
+}

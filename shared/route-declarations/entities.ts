@@ -5,6 +5,7 @@
  * scopeApplies); writes need a caller. The API description of the {entity} routes is each
  * entity's own (shared/openapi/entities.ts).
  */
+import type { RouteDocs } from '../route-types.js';
 import { BODY, LIST, V1, familyRoutes } from './declare.js';
 
 export const entitiesRoutes = /* @__PURE__ */ familyRoutes('entities', [
@@ -16,25 +17,6 @@ export const entitiesRoutes = /* @__PURE__ */ familyRoutes('entities', [
     auth: 'optional',
     summary: 'The entities you may use',
     response: 'ApiIndex',
-    openapi: ({ json, envelopeOf, ref }) => ({
-      tag: 'Docs',
-      description:
-        "Where to start: the entities the caller may use (only public ones without credentials), each with its path, the operations open to the caller and links to its OPTIONS description and its section of this reference; then links to the API's other parts.",
-      responses: {
-        200: json(envelopeOf(ref('ApiIndex'), { message: true }), 'The index.', {
-          example: {
-            success: true,
-            data: {
-              name: 'Entity Record API',
-              version: 'v1',
-              entities: [{ name: 'task', slug: 'tasks', path: '/api/v1/tasks', operations: ['list', 'read', 'create', 'update', 'delete'], public: false, links: { options: '/api/v1/tasks', docs: '/api/docs#/tasks' } }],
-              links: { docs: '/api/docs', openapi: '/api/v1/openapi.json' },
-            },
-          },
-        }),
-      },
-      errors: [],
-    }),
   },
   { method: 'GET', path: `${V1}/{entity}`, operation: 'list', auth: 'optional', scope: '{entity}:read', errors: [...LIST, 'ENTITY_NOT_FOUND', 'METHOD_NOT_ALLOWED'], summary: 'List records' },
   { method: 'POST', path: `${V1}/{entity}`, operation: 'create', auth: 'required', scope: '{entity}:write', errors: [...BODY, 'UNIQUE_VIOLATION', 'ENTITY_NOT_FOUND', 'METHOD_NOT_ALLOWED'], summary: 'Create a record' },
@@ -66,3 +48,27 @@ export const entitiesRoutes = /* @__PURE__ */ familyRoutes('entities', [
   { method: 'POST', path: `${V1}/{entity}/{id}/{child}`, operation: 'createChild', auth: 'required', scope: '{entity}:read', errors: [...BODY, 'ENTITY_NOT_FOUND', 'NOT_FOUND', 'UNIQUE_VIOLATION'], summary: 'Create a record of a relation' },
 ]);
 
+/** The API description of each route, by operation (only the API description builds it: a cold start does not). */
+export function entitiesDocs(): RouteDocs<(typeof entitiesRoutes)[number]> {
+  return {
+    getApiIndex: ({ json, envelopeOf, ref }) => ({
+      tag: 'Docs',
+      description:
+        "Where to start: the entities the caller may use (only public ones without credentials), each with its path, the operations open to the caller and links to its OPTIONS description and its section of this reference; then links to the API's other parts.",
+      responses: {
+        200: json(envelopeOf(ref('ApiIndex'), { message: true }), 'The index.', {
+          example: {
+            success: true,
+            data: {
+              name: 'Entity Record API',
+              version: 'v1',
+              entities: [{ name: 'task', slug: 'tasks', path: '/api/v1/tasks', operations: ['list', 'read', 'create', 'update', 'delete'], public: false, links: { options: '/api/v1/tasks', docs: '/api/docs#/tasks' } }],
+              links: { docs: '/api/docs', openapi: '/api/v1/openapi.json' },
+            },
+          },
+        }),
+      },
+      errors: [],
+    }),
+  };
+}

@@ -1,5 +1,5 @@
 /** The GraphQL family's routes: each operation checks its own entity scope (shared/graphql/schema.ts). */
-import type { QueryParameter } from '../route-types.js';
+import type { QueryParameter, RouteDocs } from '../route-types.js';
 import { STRING, V1, familyRoutes } from './declare.js';
 
 const GRAPHQL = ['BAD_REQUEST', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'QUERY_TOO_DEEP', 'QUERY_TOO_COMPLEX'] as const;
@@ -19,13 +19,6 @@ export const graphqlRoutes = /* @__PURE__ */ familyRoutes('graphql', [
     summary: 'GraphQL query or mutation',
     body: { $ref: '#/components/schemas/GraphQLRequest' },
     response: 'GraphQLResponse',
-    openapi: ({ json, ref }) => ({
-      tag: 'GraphQL',
-      description: 'Same auth, scopes and row-level security as REST. Answers are GraphQL results, not the REST envelope.',
-      requestBody: { example: { query: '{ tasks(limit: 5) { edges { node { id title status } } pageInfo { hasNextPage } } }' } },
-      responses: { 200: json(ref('GraphQLResponse'), 'The result.'), 400: json(ref('GraphQLResponse'), 'The query does not parse or validate.') },
-      errors: [],
-    }),
   },
   {
     method: 'GET',
@@ -36,11 +29,24 @@ export const graphqlRoutes = /* @__PURE__ */ familyRoutes('graphql', [
     summary: 'GraphQL query (GET)',
     query: GRAPHQL_QUERY,
     response: 'GraphQLResponse',
-    openapi: ({ json, ref }) => ({
+  },
+]);
+
+/** The API description of each route, by operation (only the API description builds it: a cold start does not). */
+export function graphqlDocs(): RouteDocs<(typeof graphqlRoutes)[number]> {
+  return {
+    graphqlPost: ({ json, ref }) => ({
+      tag: 'GraphQL',
+      description: 'Same auth, scopes and row-level security as REST. Answers are GraphQL results, not the REST envelope.',
+      requestBody: { example: { query: '{ tasks(limit: 5) { edges { node { id title status } } pageInfo { hasNextPage } } }' } },
+      responses: { 200: json(ref('GraphQLResponse'), 'The result.'), 400: json(ref('GraphQLResponse'), 'The query does not parse or validate.') },
+      errors: [],
+    }),
+    graphqlGet: ({ json, ref }) => ({
       tag: 'GraphQL',
       description: 'Queries only; mutations need POST.',
       responses: { 200: json(ref('GraphQLResponse'), 'The result.'), 400: json(ref('GraphQLResponse'), 'The query does not parse or validate.') },
       errors: [],
     }),
-  },
-]);
+  };
+}

@@ -1,4 +1,5 @@
 /** The health family's route: GET /api/health (public, never counted). */
+import type { RouteDocs } from '../route-types.js';
 import { familyRoutes } from './declare.js';
 
 export const healthRoutes = /* @__PURE__ */ familyRoutes('health', [
@@ -10,7 +11,13 @@ export const healthRoutes = /* @__PURE__ */ familyRoutes('health', [
     errors: [],
     summary: 'Health check',
     response: 'Health',
-    openapi: ({ json, ref }) => ({
+  },
+]);
+
+/** The API description of each route, by operation (only the API description builds it: a cold start does not). */
+export function healthDocs(): RouteDocs<(typeof healthRoutes)[number]> {
+  return {
+    getHealth: ({ json, ref }) => ({
       tag: 'Health',
       description: 'Whether the service and its database answer. Never cached, never rate-limited.',
       responses: {
@@ -19,5 +26,5 @@ export const healthRoutes = /* @__PURE__ */ familyRoutes('health', [
       },
       errors: [],
     }),
-  },
-]);
+  };
+}

@@ -2,6 +2,7 @@
  * The import family's routes: the static tasks variant wins over the template (static beats
  * {param}). The body (JSON or CSV) is checked by the import services, item by item.
  */
+import type { RouteDocs } from '../route-types.js';
 import { BODY, OBJECT, V1, familyRoutes } from './declare.js';
 
 const IMPORT = [...BODY, 'ENTITY_NOT_FOUND', 'METHOD_NOT_ALLOWED', 'UNIQUE_VIOLATION', 'IMPORT_INCOMPLETE'] as const;
@@ -16,7 +17,23 @@ export const importRoutes = /* @__PURE__ */ familyRoutes('import', [
     csvBody: true,
     errors: [...IMPORT],
     summary: 'Import tasks',
-    openapi: ({ json, envelopeOf }) => ({
+  },
+  {
+    method: 'POST',
+    path: `${V1}/import/{entity}`,
+    operation: 'importRecords',
+    auth: 'required',
+    scope: '{entity}:write',
+    csvBody: true,
+    errors: [...IMPORT],
+    summary: 'Import {entity}',
+  },
+]);
+
+/** The API description of each route, by operation (only the API description builds it: a cold start does not). */
+export function importDocs(): RouteDocs<(typeof importRoutes)[number]> {
+  return {
+    importTasks: ({ json, envelopeOf }) => ({
       tag: 'Import',
       description:
         "`assignUsers` resolves each item's `assigneeEmail` to a user of the tenant; `notify` emits task.created for each imported task. Also takes `Content-Type: text/csv` (header row = field names, one task a row) with `?assignUsers=true&notify=true` in the query string.",
@@ -40,17 +57,7 @@ export const importRoutes = /* @__PURE__ */ familyRoutes('import', [
       },
       errors: [400, 422],
     }),
-  },
-  {
-    method: 'POST',
-    path: `${V1}/import/{entity}`,
-    operation: 'importRecords',
-    auth: 'required',
-    scope: '{entity}:write',
-    csvBody: true,
-    errors: [...IMPORT],
-    summary: 'Import {entity}',
-    openapi: ({ json, envelopeOf, ref, entity }) => ({
+    importRecords: ({ json, envelopeOf, ref, entity }) => ({
       tag: 'Import',
       operationId: `import${entity ? entity.record : ''}Records`,
       description:
@@ -83,5 +90,5 @@ export const importRoutes = /* @__PURE__ */ familyRoutes('import', [
       },
       errors: [400, 409, 422],
     }),
-  },
-]);
+  };
+}

@@ -4,7 +4,7 @@
  * The bodies (shared/auth/body-schemas.ts) are checked by the middleware stack.
  */
 import { keyBodySchemas } from '../auth/body-schemas.js';
-import type { QueryParameter, RouteDoc } from '../route-types.js';
+import type { QueryParameter, RouteDoc, RouteDocs } from '../route-types.js';
 import { BODY, PAGE_QUERY, STRING, V1, familyRoutes } from './declare.js';
 
 const KEY_LIST_QUERY: readonly QueryParameter[] = [
@@ -26,7 +26,7 @@ const created = (example: unknown): RouteDoc => ({ json, envelopeOf, ref }) => (
 const revoked: RouteDoc = ({ message }) => ({ tag: 'API keys', responses: { 200: message('Revoked at once.') }, errors: [404] });
 
 export const keysRoutes = /* @__PURE__ */ familyRoutes('keys', [
-  { method: 'GET', path: `${V1}/keys`, operation: 'listKeys', auth: 'session', errors: ['INVALID_REQUEST', 'FORBIDDEN'], summary: "The caller's API keys", query: KEY_LIST_QUERY, response: 'ApiKey', openapi: listed },
+  { method: 'GET', path: `${V1}/keys`, operation: 'listKeys', auth: 'session', errors: ['INVALID_REQUEST', 'FORBIDDEN'], summary: "The caller's API keys", query: KEY_LIST_QUERY, response: 'ApiKey' },
   {
     method: 'POST',
     path: `${V1}/keys`,
@@ -36,10 +36,9 @@ export const keysRoutes = /* @__PURE__ */ familyRoutes('keys', [
     summary: 'Create an API key (bare scopes)',
     body: keyBodySchemas.createKey,
     response: 'CreatedApiKey',
-    openapi: created({ name: 'CI', scopes: ['read', 'write'] }),
   },
-  { method: 'DELETE', path: `${V1}/keys/{keyId}`, operation: 'revokeKey', auth: 'session', errors: ['NOT_FOUND'], summary: 'Revoke an API key', openapi: revoked },
-  { method: 'GET', path: `${V1}/api-keys`, operation: 'listApiKeys', auth: 'session', errors: ['INVALID_REQUEST', 'FORBIDDEN'], summary: "The caller's API keys", query: KEY_LIST_QUERY, response: 'ApiKey', openapi: listed },
+  { method: 'DELETE', path: `${V1}/keys/{keyId}`, operation: 'revokeKey', auth: 'session', errors: ['NOT_FOUND'], summary: 'Revoke an API key' },
+  { method: 'GET', path: `${V1}/api-keys`, operation: 'listApiKeys', auth: 'session', errors: ['INVALID_REQUEST', 'FORBIDDEN'], summary: "The caller's API keys", query: KEY_LIST_QUERY, response: 'ApiKey' },
   {
     method: 'POST',
     path: `${V1}/api-keys`,
@@ -49,7 +48,6 @@ export const keysRoutes = /* @__PURE__ */ familyRoutes('keys', [
     summary: 'Create an API key (entity scopes)',
     body: keyBodySchemas.createApiKey,
     response: 'CreatedApiKey',
-    openapi: created({ name: 'Reporting', scopes: ['tasks:read'] }),
   },
   {
     method: 'GET',
@@ -59,7 +57,6 @@ export const keysRoutes = /* @__PURE__ */ familyRoutes('keys', [
     errors: ['NOT_FOUND'],
     summary: 'An API key',
     response: 'ApiKey',
-    openapi: ({ json, envelopeOf, ref }) => ({ tag: 'API keys', responses: { 200: json(envelopeOf(ref('ApiKey')), 'The key record.') }, errors: [404] }),
   },
   {
     method: 'PATCH',
@@ -70,15 +67,8 @@ export const keysRoutes = /* @__PURE__ */ familyRoutes('keys', [
     summary: 'Change an API key',
     body: keyBodySchemas.updateApiKey,
     response: 'ApiKey',
-    openapi: ({ json, envelopeOf, ref }) => ({
-      tag: 'API keys',
-      description: 'An inactive key answers 401 INVALID_API_KEY until it is active again.',
-      requestBody: { example: { status: 'inactive' } },
-      responses: { 200: json(envelopeOf(ref('ApiKey')), 'The changed key.') },
-      errors: [400, 404, 422],
-    }),
   },
-  { method: 'DELETE', path: `${V1}/api-keys/{id}`, operation: 'revokeApiKey', auth: 'session', errors: ['NOT_FOUND'], summary: 'Revoke an API key', openapi: revoked },
+  { method: 'DELETE', path: `${V1}/api-keys/{id}`, operation: 'revokeApiKey', auth: 'session', errors: ['NOT_FOUND'], summary: 'Revoke an API key' },
   {
     method: 'GET',
     path: `${V1}/api-keys/{id}/audit`,
@@ -88,11 +78,31 @@ export const keysRoutes = /* @__PURE__ */ familyRoutes('keys', [
     summary: 'Audit log of an API key',
     query: PAGE_QUERY,
     response: 'AuditEntry',
-    openapi: ({ json, envelopeOf, ref }) => ({
+  },
+]);
+
+/** The API description of each route, by operation (only the API description builds it: a cold start does not). */
+export function keysDocs(): RouteDocs<(typeof keysRoutes)[number]> {
+  return {
+    listKeys: listed,
+    createKey: created({ name: 'CI', scopes: ['read', 'write'] }),
+    revokeKey: revoked,
+    listApiKeys: listed,
+    createApiKey: created({ name: 'Reporting', scopes: ['tasks:read'] }),
+    getApiKey: ({ json, envelopeOf, ref }) => ({ tag: 'API keys', responses: { 200: json(envelopeOf(ref('ApiKey')), 'The key record.') }, errors: [404] }),
+    updateApiKey: ({ json, envelopeOf, ref }) => ({
+      tag: 'API keys',
+      description: 'An inactive key answers 401 INVALID_API_KEY until it is active again.',
+      requestBody: { example: { status: 'inactive' } },
+      responses: { 200: json(envelopeOf(ref('ApiKey')), 'The changed key.') },
+      errors: [400, 404, 422],
+    }),
+    revokeApiKey: revoked,
+    listApiKeyAudit: ({ json, envelopeOf, ref }) => ({
       tag: 'API keys',
       description: 'Newest first; `Link: rel="next"` continues.',
       responses: { 200: json(envelopeOf({ type: 'array', items: ref('AuditEntry') }), 'Audit entries.', { headers: ['Link'] }) },
       errors: [400, 404],
     }),
-  },
-]);
+  };
+}

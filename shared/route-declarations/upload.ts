@@ -4,6 +4,7 @@
  * stack; the service takes its input types from them, and checks what a schema cannot say (the
  * type is allowed, the size within the limit).
  */
+import type { RouteDocs } from '../route-types.js';
 import type { ErrorCode } from '../errors.js';
 import { BODY, STRING, V1, familyRoutes } from './declare.js';
 
@@ -30,13 +31,6 @@ export const uploadRoutes = /* @__PURE__ */ familyRoutes('upload', [
     errors: [...MULTIPART],
     summary: 'Upload a file',
     response: 'UploadResult',
-    openapi: ({ json, envelopeOf, ref }) => ({
-      tag: 'Uploads',
-      description: 'multipart/form-data with the part `file`; JPEG, PNG or PDF judged by the bytes; the request is at most 6 MB (larger files: presign).',
-      requestBody: { contentType: 'multipart/form-data', schema: { type: 'object', required: ['file'], properties: { file: FILE } } },
-      responses: { 201: json(envelopeOf(ref('UploadResult')), 'The stored file.') },
-      errors: [400, 413],
-    }),
   },
   {
     method: 'POST',
@@ -47,12 +41,6 @@ export const uploadRoutes = /* @__PURE__ */ familyRoutes('upload', [
     rawBody: true,
     errors: [...MULTIPART],
     summary: 'Upload up to 10 files',
-    openapi: ({ json, envelopeOf, ref }) => ({
-      tag: 'Uploads',
-      requestBody: { contentType: 'multipart/form-data', schema: { type: 'object', required: ['files'], properties: { files: { type: 'array', maxItems: 10, items: FILE } } } },
-      responses: { 201: json(envelopeOf({ type: 'object', required: ['files'], properties: { files: { type: 'array', items: ref('UploadResult') } } }), 'The stored files.') },
-      errors: [400, 413],
-    }),
   },
   {
     method: 'POST',
@@ -63,17 +51,6 @@ export const uploadRoutes = /* @__PURE__ */ familyRoutes('upload', [
     errors: [...BODY, 'FILE_TOO_LARGE', 'FILE_TYPE_NOT_ALLOWED'],
     summary: 'Presigned POST for a file up to 10 MiB',
     body: uploadBodySchemas.presign,
-    openapi: ({ json, envelopeOf }) => ({
-      tag: 'Uploads',
-      requestBody: {},
-      responses: {
-        201: json(
-          envelopeOf({ type: 'object', required: ['url', 'fields', 'key'], properties: { url: STRING, fields: { type: 'object', additionalProperties: STRING }, key: STRING, expiresAt: STRING } }),
-          'Where and how to POST the file.',
-        ),
-      },
-      errors: [400, 422],
-    }),
   },
   {
     method: 'POST',
@@ -85,9 +62,39 @@ export const uploadRoutes = /* @__PURE__ */ familyRoutes('upload', [
     summary: 'Check a presigned upload',
     body: uploadBodySchemas.complete,
     response: 'UploadResult',
-    openapi: ({ json, envelopeOf, ref }) => ({ tag: 'Uploads', requestBody: {}, responses: { 201: json(envelopeOf(ref('UploadResult')), 'The stored file.') }, errors: [400, 422] }),
   },
   { method: 'GET', path: `${V1}/uploads`, operation: 'listUploads', auth: 'required', scope: 'uploads:read', errors: ['INVALID_REQUEST'], summary: "The caller's uploads" },
   { method: 'DELETE', path: `${V1}/uploads/{id}`, operation: 'deleteUpload', auth: 'required', scope: 'uploads:delete', errors: ['NOT_FOUND'], summary: 'Delete an upload' },
   { method: 'GET', path: `${V1}/files/{id}`, operation: 'downloadFile', auth: 'required', scope: 'uploads:read', errors: ['NOT_FOUND'], summary: 'Download a file (a redirect to a short-lived URL)' },
 ]);
+
+/** The API description of each route, by operation (only the API description builds it: a cold start does not). */
+export function uploadDocs(): RouteDocs<(typeof uploadRoutes)[number]> {
+  return {
+    uploadFile: ({ json, envelopeOf, ref }) => ({
+      tag: 'Uploads',
+      description: 'multipart/form-data with the part `file`; JPEG, PNG or PDF judged by the bytes; the request is at most 6 MB (larger files: presign).',
+      requestBody: { contentType: 'multipart/form-data', schema: { type: 'object', required: ['file'], properties: { file: FILE } } },
+      responses: { 201: json(envelopeOf(ref('UploadResult')), 'The stored file.') },
+      errors: [400, 413],
+    }),
+    uploadFiles: ({ json, envelopeOf, ref }) => ({
+      tag: 'Uploads',
+      requestBody: { contentType: 'multipart/form-data', schema: { type: 'object', required: ['files'], properties: { files: { type: 'array', maxItems: 10, items: FILE } } } },
+      responses: { 201: json(envelopeOf({ type: 'object', required: ['files'], properties: { files: { type: 'array', items: ref('UploadResult') } } }), 'The stored files.') },
+      errors: [400, 413],
+    }),
+    presignUpload: ({ json, envelopeOf }) => ({
+      tag: 'Uploads',
+      requestBody: {},
+      responses: {
+        201: json(
+          envelopeOf({ type: 'object', required: ['url', 'fields', 'key'], properties: { url: STRING, fields: { type: 'object', additionalProperties: STRING }, key: STRING, expiresAt: STRING } }),
+          'Where and how to POST the file.',
+        ),
+      },
+      errors: [400, 422],
+    }),
+    completeUpload: ({ json, envelopeOf, ref }) => ({ tag: 'Uploads', requestBody: {}, responses: { 201: json(envelopeOf(ref('UploadResult')), 'The stored file.') }, errors: [400, 422] }),
+  };
+}

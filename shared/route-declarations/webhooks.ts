@@ -4,6 +4,7 @@
  * {id}). The bodies below are checked by the middleware stack; the target rule (https, a public
  * address) is the service's: it resolves the name.
  */
+import type { RouteDocs } from '../route-types.js';
 import { BODY, OBJECT, PAGE_QUERY, STRING, V1, familyRoutes } from './declare.js';
 
 const WEBHOOK_FIELDS = {
@@ -33,13 +34,6 @@ export const webhooksRoutes = /* @__PURE__ */ familyRoutes('webhooks', [
     summary: 'Register a webhook',
     body: webhookBodySchemas.createWebhook,
     response: 'Webhook',
-    openapi: ({ json, envelopeOf, ref }) => ({
-      tag: 'Webhooks',
-      description: 'Deliveries are POSTed to `url`, signed with `secret` (see the `webhooks` section). Needs `webhooks:write`.',
-      requestBody: { example: { url: 'https://example.com/hooks', events: ['task.created'], secret: 'a shared secret' } },
-      responses: { 201: json(envelopeOf(ref('Webhook')), 'The registration (never the secret).') },
-      errors: [400, 422],
-    }),
   },
   {
     method: 'GET',
@@ -49,7 +43,6 @@ export const webhooksRoutes = /* @__PURE__ */ familyRoutes('webhooks', [
     scope: 'webhooks:read',
     summary: "The tenant's webhooks",
     response: 'Webhook',
-    openapi: ({ json, envelopeOf, ref }) => ({ tag: 'Webhooks', responses: { 200: json(envelopeOf({ type: 'array', items: ref('Webhook') }), 'Registrations.') }, errors: [] }),
   },
   { method: 'GET', path: `${V1}/webhooks/{id}`, operation: 'getWebhook', auth: 'required', scope: 'webhooks:read', errors: ['NOT_FOUND'], summary: 'A webhook', response: 'Webhook' },
   {
@@ -71,7 +64,6 @@ export const webhooksRoutes = /* @__PURE__ */ familyRoutes('webhooks', [
     scope: 'webhooks:write',
     errors: ['NOT_FOUND'],
     summary: 'Remove a webhook',
-    openapi: ({ message }) => ({ tag: 'Webhooks', responses: { 200: message('Removed.') }, errors: [404] }),
   },
   // `{id}` is the provider's name: API Gateway allows one parameter name per path level.
   {
@@ -82,18 +74,6 @@ export const webhooksRoutes = /* @__PURE__ */ familyRoutes('webhooks', [
     rawBody: true,
     errors: ['INVALID_REQUEST', 'INVALID_SIGNATURE', 'NOT_FOUND'],
     summary: 'Inbound provider webhook',
-    openapi: ({ json }) => ({
-      tag: 'Webhooks',
-      description:
-        'The path parameter is the provider, one of INBOUND_WEBHOOK_SECRETS: `generic` checks `x-webhook-signature` (hex HMAC-SHA256 of the raw body), `stripe` checks `Stripe-Signature`.',
-      parameters: [
-        { name: 'x-webhook-signature', in: 'header', required: false, description: 'generic: lowercase hex HMAC-SHA256 of the raw body.', schema: STRING },
-        { name: 'Stripe-Signature', in: 'header', required: false, description: 'stripe: t=…,v1=….', schema: STRING },
-      ],
-      requestBody: { schema: OBJECT },
-      responses: { 200: json({ type: 'object', required: ['received'], properties: { received: { const: true } } }, 'Accepted.') },
-      errors: [400, 404],
-    }),
   },
   {
     method: 'GET',
@@ -104,7 +84,6 @@ export const webhooksRoutes = /* @__PURE__ */ familyRoutes('webhooks', [
     errors: ['INVALID_REQUEST', 'NOT_FOUND'],
     summary: 'Delivery attempts of a webhook',
     query: PAGE_QUERY,
-    openapi: ({ json, envelopeOf }) => ({ tag: 'Webhooks', responses: { 200: json(envelopeOf({ type: 'array', items: OBJECT }), 'Attempts with status, response code and time.') }, errors: [404] }),
   },
   {
     method: 'POST',
@@ -117,3 +96,31 @@ export const webhooksRoutes = /* @__PURE__ */ familyRoutes('webhooks', [
   },
   { method: 'POST', path: `${V1}/webhooks/{id}/test`, operation: 'pingWebhook', auth: 'required', scope: 'webhooks:write', errors: ['NOT_FOUND'], summary: 'Send a test event to a webhook' },
 ]);
+
+/** The API description of each route, by operation (only the API description builds it: a cold start does not). */
+export function webhooksDocs(): RouteDocs<(typeof webhooksRoutes)[number]> {
+  return {
+    createWebhook: ({ json, envelopeOf, ref }) => ({
+      tag: 'Webhooks',
+      description: 'Deliveries are POSTed to `url`, signed with `secret` (see the `webhooks` section). Needs `webhooks:write`.',
+      requestBody: { example: { url: 'https://example.com/hooks', events: ['task.created'], secret: 'a shared secret' } },
+      responses: { 201: json(envelopeOf(ref('Webhook')), 'The registration (never the secret).') },
+      errors: [400, 422],
+    }),
+    listWebhooks: ({ json, envelopeOf, ref }) => ({ tag: 'Webhooks', responses: { 200: json(envelopeOf({ type: 'array', items: ref('Webhook') }), 'Registrations.') }, errors: [] }),
+    deleteWebhook: ({ message }) => ({ tag: 'Webhooks', responses: { 200: message('Removed.') }, errors: [404] }),
+    receiveProviderWebhook: ({ json }) => ({
+      tag: 'Webhooks',
+      description:
+        'The path parameter is the provider, one of INBOUND_WEBHOOK_SECRETS: `generic` checks `x-webhook-signature` (hex HMAC-SHA256 of the raw body), `stripe` checks `Stripe-Signature`.',
+      parameters: [
+        { name: 'x-webhook-signature', in: 'header', required: false, description: 'generic: lowercase hex HMAC-SHA256 of the raw body.', schema: STRING },
+        { name: 'Stripe-Signature', in: 'header', required: false, description: 'stripe: t=…,v1=….', schema: STRING },
+      ],
+      requestBody: { schema: OBJECT },
+      responses: { 200: json({ type: 'object', required: ['received'], properties: { received: { const: true } } }, 'Accepted.') },
+      errors: [400, 404],
+    }),
+    listWebhookDeliveries: ({ json, envelopeOf }) => ({ tag: 'Webhooks', responses: { 200: json(envelopeOf({ type: 'array', items: OBJECT }), 'Attempts with status, response code and time.') }, errors: [404] }),
+  };
+}
