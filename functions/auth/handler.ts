@@ -3,11 +3,9 @@
  * Thin: every decision is in shared/auth/users.ts, loaded (with the AWS SDK) on first use.
  */
 import type { LoginResult } from '../../shared/auth/users.js';
-import type { ApiRequest, Reply } from '../../shared/http/types.js';
-import { createApiHandler, type Operations } from '../../shared/http/stack.js';
-import { routeKey } from '../../shared/core-routes.js';
+import type { ApiRequest, FamilyOperations, Reply } from '../../shared/http/types.js';
+import { createApiHandler } from '../../shared/http/stack.js';
 
-const V1 = '/api/v1';
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
 async function loadOperations() {
@@ -39,27 +37,27 @@ async function loadOperations() {
     return withSession(req, await refresh(req.auth));
   }
 
-  const operations: Operations = {
-    [routeKey('POST', `${V1}/auth/login`)]: async (req) => withSession(req, await login(req.body, req.cookies[SESSION_COOKIE])),
-    [routeKey('POST', `${V1}/auth/logout`)]: async (req) => {
+  const operations: FamilyOperations<'auth'> = {
+    login: async (req) => withSession(req, await login(req.body, req.cookies[SESSION_COOKIE])),
+    logout: async (req) => {
       await logout(req.auth);
       req.responseCookies.push(clearedSessionCookie());
       return { status: 200, headers: NO_STORE, message: 'Logged out' };
     },
-    [routeKey('POST', `${V1}/auth/refresh`)]: refreshSession,
-    [routeKey('POST', `${V1}/auth`)]: refreshSession,
+    refreshSession,
+    refreshSessionShort: refreshSession,
 
-    [routeKey('GET', `${V1}/users/me`)]: async (req) => ({ data: await getMe(req.auth) }),
-    [routeKey('PATCH', `${V1}/users/me`)]: async (req) => ({ data: await updateMe(req.auth, req.body) }),
-    [routeKey('GET', `${V1}/users`)]: async (req) => ({ data: await listUsersAsAdmin(req.auth) }),
-    [routeKey('POST', `${V1}/users`)]: async (req) => ({ status: 201, data: await createTenantUserAsAdmin(req.auth, req.body) }),
-    [routeKey('GET', `${V1}/users/{id}`)]: async (req) => ({ data: await getUserAsAdmin(req.auth, req.params.id) }),
-    [routeKey('PATCH', `${V1}/users/{id}`)]: async (req) => ({ data: await updateUserAsAdmin(req.auth, req.params.id, req.body) }),
-    [routeKey('DELETE', `${V1}/users/{id}`)]: async (req) => ({ data: await deleteUserAsAdmin(req.auth, req.params.id), message: 'User deleted' }),
+    getMe: async (req) => ({ data: await getMe(req.auth) }),
+    updateMe: async (req) => ({ data: await updateMe(req.auth, req.body) }),
+    listUsers: async (req) => ({ data: await listUsersAsAdmin(req.auth) }),
+    createUser: async (req) => ({ status: 201, data: await createTenantUserAsAdmin(req.auth, req.body) }),
+    getUser: async (req) => ({ data: await getUserAsAdmin(req.auth, req.params.id) }),
+    updateUser: async (req) => ({ data: await updateUserAsAdmin(req.auth, req.params.id, req.body) }),
+    deleteUser: async (req) => ({ data: await deleteUserAsAdmin(req.auth, req.params.id), message: 'User deleted' }),
 
-    [routeKey('GET', `${V1}/tenants/me`)]: async (req) => ({ data: await getMyTenant(req.auth) }),
-    [routeKey('PATCH', `${V1}/tenants/me`)]: async (req) => ({ data: await updateMyTenant(req.auth, req.body) }),
-    [routeKey('POST', `${V1}/tenants`)]: async (req) => ({ status: 201, data: await createTenantAsOperator(req.auth, req.body) }),
+    getMyTenant: async (req) => ({ data: await getMyTenant(req.auth) }),
+    updateMyTenant: async (req) => ({ data: await updateMyTenant(req.auth, req.body) }),
+    createTenant: async (req) => ({ status: 201, data: await createTenantAsOperator(req.auth, req.body) }),
   };
   return { operations };
 }

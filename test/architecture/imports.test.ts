@@ -191,3 +191,17 @@ describe('imports', () => {
     expect(missing).toEqual([]);
   });
 });
+
+it('no `as unknown as` in shared/ and functions/', () => {
+  // Temporarily allowed: the two files whose restructuring removes theirs.
+  const allowed = ['shared/data/records-keys.ts', 'shared/migrations/state.ts'];
+  const found = files
+    .filter((file) => /^(shared|functions)\//.test(file) && !allowed.includes(file))
+    .flatMap((file) =>
+      readFileSync(path.join(ROOT, file), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (/\bas unknown as\b/.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+    );
+
+  expect(found).toEqual([]);
+});

@@ -5214,7 +5214,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The generated text. */
+            /** @description Success. */
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5230,7 +5230,9 @@ export interface operations {
                         data: {
                             text: string;
                             tokensUsed: number;
-                            model: string;
+                            /** @enum {string} */
+                            model: "fast" | "quality";
+                            modelId?: string;
                         };
                     };
                 };
@@ -5358,7 +5360,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     amount: number;
@@ -5368,7 +5370,7 @@ export interface operations {
         };
         responses: {
             /** @description Success. */
-            201: {
+            200: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5417,7 +5419,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     name: string;
@@ -5428,7 +5430,7 @@ export interface operations {
         };
         responses: {
             /** @description Success. */
-            201: {
+            200: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

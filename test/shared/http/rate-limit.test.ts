@@ -22,7 +22,7 @@ import { lambdaContext, parsed, proxyEvent } from '../../support/events.js';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
 
-const route = (overrides: Partial<Route> = {}): Route => ({ method: 'GET', path: '/api/v1/things', family: 'entities', auth: 'required', ...overrides });
+const route = (overrides: Partial<Route> = {}): Route => ({ method: 'GET', path: '/api/v1/things', operation: 'listThings', family: 'entities', auth: 'required', ...overrides });
 const user = { id: 'usr_1', email: 'u@test.local', role: 'user' as const };
 
 function req(overrides: Partial<ApiRequest> = {}): ApiRequest {
@@ -311,7 +311,7 @@ describe('in the stack', () => {
     dynamo.on(PutCommand).resolves({});
   }
 
-  const handler = createApiHandler({ 'GET /api/v1/users/me': async (r) => ({ data: { id: r.auth!.user.id } }) });
+  const handler = createApiHandler({ getMe: async (r) => ({ data: { id: r.auth!.user.id } }) });
 
   it('puts the headers on every counted response and a 429 in the error envelope', async () => {
     process.env.RATE_LIMIT_API_KEY_PER_HOUR = '1';
