@@ -18,7 +18,8 @@ const HTTP_AREAS = ['http', 'openapi', 'graphql'];
 /**
  * Areas entered module by module, each with the reason it cannot have a front door. None: the
  * area-level loops are broken (scopes, the deployment secret, record ids and the route-table
- * types sit at the top of shared/; the live layout is data's), so every area has its index.ts.
+ * types sit at the top of shared/; the live layout's value is data's, its loader the
+ * migrations'), so every area has its index.ts.
  */
 const WITHOUT_FRONT_DOOR: string[] = [];
 /**
@@ -30,8 +31,9 @@ const WITHOUT_FRONT_DOOR: string[] = [];
  *   cold start loads those; auth's front door would bring API keys, node:crypto and the SDK;
  * - the per-request usage: the middleware stack counts it at every cold start; data's front door
  *   would bring the DynamoDB client and the SDK;
- * - data's key building alone (pure): the query planner takes it, which the API description (docs)
- *   loads at cold start; data's front door would bring the client and the SDK there;
+ * - data's layout value and key building alone (pure: layout.ts, partitions.ts, listings.ts): the
+ *   query planner takes them, which the API description (docs) loads at cold start; data's front
+ *   door would bring the client and the SDK there (the layout loader takes layout.ts's maker too);
  * - the plugin declarations without their route validators: the route table and the API
  *   description load them at cold start (docs, batch), and the key scopes check the resources they
  *   name (keys); the validators, and ajv behind them, are the plugins family's;
@@ -43,7 +45,9 @@ const NARROW_ENTRIES = [
   'shared/query/params.ts',
   'shared/auth/body-schemas.ts',
   'shared/data/usage.ts',
-  'shared/data/records-keys.ts',
+  'shared/data/layout.ts',
+  'shared/data/partitions.ts',
+  'shared/data/listings.ts',
   'shared/plugins/declarations.ts',
   'shared/registry/schema-compiler.ts',
 ];
