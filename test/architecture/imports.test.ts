@@ -96,6 +96,38 @@ function importsOf(file: string): Import[] {
 const files = SOURCE_DIRS.flatMap((dir) => sourceFiles(dir));
 const imports = files.flatMap(importsOf);
 
+/** A name an import or re-export declaration takes from its module (`*`: all of them). */
+interface NamedImport {
+  from: string;
+  to: string;
+  name: string;
+}
+
+function namedImportsOf(file: string): NamedImport[] {
+  const source = ts.createSourceFile(file, readFileSync(path.join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, false);
+  const found: NamedImport[] = [];
+  for (const node of source.statements) {
+    const specifier = ts.isImportDeclaration(node) || ts.isExportDeclaration(node) ? node.moduleSpecifier : undefined;
+    if (!specifier || !ts.isStringLiteralLike(specifier) || !specifier.text.startsWith('.')) continue;
+    const to = resolve(file, specifier.text);
+    if (!to) continue;
+    const names: string[] = [];
+    if (ts.isImportDeclaration(node)) {
+      const bindings = node.importClause?.namedBindings;
+      if (bindings && ts.isNamedImports(bindings)) names.push(...bindings.elements.map((e) => (e.propertyName ?? e.name).text));
+      else if (bindings) names.push('*');
+    } else if (ts.isExportDeclaration(node)) {
+      const clause = node.exportClause;
+      if (clause && ts.isNamedExports(clause)) names.push(...clause.elements.map((e) => (e.propertyName ?? e.name).text));
+      else names.push('*');
+    }
+    found.push(...names.map((name) => ({ from: file, to, name })));
+  }
+  return found;
+}
+
+const namedImports = files.flatMap(namedImportsOf);
+
 /** The area of shared/ a file belongs to (its first folder), undefined outside one. */
 function areaOf(file: string): string | undefined {
   return /^shared\/([^/]+)\//.exec(file)?.[1];
@@ -193,5 +225,45 @@ describe('imports', () => {
     const entered = new Set(imports.filter(({ from, to }) => from.startsWith('shared/') && areaOf(to) && areaOf(to) !== areaOf(from)).map(({ to }) => areaOf(to)!));
     const missing = [...entered].filter((area) => !WITHOUT_FRONT_DOOR.includes(area) && !existsSync(path.join(ROOT, 'shared', area, 'index.ts')));
     expect(missing).toEqual([]);
+  });
+});
+
+/** THE layout loader: the one module that reads, for requests, which layout they write and read with, and keeps it between calls. */
+const LAYOUT_LOADER = 'shared/migrations/live-layouts.ts';
+/** The layout value and its maker (shared/data/layout.ts buildLayout): the loader's alone; definitionLayout is the definition's. */
+const LAYOUT_VALUE = 'shared/data/layout.ts';
+/** The migration states (read and written): the migrations area's and its job's (functions/migration-job/, `npm start`'s infra/local/migrations.ts). */
+const MIGRATION_STATES = 'shared/migrations/state.ts';
+/** Where the loader's value goes as an argument: keys, items, transactions, readers, plans, definitions. */
+const BELOW_LOADER = ['shared/data/', 'shared/query/', 'shared/registry/'];
+
+describe('the live layout (docs/project-layout.md)', () => {
+  it('is read by nothing below its loader: data, query and the registry import nothing of shared/migrations/ (a layout reaches them as an argument)', () => {
+    expect(show(imports.filter(({ from, to }) => BELOW_LOADER.some((dir) => from.startsWith(dir)) && to.startsWith('shared/migrations/')))).toEqual([]);
+  });
+
+  it('is made by its loader alone: no other module imports the maker of layout values', () => {
+    const makers = namedImports.filter(({ to, name }) => to === LAYOUT_VALUE && (name === 'buildLayout' || name === '*'));
+    expect(makers.map(({ from }) => from)).toEqual([LAYOUT_LOADER]);
+  });
+
+  it('comes from migration states that only the loader, the rest of the migrations area and its job read: a service gets them from the loader', () => {
+    const readers = imports.filter(({ from, to }) => to === MIGRATION_STATES && !from.startsWith('shared/migrations/'));
+    expect(show(readers.filter(({ from }) => !from.startsWith('functions/migration-job/') && from !== 'infra/local/migrations.ts'))).toEqual([]);
+    expect(imports.some(({ from, to }) => from === LAYOUT_LOADER && to === MIGRATION_STATES)).toBe(true);
+  });
+});
+
+/** The record core: the folders a change to how records are stored, listed and migrated goes through. */
+const CORE_DIRS = ['shared/data/', 'shared/entities/', 'shared/migrations/'];
+const MAX_CORE_LINES = 450;
+
+describe('the record core', () => {
+  it(`keeps every file of ${CORE_DIRS.join(', ')} within ${MAX_CORE_LINES} lines, readable at once`, () => {
+    const long = files
+      .filter((file) => CORE_DIRS.some((dir) => file.startsWith(dir)))
+      .map((file) => ({ file, lines: readFileSync(path.join(ROOT, file), 'utf8').split('\n').length - 1 }))
+      .filter(({ lines }) => lines > MAX_CORE_LINES);
+    expect(long).toEqual([]);
   });
 });
