@@ -4,7 +4,9 @@
  * listed under, the write shards of its listings and events (and, while a change of them is
  * migrated, which count readers read), the defaults a record stored before its field existed
  * reads as, the data keys kept, and whether a filter on a field with a default may be pushed down
- * (settled). Pure: no I/O, no process-wide state.
+ * (settled). A record's copies under a dropped index's token (in its `ix`) are left by its next
+ * write, as under any token the layout no longer lists (listings.ts). Pure: no I/O, and no state
+ * but what the value carries (consolidatedFields remembers what a definition gives).
  *
  * Every function of this area that builds a key, an item or a transaction of a record, or reads
  * records, takes this value as a parameter and reads nothing else. There are two ways to get one:
@@ -56,8 +58,6 @@ export interface LiveLayout {
   readonly tokens: readonly string[];
   /** The complete indexes queries may read: field → token. */
   readonly readable: ReadonlyMap<string, string>;
-  /** Tokens of dropped indexes: writes delete a record's copies there, never count them. */
-  readonly obsolete: readonly string[];
   /** Tokens a record item without `ix` is listed under. */
   readonly legacy: readonly string[];
   /** Values a record stored before its field existed reads as (field → value). */
@@ -75,7 +75,6 @@ export interface LiveLayout {
 /** What a layout is made of, as the loader reads it from an entity's migration state (or the definition gives it). */
 export interface LayoutParts {
   indexes: readonly LiveIndex[];
-  obsolete: readonly string[];
   legacy: readonly string[];
   defaults: Readonly<Record<string, unknown>>;
   fields?: readonly string[];
@@ -116,7 +115,6 @@ export function buildLayout(entity: LoadedEntity, parts: LayoutParts, readAt: nu
     indexes,
     tokens: Object.freeze(indexes.map((i) => i.token)),
     readable,
-    obsolete: Object.freeze([...parts.obsolete]),
     legacy: Object.freeze([...parts.legacy]),
     defaults: Object.freeze({ ...parts.defaults }),
     ...(parts.fields ? { fields: new Set(parts.fields) } : {}),
@@ -135,7 +133,7 @@ export function buildLayout(entity: LoadedEntity, parts: LayoutParts, readAt: nu
 export function definitionLayout(entity: LoadedEntity, readAt = Date.now()): LiveLayout {
   const consolidated = consolidatedFields(entity);
   const indexes = indexedFields(entity).map((field) => ({ field, token: field, consolidated: consolidated.has(field), ready: true }));
-  return buildLayout(entity, { indexes, obsolete: [], legacy: indexes.map((i) => i.token), defaults: {}, settled: true, writeShards: writeShardsOf(entity) }, readAt);
+  return buildLayout(entity, { indexes, legacy: indexes.map((i) => i.token), defaults: {}, settled: true, writeShards: writeShardsOf(entity) }, readAt);
 }
 
 export function indexedFields(entity: Pick<LoadedEntity, 'fields'>): string[] {

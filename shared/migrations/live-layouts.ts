@@ -71,7 +71,6 @@ export function layoutOfState(state: MigrationState, entity: LoadedEntity, readA
     entity,
     {
       indexes: target.indexes,
-      obsolete: target.obsolete.map((i) => i.token),
       legacy: target.legacy,
       defaults: own.layout.defaults,
       fields: own.layout.fields,
