@@ -1,6 +1,6 @@
 /**
  * Records over 1 KB through HTTP on DynamoDB Local: their listing copies are partial (at most
- * 1 KB, shared/data/records-keys.ts copyItem), and every LIST path shows them whole, exact
+ * 1 KB, shared/data/items.ts copyItem), and every LIST path shows them whole, exact
  * contents and totals, mixed with short records: the default page, an indexed filter, a filter and
  * a search on the long field itself, a sort on a value the copies leave out, page N and cursors,
  * GraphQL, included children, a record turned long and back, a long record edited where its copies
