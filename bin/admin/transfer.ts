@@ -228,6 +228,11 @@ function cell(value: unknown): string {
   return String(value);
 }
 
+/** The export's columns: every field of the entity's OPTIONS schema, or id and the fields asked for (the dashboard's CSV export has the same). */
+export function exportColumns(schema: Record<string, unknown>, fields?: string): string[] {
+  return fields ? ['id', ...fields.split(',').filter((f) => f && f !== 'id')] : Object.keys(schema);
+}
+
 async function write(out: NodeJS.WritableStream, text: string): Promise<void> {
   if (!out.write(text)) await once(out, 'drain');
 }
@@ -249,7 +254,7 @@ export async function exportEntity(
   }
   const described = await call(target, 'OPTIONS', `/api/v1/${encodeURIComponent(entity)}`);
   if (described.status !== 200) throw new ChoreError(`Cannot export ${entity}: ${described.body?.error ?? `HTTP ${described.status}`}`);
-  const columns = options.fields ? ['id', ...options.fields.split(',').filter((f) => f && f !== 'id')] : Object.keys(described.body.data.schema as Record<string, unknown>);
+  const columns = exportColumns(described.body.data.schema as Record<string, unknown>, options.fields);
 
   const csv = format === 'csv' ? stringify({ header: true, columns }) : undefined;
   const done = csv ? new Promise<void>((resolve, reject) => csv.on('end', resolve).on('error', reject)) : undefined;
