@@ -142,7 +142,11 @@ export async function importFile(
     errorsOut ??= createWriteStream(errorsFile, { mode: 0o600 });
     if (!errorsOut.write(`${JSON.stringify(e)}\n`)) await once(errorsOut, 'drain');
   };
-  const bar = progress(`import ${entity}`, total);
+  const bar = progress(`import ${entity}`, total, {
+    // Each batch carries an Idempotency-Key derived from its rows: a re-run skips what was imported.
+    interrupted: (done) =>
+      `import ${entity} interrupted after ${done} of ${total} rows. Run the same command again to resume: the rows already imported are recognised and not imported twice.`,
+  });
 
   interface Sent {
     batch: Batch;
@@ -272,7 +276,10 @@ export async function exportEntity(
       if (cursor) query.set('cursor', cursor);
       const page = await call(target, 'GET', `/api/v1/${encodeURIComponent(entity)}?${query}`);
       if (page.status !== 200) throw new ChoreError(`The API refused the export (${page.status} ${page.body?.code ?? ''}): ${page.body?.error ?? ''}`);
-      bar ??= progress(`export ${entity}`, page.body.pagination.total, { failures: false });
+      bar ??= progress(`export ${entity}`, page.body.pagination.total, {
+        failures: false,
+        interrupted: (done) => `export ${entity} interrupted after ${done} of ${page.body.pagination.total} rows: the output is incomplete. Run the command again for the whole export.`,
+      });
       for (const record of page.body.data as Record<string, unknown>[]) {
         if (csv) {
           if (!csv.write(columns.map((c) => cell(record[c])))) await once(csv, 'drain');
