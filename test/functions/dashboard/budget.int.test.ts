@@ -85,6 +85,8 @@ describe('an admin at work', () => {
     expect(quota).toContain('of 5,000');
     expect(await page.getByRole('heading', { name: 'A short pause' }).count()).toBe(0);
     expect(problems).toEqual([]);
+    // This server's admin password was given (ADMIN_PASSWORD): its start said so, and nothing else.
+    expect(server.output()).toMatch(/Password {3}the one in ADMIN_PASSWORD\n/);
     await context.close();
   }, 240_000);
 });
