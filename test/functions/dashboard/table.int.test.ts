@@ -241,7 +241,27 @@ describe('the page after sign-in', () => {
   }, 60_000);
 });
 
-describe('the explorer at both sizes', () => {
+describe('at both sizes', () => {
+  it('shows every column of the API keys on a phone, each cell with its name', async () => {
+    const key = await api('POST', '/api/v1/api-keys', { cookie: tenant.admin.cookie, body: { name: 'Phone key', scopes: ['tasks:read'] } });
+    expect(key.status).toBe(201);
+    const context = await newContext(browser, { size: 'phone', storageState: state });
+    const page = await context.newPage();
+    await page.goto('/dashboard#/keys');
+    const card = page.getByRole('row').filter({ hasText: 'Phone key' });
+    await card.waitFor();
+    const viewport = page.viewportSize()!;
+    const cells = await card.locator('td').evaluateAll((tds) =>
+      tds.map((td) => ({ label: getComputedStyle(td, '::before').content.replace(/"/g, ''), right: td.getBoundingClientRect().right, height: td.getBoundingClientRect().height })),
+    );
+
+    expect(cells.map((c) => c.label)).toEqual(['Name', 'Prefix', 'Scopes', 'Status', 'Expires', 'Last used', 'Requests (24 h / total)', 'Actions']);
+    expect(cells.every((c) => c.right <= viewport.width && c.height > 0)).toBe(true);
+    expect(await card.getByRole('button', { name: 'Revoke Phone key' }).isVisible()).toBe(true);
+    await expectAccessible(page, 'keys on a phone');
+    await context.close();
+  }, 60_000);
+
   it('keeps the toolbar square and whole at 1280 and 390 px, with the budget shown, axe-clean, and loads no favicon.ico', async () => {
     await create('tasks', { title: 'Photographed in the table', assigneeId: tenant.admin.id, tagIds: [tags[0].id] });
     for (const size of ['desktop', 'phone'] as const) {
