@@ -146,9 +146,8 @@ export function RecordsTable(props: TableProps) {
                         </span>
                       )}
                       {field && mark !== 'deleted' && (
-                        <button type="button" class="cell-edit" aria-label={`Edit ${c} of ${r.id}`} title={`Edit ${c}`} onClick={() => setEditing({ id: r.id, field: c })}>
-                          ✎
-                        </button>
+                        // The pencil is drawn by CSS: the cell's text (what is copied, read or tested) is the value alone.
+                        <button type="button" class="cell-edit" aria-label={`Edit ${c} of ${r.id}`} title={`Edit ${c}`} onClick={() => setEditing({ id: r.id, field: c })} />
                       )}
                     </>
                   )}
