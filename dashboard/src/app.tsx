@@ -144,9 +144,10 @@ function Shell() {
             Sign out
           </button>
         </div>
+        {/* In the sticky header: seen wherever the user is on the page (a 429 of Next at the bottom of a table). */}
+        <RateLimitBanner />
       </header>
       <main class="container-fluid page">
-        <RateLimitBanner />
         {notice.value && notice.value.path === path && (
           <p role="status" class={`notice ${notice.value.tone}`}>
             {notice.value.text}

@@ -154,6 +154,33 @@ describe('a plain user at the limit', () => {
   }, 120_000);
 });
 
+describe('the limit met at the bottom of a page', () => {
+  it('shows the notice in sight, in the sticky header, when Next under a long table answers 429', async () => {
+    const reader = await newUser(tenant.admin.cookie);
+    for (let i = 0; i < 30; i++) await api('POST', '/api/v1/tasks', { cookie: reader.cookie, body: { title: `Reader task ${i}` } });
+    const context = await newContext(browser, { baseURL: server.url });
+    const page = await context.newPage();
+    await signIn(page, reader.email, reader.password, '#/tasks?limit=20');
+    await page.getByRole('table').locator('tbody tr').nth(19).waitFor();
+    await settled(page);
+    // The rest of the window, spent elsewhere.
+    while ((await api('GET', '/api/v1/users/me', { baseUrl: server.url, cookie: reader.cookie })).status !== 429);
+
+    const next = page.getByRole('button', { name: 'Next →' });
+    await next.scrollIntoViewIfNeeded();
+    await next.click();
+    const banner = page.getByRole('region', { name: 'A short pause' });
+    await banner.waitFor();
+    const box = (await banner.boundingBox())!;
+    const scrolled = await page.evaluate(() => window.scrollY);
+
+    expect(scrolled).toBeGreaterThan(0);
+    expect(box.y).toBeGreaterThanOrEqual(0);
+    expect(box.y + box.height).toBeLessThanOrEqual(page.viewportSize()!.height);
+    await context.close();
+  }, 60_000);
+});
+
 describe('a network failure', () => {
   it('ends in a clear message and a Retry that loads the page, on the session check and on a page', async () => {
     const context = await newContext(browser, { baseURL: server.url });

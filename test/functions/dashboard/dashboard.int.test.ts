@@ -373,6 +373,8 @@ describe('import and export', () => {
     await dialog.getByLabel('CSV or JSON file').setInputFiles({ name: 'products.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await dialog.getByRole('table', { name: 'Preview of products.csv' }).waitFor();
     expect(await dialog.getByRole('table').locator('tbody tr').count()).toBe(3);
+    // Before it starts: what it takes of the session's window, and about how long.
+    expect(await dialog.locator('.plan').innerText()).toMatch(/^3 records in batches of 100: 1 request of your session's rate-limit window, about \d+ s\./);
     await dialog.getByRole('button', { name: 'Import 3 records' }).click();
     await dialog.getByText('2 created, 1 refused.').waitFor();
     const refused = await dialog.getByRole('list', { name: 'Refused rows' }).innerText();
