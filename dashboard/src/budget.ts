@@ -21,6 +21,20 @@ export function countdown(ms: number): string {
   return h ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
 }
 
+/**
+ * A count with its thousands grouped (`4,987`) and a time of day (`14:05`), without Intl: the
+ * header draws the budget on the first answer, and a page's first use of Intl costs tens of ms.
+ */
+export function count(n: number): string {
+  return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+export function clock(ms: number, seconds = false): string {
+  const d = new Date(ms);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${two(d.getHours())}:${two(d.getMinutes())}${seconds ? `:${two(d.getSeconds())}` : ''}`;
+}
+
 /** A duration as people say it: "under a minute"-level wording, rounded. */
 export function duration(ms: number): string {
   const s = Math.max(1, Math.round(ms / 1000));

@@ -2,7 +2,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure, budget, endLimit, limitedUntil } from './api.js';
-import { countdown } from './budget.js';
+import { clock, count, countdown } from './budget.js';
 import { retryPage } from './state.js';
 
 /** A time for a table cell: the browser's local format, or a dash for none. */
@@ -79,7 +79,7 @@ export function RateLimitBanner({ onOpen }: { onOpen?: () => void }) {
     if (open) onOpen?.();
   }, [open]);
   if (until === undefined) return null;
-  const at = new Date(until).toLocaleTimeString();
+  const at = clock(until, true);
   return (
     <section class="limit-banner" aria-labelledby="limit-title">
       <h2 id="limit-title">{open ? 'You can carry on' : 'A short pause'}</h2>
@@ -87,7 +87,7 @@ export function RateLimitBanner({ onOpen }: { onOpen?: () => void }) {
         <p role="status">The rate-limit window has reset: requests go through again.</p>
       ) : (
         <p role="status">
-          Your session has used the {budget.value ? budget.value.limit.toLocaleString() : ''} requests its rate-limit window allows, so the API asks the dashboard to wait until {at}. Nothing
+          Your session has used the {budget.value ? count(budget.value.limit) : ''} requests its rate-limit window allows, so the API asks the dashboard to wait until {at}. Nothing
           you entered is lost.
         </p>
       )}
@@ -114,13 +114,12 @@ export function RateLimitBanner({ onOpen }: { onOpen?: () => void }) {
 export function BudgetMeter() {
   const b = budget.value;
   if (!b) return null;
-  const reset = new Date(b.resetAt).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-  const label = `Requests left in this rate-limit window: ${b.remaining.toLocaleString()} of ${b.limit.toLocaleString()}, until ${reset}`;
+  const label = `Requests left in this rate-limit window: ${count(b.remaining)} of ${count(b.limit)}, until ${clock(b.resetAt)}`;
   return (
     <span class={`quota${b.remaining <= b.limit / 10 ? ' low' : ''}`} title={label} aria-label={label} role="img">
       <span aria-hidden="true">
-        {b.remaining.toLocaleString()}
-        <span class="quota-of"> / {b.limit.toLocaleString()}</span> left
+        {count(b.remaining)}
+        <span class="quota-of"> / {count(b.limit)}</span> left
       </span>
     </span>
   );

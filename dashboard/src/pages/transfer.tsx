@@ -8,7 +8,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure, budget, callMs, client, collectionPath, unwrap, type ApiRecord, type Pagination } from '../api.js';
-import { duration, mustPause, plan, reserveOf, windowMs } from '../budget.js';
+import { clock, count, duration, mustPause, plan, reserveOf, windowMs } from '../budget.js';
 import { columns as columnsOf, type EntityDescription } from '../form.js';
 import { flash } from '../state.js';
 import { csvPage, EXPORT_PAGE, exportRequests, IMPORT_BATCH, importRequests, parseRows, readUnits, toItem, toNdjson } from '../transfer.js';
@@ -18,12 +18,12 @@ import { ErrorText, Modal } from '../ui.js';
 function PlanText({ requests, what, windowText }: { requests: number; what: string; windowText?: string }) {
   const b = budget.value;
   const p = plan(requests, b, callMs.value, windowMs(windowText));
-  const reset = p.resetAt ? new Date(p.resetAt).toLocaleTimeString() : '';
+  const reset = p.resetAt ? clock(p.resetAt, true) : '';
   const left = b && b.resetAt > Date.now() ? b.remaining : b?.limit;
   return (
     <p class="plan">
       {what}: <strong>{requests}</strong> {requests === 1 ? 'request' : 'requests'} of your session's rate-limit window, about <strong>{duration(p.ms)}</strong>.
-      {b && ` The window has ${left!.toLocaleString()} of ${b.limit.toLocaleString()} left until ${reset}.`}
+      {b && ` The window has ${count(left!)} of ${count(b.limit)} left until ${reset}.`}
       {b && p.waits > 0 &&
         ` It sends ${p.now} now, keeping ${reserveOf(b.limit)} for your other pages, then waits for the window to reset at ${reset}${p.waits > 1 ? ` (and ${p.waits - 1} more ${p.waits === 2 ? 'reset' : 'resets'})` : ''} and goes on by itself.`}
     </p>
@@ -154,7 +154,7 @@ export function ImportDialog({ slug, description, onClose, onDone }: { slug: str
             Imported batches: {progress.done} of {progress.total} records sent
           </label>
           <progress id="import-progress" value={progress.done} max={progress.total} />
-          {progress.resumesAt && !result && <p role="status">The import waits for the session's rate-limit window to reset: it goes on at {progress.resumesAt.toLocaleTimeString()}.</p>}
+          {progress.resumesAt && !result && <p role="status">The import waits for the session's rate-limit window to reset: it goes on at {clock(progress.resumesAt.getTime(), true)}.</p>}
         </div>
       )}
       {failure && <ErrorText message={failure.message} code={failure.code} />}
@@ -352,7 +352,7 @@ export function ExportDialog({ slug, description, query, total, format, onClose 
           </label>
           <progress id="export-progress" value={shown.records} max={Math.max(1, shown.total)} />
           {running && progress?.resumesAt && (
-            <p role="status">The export waits for the session's rate-limit window to reset: it goes on at {progress.resumesAt.toLocaleTimeString()}.</p>
+            <p role="status">The export waits for the session's rate-limit window to reset: it goes on at {clock(progress.resumesAt.getTime(), true)}.</p>
           )}
         </div>
       )}

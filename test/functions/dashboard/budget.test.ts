@@ -3,13 +3,20 @@
  * reserve kept for the user's pages, and how an export or import fits the rate-limit window.
  */
 import { describe, expect, it } from 'vitest';
-import { countdown, duration, mustPause, plan, reserveOf, windowMs } from '../../../dashboard/src/budget.js';
+import { clock, count, countdown, duration, mustPause, plan, reserveOf, windowMs } from '../../../dashboard/src/budget.js';
 
 const NOW = 1_000_000;
 
 describe('the countdown and durations', () => {
   it('reads mm:ss, then h:mm:ss from an hour', () => {
     expect([countdown(0), countdown(9_200), countdown(65_000), countdown(3_725_000)]).toEqual(['0:00', '0:10', '1:05', '1:02:05']);
+  });
+
+  it('groups thousands and reads the time of day, without Intl', () => {
+    const at = new Date(2026, 0, 2, 9, 5, 7).getTime();
+
+    expect([count(0), count(999), count(4987), count(100000)]).toEqual(['0', '999', '4,987', '100,000']);
+    expect([clock(at), clock(at, true)]).toEqual(['09:05', '09:05:07']);
   });
 
   it('says durations as people do', () => {
