@@ -51,6 +51,8 @@ export interface Config {
   rateLimits: {
     apiKeyPerHour: number;
     sessionPerHour: number;
+    /** Sessions of admins (a tenant's admins and the platform operator): the console's users. */
+    adminSessionPerHour: number;
     anonymousPerHour: number;
     /** Length of a fixed rate-limit window; the limits above apply per window (3600 by default). */
     windowSeconds: number;
@@ -136,6 +138,7 @@ function load(): Config {
     rateLimits: {
       apiKeyPerHour: int('RATE_LIMIT_API_KEY_PER_HOUR', 1000),
       sessionPerHour: int('RATE_LIMIT_SESSION_PER_HOUR', 100),
+      adminSessionPerHour: int('RATE_LIMIT_ADMIN_SESSION_PER_HOUR', 5000),
       anonymousPerHour: int('RATE_LIMIT_ANONYMOUS_PER_HOUR', 300),
       windowSeconds: Math.max(1, int('RATE_LIMIT_WINDOW_SECONDS', 3600)),
       leaseBlock: Math.max(1, int('RATE_LIMIT_LEASE_BLOCK', 10)),
@@ -177,4 +180,15 @@ export function config(): Config {
 /** For tests that change the environment in-process. */
 export function resetConfig(): void {
   cached = undefined;
+}
+
+/**
+ * The hourly limit of a session: a user's (RATE_LIMIT_SESSION_PER_HOUR), or an admin's
+ * (RATE_LIMIT_ADMIN_SESSION_PER_HOUR; a tenant's admins and the platform operator). An admin is
+ * never held tighter than a user: the higher of the two, and off (0) when either is off.
+ */
+export function sessionLimit(limits: Pick<Config['rateLimits'], 'sessionPerHour' | 'adminSessionPerHour'>, role: string): number {
+  if (role !== 'admin') return limits.sessionPerHour;
+  if (limits.sessionPerHour === 0 || limits.adminSessionPerHour === 0) return 0;
+  return Math.max(limits.sessionPerHour, limits.adminSessionPerHour);
 }

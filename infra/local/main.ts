@@ -67,7 +67,9 @@ function welcome(url: string, admin: { email: string; password?: string; passwor
     `  Admin      ${admin.email}`,
     admin.password
       ? `  Password   ${admin.password}   (generated; shown at every start until you first sign in${admin.passwordFile ? `, kept in ${admin.passwordFile} until then` : ''})`
-      : '  Password   the one you chose (ADMIN_PASSWORD, or set later)',
+      : process.env.ADMIN_PASSWORD
+        ? '  Password   the one in ADMIN_PASSWORD'
+        : '  Password   not shown: a generated password is shown only until the admin first signs in (ADMIN_PASSWORD sets one of your own)',
     '',
     '  Sign in (the session cookie goes to cookies.txt):',
     `    curl -c cookies.txt -H 'Content-Type: application/json' \\`,
