@@ -96,6 +96,11 @@ const KEY_LIST_QUERY: readonly QueryParameter[] = [
   { name: 'all', description: 'Admins: every key of the tenant.', schema: { type: 'boolean' } },
   { name: 'userId', description: 'Admins: the keys of this user.', schema: STRING },
 ];
+const SIGN_IN_CALLBACK_QUERY: readonly QueryParameter[] = ['code', 'state', 'iss', 'error', 'error_description'].map((name) => ({
+  name,
+  description: 'Set by the identity provider (OAuth 2.0 authorization response).',
+  schema: STRING,
+}));
 const PAGE_QUERY: readonly QueryParameter[] = [
   { name: 'limit', description: 'At most 100.', schema: { type: 'integer', minimum: 1, default: 100 } },
   { name: 'cursor', description: "From the previous page's Link.", schema: STRING },
@@ -169,6 +174,10 @@ export const beforePlugins: readonly Route[] = /* @__PURE__ */ (() => [
   { method: 'POST', path: `${V1}/auth/logout`, family: 'auth', auth: 'session', summary: 'Log out' },
   { method: 'POST', path: `${V1}/auth/refresh`, family: 'auth', auth: 'session', summary: 'Refresh the session', response: 'Session' },
   { method: 'POST', path: `${V1}/auth`, family: 'auth', auth: 'session', summary: 'Refresh the session (short path)', response: 'Session' },
+  // Console sign-in through an identity provider (shared/auth/oidc-console.ts): the browser is redirected.
+  { method: 'GET', path: `${V1}/auth/oidc`, family: 'auth', auth: 'public', summary: 'Identity providers the console signs in with', response: 'SignInProvider' },
+  { method: 'GET', path: `${V1}/auth/oidc/callback`, family: 'auth', auth: 'public', summary: 'The identity provider sends the browser back here (a redirect to the console, signed in)', query: SIGN_IN_CALLBACK_QUERY },
+  { method: 'GET', path: `${V1}/auth/oidc/{provider}`, family: 'auth', auth: 'public', errors: ['NOT_FOUND'], summary: 'Sign in to the console with an identity provider (a redirect to it)' },
   { method: 'GET', path: `${V1}/users/me`, family: 'auth', auth: 'required', summary: 'The caller', response: 'User' },
   // A change to the caller's own user: read-only keys may not (a session has write; keys need `write` or `*`).
   { method: 'PATCH', path: `${V1}/users/me`, family: 'auth', auth: 'required', scope: 'write', errors: [...BODY], summary: 'Change the caller', body: authBodySchemas.updateMe, response: 'User' },

@@ -26,6 +26,7 @@ import { UnauthorizedError } from '../errors.js';
 import { newId } from '../ids.js';
 import { logger } from '../logger.js';
 import type { AuthContext, AuthUser, CallOrigin, Role } from '../caller.js';
+import { isDisabled } from './user-status.js';
 
 export const API_KEY_PATTERN = /^sk_(live|test)_[A-Za-z0-9_-]{40}$/;
 export const KEY_PREFIX_LENGTH = 12;
@@ -221,13 +222,13 @@ async function load(hash: string): Promise<CacheEntry> {
     new GetCommand({
       TableName: tableName('identity'),
       Key: { pk: `USER#${item.userId}`, sk: 'USER' },
-      ProjectionExpression: 'id, tenantId, email, #n, #r',
-      ExpressionAttributeNames: { '#n': 'name', '#r': 'role' },
+      ProjectionExpression: 'id, tenantId, email, #n, #r, #s',
+      ExpressionAttributeNames: { '#n': 'name', '#r': 'role', '#s': 'status' },
     }),
   );
   const owner = userItem as UserProjection | undefined;
-  // A key whose owner is gone (or moved tenant) authenticates nobody.
-  if (!owner || owner.tenantId !== item.tenantId) return { found: false, hash, loadedAt: now };
+  // A key whose owner is gone (or moved tenant, or is disabled) authenticates nobody.
+  if (!owner || owner.tenantId !== item.tenantId || isDisabled(owner)) return { found: false, hash, loadedAt: now };
   const user: AuthUser = { id: owner.id, email: owner.email, name: owner.name, role: owner.role };
   return {
     found: true,

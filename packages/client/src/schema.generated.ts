@@ -95,6 +95,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/oidc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Identity providers the console signs in with
+         * @description An endpoint of the auth family.
+         */
+        get: operations["getAuthOidc"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The identity provider sends the browser back here (a redirect to the console, signed in)
+         * @description An endpoint of the auth family.
+         */
+        get: operations["getAuthOidcCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sign in to the console with an identity provider (a redirect to it)
+         * @description An endpoint of the auth family.
+         */
+        get: operations["getAuthOidcByProvider"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/users/me": {
         parameters: {
             query?: never;
@@ -1868,11 +1928,18 @@ export interface components {
         User: {
             id: string;
             tenantId: string;
-            /** Format: email */
-            email: string;
+            /** @description Empty for a user of an identity provider whose tokens carry no e-mail address. */
+            email: string | "";
             name: string;
             /** @enum {string} */
             role: "admin" | "user";
+            /**
+             * @description `disabled`: every credential of the user is refused.
+             * @enum {string}
+             */
+            status?: "active" | "disabled";
+            /** @description The identity provider the user signs in with (absent for users with a password). */
+            issuer?: string;
             preferences?: {
                 [key: string]: unknown;
             };
@@ -1880,6 +1947,12 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        SignInProvider: {
+            /** @description GET /api/v1/auth/oidc/{id} starts the sign-in. */
+            id: string;
+            /** @example Okta */
+            name: string;
         };
         Tenant: {
             id: string;
@@ -3683,6 +3756,115 @@ export interface operations {
             504: components["responses"]["GatewayTimeout"];
         };
     };
+    getAuthOidc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["SignInProvider"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getAuthOidcCallback: {
+        parameters: {
+            query?: {
+                /** @description Set by the identity provider (OAuth 2.0 authorization response). */
+                code?: string;
+                /** @description Set by the identity provider (OAuth 2.0 authorization response). */
+                state?: string;
+                /** @description Set by the identity provider (OAuth 2.0 authorization response). */
+                iss?: string;
+                /** @description Set by the identity provider (OAuth 2.0 authorization response). */
+                error?: string;
+                /** @description Set by the identity provider (OAuth 2.0 authorization response). */
+                error_description?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    getAuthOidcByProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The provider. */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
     getMe: {
         parameters: {
             query?: never;
@@ -3957,6 +4139,8 @@ export interface operations {
                     /** @enum {string} */
                     role?: "admin" | "user";
                     password?: string;
+                    /** @enum {string} */
+                    status?: "active" | "disabled";
                 };
             };
         };
