@@ -3,7 +3,7 @@ import { useEffect } from 'preact/hooks';
 import { client, lastCall, newSignIn, sessionExpired, unwrap } from './api.js';
 import { href, navigate, route } from './router.js';
 import { entities, entitiesError, loadEntities, loadMe, me, notice, setMe } from './state.js';
-import { SignIn } from './pages/sign-in.js';
+import { providerSignOut, SignIn } from './pages/sign-in.js';
 import { Explorer } from './pages/explorer.js';
 import { Editor } from './pages/editor.js';
 import { Keys } from './pages/keys.js';
@@ -24,7 +24,8 @@ export function App() {
 
 async function signOut() {
   try {
-    await unwrap(client.POST('/api/v1/auth/logout'));
+    const { body } = await unwrap<{ data?: { endSession?: { name: string; url: string } } }>(client.POST('/api/v1/auth/logout'));
+    providerSignOut.value = body?.data?.endSession;
   } catch {
     // Already signed out: the session is gone either way.
   }

@@ -48,6 +48,8 @@ export interface DevOidcOptions {
   port: number;
   /** The API's base URL: the console client's redirect and the tokens' audience derive from it. */
   apiUrl: string;
+  /** The access tokens' audience; default `<apiUrl>/api/v1`. */
+  audience?: string;
   users?: DevOidcUser[];
   services?: DevOidcService[];
   /** Private JWKs (RS256 or ES256), the first signs; default: one RSA key made now. */
@@ -121,10 +123,13 @@ class DevelopmentStore extends MemoryAdapter {}
 export async function startDevOidc(options: DevOidcOptions): Promise<DevOidc> {
   const users = options.users ?? SAMPLE_USERS;
   const services = options.services ?? SAMPLE_SERVICES;
-  const audience = `${options.apiUrl}/api/v1`;
+  const audience = options.audience ?? `${options.apiUrl}/api/v1`;
   // The console may be opened as 127.0.0.1 or as localhost.
   const apiOrigins = [...new Set([options.apiUrl, options.apiUrl.replace('//127.0.0.1:', '//localhost:')])];
   const scope = await apiScopes();
+  const keys = options.keys ?? [newSigningKey()];
+  // Access tokens are signed with the first key's algorithm (the provider picks the key by it).
+  const signingAlg = String(keys[0].alg ?? 'RS256') as 'RS256';
   let provider: Provider | undefined;
 
   const server = createServer((req, res) => {
@@ -187,7 +192,7 @@ export async function startDevOidc(options: DevOidcOptions): Promise<DevOidc> {
       },
       ...services.map((s) => ({ client_id: s.clientId, client_secret: s.secret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [] })),
     ],
-    jwks: { keys: (options.keys ?? [newSigningKey()]) as never },
+    jwks: { keys: keys as never },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     pkce: { required: () => true },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'tenant', 'role'] },
@@ -213,7 +218,7 @@ export async function startDevOidc(options: DevOidcOptions): Promise<DevOidc> {
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, indicator) => {
           if (indicator !== audience) throw new oidcErrors.InvalidTarget();
-          return { scope, audience, accessTokenFormat: 'jwt', accessTokenTTL: 3600, jwt: { sign: { alg: String(((options.keys ?? [])[0]?.alg as string | undefined) ?? 'RS256') as 'RS256' } } };
+          return { scope, audience, accessTokenFormat: 'jwt', accessTokenTTL: 3600, jwt: { sign: { alg: signingAlg } } };
         },
       },
       rpInitiatedLogout: {
@@ -299,12 +304,13 @@ export function describeDevOidc(dev: DevOidc): string {
   ].join('\n');
 }
 
-// Run on its own (the tests' provider process): DEV_OIDC_HOST, DEV_OIDC_PORT, DEV_OIDC_API_URL, DEV_OIDC_CONFIG.
+// Run on its own (the tests' provider process): DEV_OIDC_HOST, DEV_OIDC_PORT, DEV_OIDC_API_URL, DEV_OIDC_AUDIENCE, DEV_OIDC_CONFIG.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const dev = await startDevOidc({
     host: process.env.DEV_OIDC_HOST || '127.0.0.1',
     port: Number(process.env.DEV_OIDC_PORT ?? 0),
     apiUrl: process.env.DEV_OIDC_API_URL ?? 'http://127.0.0.1:3000',
+    audience: process.env.DEV_OIDC_AUDIENCE || undefined,
     ...devOidcConfigFromEnv(),
   });
   console.log(`OpenID Provider listening on ${dev.issuer}`);
