@@ -141,6 +141,8 @@ interface FoundEntry {
   status: KeyStatus;
   /** Epoch ms, or null for no expiry. */
   expiresAtMs: number | null;
+  /** Its owner is disabled: the key authenticates nobody (kept as found, so enabling the owner evicts it). */
+  ownerDisabled: boolean;
   /** The authentication result, shared read-only; verifyApiKey hands out copies. */
   auth: AuthContext;
   loadedAt: number;
@@ -227,8 +229,8 @@ async function load(hash: string): Promise<CacheEntry> {
     }),
   );
   const owner = userItem as UserProjection | undefined;
-  // A key whose owner is gone (or moved tenant, or is disabled) authenticates nobody.
-  if (!owner || owner.tenantId !== item.tenantId || isDisabled(owner)) return { found: false, hash, loadedAt: now };
+  // A key whose owner is gone (or moved tenant) authenticates nobody.
+  if (!owner || owner.tenantId !== item.tenantId) return { found: false, hash, loadedAt: now };
   const user: AuthUser = { id: owner.id, email: owner.email, name: owner.name, role: owner.role };
   return {
     found: true,
@@ -236,6 +238,7 @@ async function load(hash: string): Promise<CacheEntry> {
     keyId: item.id,
     status: item.status,
     expiresAtMs: item.keyExpiresAt ? Date.parse(item.keyExpiresAt) : null,
+    ownerDisabled: isDisabled(owner),
     auth: { type: 'api_key', user, tenantId: item.tenantId, scopes: effectiveScopes(item.scopes, owner.role), keyId: item.id },
     loadedAt: now,
   };
@@ -323,7 +326,7 @@ export async function verifyApiKey(key: string, req: CallOrigin): Promise<AuthCo
     if (!API_KEY_PATTERN.test(key)) throw invalid('The API key is malformed');
     const hash = hashApiKey(key);
     const entry = await lookup(hash);
-    if (!entry.found || !sameHash(entry.hash, hash)) throw invalid();
+    if (!entry.found || !sameHash(entry.hash, hash) || entry.ownerDisabled) throw invalid();
     if (entry.status !== 'active') {
       pending = auditQuietly(entry.keyId, 'inactive', req);
       throw invalid('The API key is inactive');
