@@ -21,7 +21,7 @@ import { Duration, Stack } from 'aws-cdk-lib';
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
-import { oidcIssuers } from '../../shared/config.js';
+import { oidcIssuers } from '../../shared/auth/oidc-config.js';
 import { DEFAULT_TENANT_ID } from '../../shared/data/index.js';
 import { booleanContext } from './observability.js';
 

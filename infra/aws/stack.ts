@@ -16,6 +16,7 @@ import { createRestApi, type ExecutionLogLevel } from './api.js';
 import { BootstrapAdmin } from './bootstrap.js';
 import { FamilyFunctions } from './functions.js';
 import { IdentityProviders, type IdentityProviderOptions } from './identity-providers.js';
+import { oidcIssuers } from '../../shared/auth/oidc-config.js';
 import { acknowledgeNagFindings } from './nag.js';
 import { EntityMigrations } from './migration.js';
 import { Observability, type ObservabilityOptions } from './observability.js';
@@ -120,6 +121,8 @@ export class EntityRecordApiStack extends Stack {
     }));
     this.identityProviders = new IdentityProviders(this, 'IdentityProviders', { ...props.identityProviders, api });
     const issuers = this.identityProviders.environmentValue();
+    // Given through `environment` instead: checked now, not at the functions' first token.
+    if (props.environment?.AUTH_OIDC_ISSUERS) oidcIssuers(JSON.parse(props.environment.AUTH_OIDC_ISSUERS), 'context "environment" AUTH_OIDC_ISSUERS');
     if (issuers) {
       if (props.environment?.AUTH_OIDC_ISSUERS) throw new Error('AUTH_OIDC_ISSUERS is set in context "environment" and by the identity provider context (cognito, cognitoUserPoolId, oidcIssuers): use one of them');
       for (const fn of this.functions.byFamily.values()) fn.addEnvironment('AUTH_OIDC_ISSUERS', issuers);

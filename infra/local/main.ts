@@ -9,6 +9,7 @@ import { startLocalStack } from './server.js';
 import { describeSeed } from './seed.js';
 import { readPendingPassword } from './admin-password.js';
 import { describeDevOidc, startDevOidcForApi, type DevOidc } from './dev-oidc.js';
+import { configuredIssuers } from '../../shared/auth/oidc-config.js';
 
 // Lambda runs Node 22; locally on Node 20 the SDK's notice about its future minimum is noise.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -42,6 +43,8 @@ async function main(): Promise<void> {
   let devOidc: DevOidc | undefined;
   try {
     devOidc = process.env.DEV_OIDC === '1' ? await startDevOidcForApi(stack.url) : undefined;
+    // A mistake in AUTH_OIDC_ISSUERS stops the start here, not the first sign-in.
+    configuredIssuers();
   } catch (error) {
     await stack.stop();
     throw error;

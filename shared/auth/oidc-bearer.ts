@@ -9,11 +9,11 @@
  * the log. An error of this API's own (the database) is not the token's fault and is not hidden.
  */
 import type { AuthContext } from '../caller.js';
-import { config } from '../config.js';
 import { ApiError } from '../errors.js';
 import { logger } from '../logger.js';
 import { padToFloor } from './api-keys.js';
 import { identityOf } from './oidc-claims.js';
+import { configuredIssuers } from './oidc-config.js';
 import { claimedIssuer, TokenRefused, verifyToken } from './oidc-tokens.js';
 import { IdentityRefused, userForIdentity } from './oidc-users.js';
 
@@ -25,7 +25,7 @@ export async function verifyBearerToken(token: string): Promise<AuthContext> {
   const startedAt = performance.now();
   try {
     const issuer = claimedIssuer(token);
-    if (!issuer) throw new TokenRefused(config().oidc.issuers.length ? 'unknown issuer' : 'no identity provider is configured');
+    if (!issuer) throw new TokenRefused(configuredIssuers().length ? 'unknown issuer' : 'no identity provider is configured');
     const claims = await verifyToken(token, issuer, { audience: issuer.audience });
     const identity = identityOf(claims, issuer);
     const user = await userForIdentity(identity);

@@ -1,6 +1,8 @@
 /**
  * What a verified token from an identity provider says about its caller, read through the
- * issuer's claim mapping (AUTH_OIDC_ISSUERS, shared/config.ts). Pure: no I/O, no library.
+ * issuer's claim mapping. Pure: no I/O, no library.
+ *
+ * Issuers come from AUTH_OIDC_ISSUERS (shared/auth/oidc-config.ts).
  *
  * - The audience: `aud` names one of the issuer's accepted audiences; a token without `aud`
  *   (Amazon Cognito's access tokens) is judged by its `client_id` instead.
@@ -10,10 +12,10 @@
  *   grammar are ignored. When scopes of this API remain, the caller holds those the role allows
  *   (a user's `*` is dropped); when none remain, or the claim is absent or not mapped, the role's.
  */
-import type { OidcIssuer } from '../config.js';
 import type { Role } from '../caller.js';
 import { ACTIONS, scopesForRole } from '../scopes.js';
 import { effectiveScopes } from './api-keys.js';
+import type { OidcIssuer } from './oidc-config.js';
 
 /** Who a token names, as this API reads it. */
 export interface TokenIdentity {

@@ -18,12 +18,13 @@
  *    offers its URL (RP-initiated logout) to end the provider's session too.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { config, type OidcIssuer } from '../config.js';
+import { config } from '../config.js';
 import { deploymentKey } from '../deployment-secret.js';
 import { NotFoundError } from '../errors.js';
 import { logger } from '../logger.js';
 import { apiUrl } from '../urls.js';
 import { identityOf } from './oidc-claims.js';
+import { configuredIssuers, type OidcIssuer } from './oidc-config.js';
 import { discover, TokenRefused, verifyToken } from './oidc-tokens.js';
 import { IdentityRefused, userForIdentity } from './oidc-users.js';
 import { createSession, hashToken, revokeSession } from './sessions.js';
@@ -58,7 +59,7 @@ export interface SignInProvider {
 }
 
 function consoleIssuers(): OidcIssuer[] {
-  return config().oidc.issuers.filter((i) => i.clientId);
+  return configuredIssuers().filter((i) => i.clientId);
 }
 
 /** The providers the sign-in page offers ("Sign in with {name}"). */

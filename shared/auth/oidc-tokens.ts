@@ -16,8 +16,9 @@
  * This module (and `jose`) is loaded only when a request carries a JWT (shared/http/authenticate.ts).
  */
 import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from 'jose';
-import { config, type OidcIssuer } from '../config.js';
+import { config } from '../config.js';
 import { audienceMatches } from './oidc-claims.js';
+import { configuredIssuers, type OidcIssuer } from './oidc-config.js';
 
 export const ALGORITHMS = ['RS256', 'ES256', 'EdDSA', 'Ed25519'];
 export const CLOCK_SKEW_SECONDS = 60;
@@ -92,7 +93,7 @@ export function claimedIssuer(token: string): OidcIssuer | undefined {
   } catch {
     return undefined;
   }
-  return config().oidc.issuers.find((i) => i.issuer === iss);
+  return configuredIssuers().find((i) => i.issuer === iss);
 }
 
 /**

@@ -3,7 +3,7 @@
  * e-mail: a provider asserting an address must not take over an account of this API.
  *
  * - Identity item: pk `OIDC#<issuer id>#<sub>`, sk `OIDC` → {userId, tenantId, issuer, subject,
- *   createdAt}. The issuer id is derived from the issuer URL (shared/config.ts).
+ *   createdAt}. The issuer id is derived from the issuer URL (shared/auth/oidc-config.ts).
  * - The user item is an ordinary user (pk `USER#<id>`, listed under its tenant) with `issuer` and
  *   `subject`, no password and no e-mail uniqueness item: its e-mail is the provider's to manage
  *   and may be shared with a password user of this API.
@@ -19,13 +19,14 @@
  *   reads nothing. Changes in this container forget it at once (forgetOidcUser).
  */
 import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { config, issuerId } from '../config.js';
+import { config } from '../config.js';
 import type { Role } from '../caller.js';
 import { ConflictError } from '../errors.js';
 import { createTenant, db, getTenant, tableName, userKey, type User } from '../data/index.js';
 import { newId } from '../ids.js';
 import { evictApiKeysOfUser } from './api-keys.js';
 import type { TokenIdentity } from './oidc-claims.js';
+import { issuerId } from './oidc-config.js';
 import { forgetSessionsOfUser } from './sessions.js';
 import { isDisabled } from './user-status.js';
 
