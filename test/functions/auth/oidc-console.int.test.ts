@@ -43,7 +43,10 @@ async function signInThroughProvider(page: Page): Promise<void> {
 }
 
 describe('console sign-in through an identity provider', () => {
-  it('npm start says how to use the development provider', () => {
+  it('npm start says how to use the development provider', async () => {
+    // Printed after the line the harness waits for.
+    for (let i = 0; i < 100 && !server.output().includes('grant_type=client_credentials'); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+
     expect(server.output()).toMatch(/Development identity provider {2}http:\/\/127\.0\.0\.1:\d+/);
     expect(server.output()).toContain('grant_type=client_credentials');
   });
