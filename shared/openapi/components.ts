@@ -122,6 +122,7 @@ export const HEADERS: Record<string, Schema> = {
   'X-Total-Count': integerHeader('Records matching the query.'),
   'X-Page': integerHeader('The page returned.'),
   'X-Per-Page': integerHeader('The page size used.'),
+  Location: { description: 'Where a redirect sends the browser.', schema: { type: 'string' } },
   Link: { description: 'RFC 8288 links: rel="next" and rel="prev" pages of the same query.', schema: { type: 'string' } },
 };
 

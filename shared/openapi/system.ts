@@ -65,9 +65,24 @@ export const SYSTEM_OPERATIONS: Readonly<Record<string, Describe>> = {
     tag: 'Auth',
     operationId: 'logout',
    
-    description: 'Ends the session on the server and clears the cookie.',
+    description: 'Ends the session on the server and clears the cookie. A session begun through an identity provider that has an end-session endpoint also answers `data.endSession: {name, url}`: its own sign-out.',
     responses: { 200: message('Logged out.') },
     errors: [],
+  }),
+  // Console sign-in through an identity provider (docs/authentication.md, "Identity providers"): for a browser.
+  [routeKey('GET', `${V1}/auth/oidc`)]: () => ({
+    tag: 'Auth', operationId: 'listSignInProviders',
+    responses: { 200: json(envelopeOf({ type: 'array', items: ref('SignInProvider') }), 'The providers offering console sign-in; empty when none does.') }, errors: [],
+  }),
+  [routeKey('GET', `${V1}/auth/oidc/{provider}`)]: () => ({
+    tag: 'Auth', operationId: 'startSignIn',
+    description: 'Authorization code flow with PKCE, `state` and `nonce`; sets the 10-minute `oidc_flow` cookie that ties the answer to this browser.',
+    responses: { 302: { description: "To the provider's authorization endpoint (to `/dashboard?signin=failed` when it cannot be reached).", headers: ['Location'] } }, errors: [],
+  }),
+  [routeKey('GET', `${V1}/auth/oidc/callback`)]: () => ({
+    tag: 'Auth', operationId: 'finishSignIn',
+    description: 'Where the provider sends the browser back: the code is exchanged, the ID token verified, the user found or created, and a session begun.',
+    responses: { 302: { description: 'To `/dashboard` with the `session` cookie set, or to `/dashboard?signin=failed` (or `cancelled`) with the reason in the log.', headers: ['Location'] } }, errors: [],
   }),
   [routeKey('POST', `${V1}/auth/refresh`)]: session('refreshSession'),
   [routeKey('POST', `${V1}/auth`)]: session('refreshSessionShort'),

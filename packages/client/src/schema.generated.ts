@@ -52,7 +52,7 @@ export interface paths {
         put?: never;
         /**
          * Log out
-         * @description Ends the session on the server and clears the cookie.
+         * @description Ends the session on the server and clears the cookie. A session begun through an identity provider that has an end-session endpoint also answers `data.endSession: {name, url}`: its own sign-out.
          */
         post: operations["logout"];
         delete?: never;
@@ -102,11 +102,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Identity providers the console signs in with
-         * @description An endpoint of the auth family.
-         */
-        get: operations["getAuthOidc"];
+        /** Identity providers the console signs in with */
+        get: operations["listSignInProviders"];
         put?: never;
         post?: never;
         delete?: never;
@@ -124,9 +121,9 @@ export interface paths {
         };
         /**
          * The identity provider sends the browser back here (a redirect to the console, signed in)
-         * @description An endpoint of the auth family.
+         * @description Where the provider sends the browser back: the code is exchanged, the ID token verified, the user found or created, and a session begun.
          */
-        get: operations["getAuthOidcCallback"];
+        get: operations["finishSignIn"];
         put?: never;
         post?: never;
         delete?: never;
@@ -144,9 +141,9 @@ export interface paths {
         };
         /**
          * Sign in to the console with an identity provider (a redirect to it)
-         * @description An endpoint of the auth family.
+         * @description Authorization code flow with PKCE, `state` and `nonce`; sets the 10-minute `oidc_flow` cookie that ties the answer to this browser.
          */
-        get: operations["getAuthOidcByProvider"];
+        get: operations["startSignIn"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3558,6 +3555,8 @@ export interface components {
         "X-Page": number;
         /** @description The page size used. */
         "X-Per-Page": number;
+        /** @description Where a redirect sends the browser. */
+        Location: string;
         /** @description RFC 8288 links: rel="next" and rel="prev" pages of the same query. */
         Link: string;
     };
@@ -3756,7 +3755,7 @@ export interface operations {
             504: components["responses"]["GatewayTimeout"];
         };
     };
-    getAuthOidc: {
+    listSignInProviders: {
         parameters: {
             query?: never;
             header?: never;
@@ -3765,7 +3764,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success. */
+            /** @description The providers offering console sign-in; empty when none does. */
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -3778,7 +3777,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: true;
-                        data: components["schemas"]["SignInProvider"];
+                        data: components["schemas"]["SignInProvider"][];
                     };
                 };
             };
@@ -3788,7 +3787,7 @@ export interface operations {
             504: components["responses"]["GatewayTimeout"];
         };
     };
-    getAuthOidcCallback: {
+    finishSignIn: {
         parameters: {
             query?: {
                 /** @description Set by the identity provider (OAuth 2.0 authorization response). */
@@ -3808,21 +3807,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description To `/dashboard` with the `session` cookie set, or to `/dashboard?signin=failed` (or `cancelled`) with the reason in the log. */
+            302: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                    };
-                };
+                content?: never;
             };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -3830,7 +3825,7 @@ export interface operations {
             504: components["responses"]["GatewayTimeout"];
         };
     };
-    getAuthOidcByProvider: {
+    startSignIn: {
         parameters: {
             query?: never;
             header?: never;
@@ -3842,21 +3837,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description To the provider's authorization endpoint (to `/dashboard?signin=failed` when it cannot be reached). */
+            302: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                    };
-                };
+                content?: never;
             };
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
