@@ -85,6 +85,15 @@ export interface Config {
     lookbackMs: number;
   };
   webhooks: WebhookConfig;
+  /** Identity providers whose JWTs are accepted (AUTH_OIDC_ISSUERS; docs/authentication.md). */
+  oidc: OidcConfig;
+}
+
+export interface OidcConfig {
+  /** AUTH_OIDC_ISSUERS as parsed JSON; its fields are checked by shared/auth/oidc-config.ts, loaded only where tokens are. */
+  issuers: unknown;
+  /** After a JWKS fetch, how long before a token with an unknown `kid` may fetch it again. */
+  jwksCooldownSeconds: number;
 }
 
 export interface WebhookConfig {
@@ -166,6 +175,10 @@ function load(): Config {
       queueUrl: process.env.WEBHOOK_QUEUE_URL || undefined,
       inboundSecrets: json<Record<string, string>>('INBOUND_WEBHOOK_SECRETS', {}),
       fanoutConcurrency: Math.max(1, int('WEBHOOK_FANOUT_CONCURRENCY', 16)),
+    },
+    oidc: {
+      issuers: json<unknown>('AUTH_OIDC_ISSUERS', []),
+      jwksCooldownSeconds: int('AUTH_OIDC_JWKS_COOLDOWN_SECONDS', 60),
     },
   };
 }

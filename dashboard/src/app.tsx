@@ -5,7 +5,7 @@ import { ApiFailure, client, newSignIn, sessionExpired, unwrap } from './api.js'
 import { href, navigate, route } from './router.js';
 import { entities, entitiesError, loadEntities, loadMe, me, notice, pageKey, pagePath, setMe } from './state.js';
 import { defaultView } from './views.js';
-import { SignIn } from './pages/sign-in.js';
+import { providerSignOut, SignIn } from './pages/sign-in.js';
 import { Explorer } from './pages/explorer.js';
 import { Editor } from './pages/editor.js';
 import { Keys } from './pages/keys.js';
@@ -60,7 +60,8 @@ export function App() {
 
 async function signOut() {
   try {
-    await unwrap(client.POST('/api/v1/auth/logout'));
+    const { body } = await unwrap<{ data?: { endSession?: { name: string; url: string } } }>(client.POST('/api/v1/auth/logout'));
+    providerSignOut.value = body?.data?.endSession;
   } catch {
     // Already signed out: the session is gone either way.
   }

@@ -41,7 +41,8 @@ export const authBodySchemas = {
     type: 'object',
     additionalProperties: false,
     minProperties: 1,
-    properties: { name, role, password },
+    // `disabled`: every credential of the user is refused (password, sessions, keys, identity provider tokens).
+    properties: { name, role, password, status: { type: 'string', enum: ['active', 'disabled'] } },
   },
   updateTenant: {
     type: 'object',

@@ -57,7 +57,11 @@ export {
   type CounterState,
 } from '../data/index.js';
 
-/** The general counter of a request: the key, else the session's user, else the client IP. */
+/**
+ * The general counter of a request: the key, else an identity provider's user (at the key's rate:
+ * their tokens are programs' credentials as often as people's), else the session's user, else the
+ * client IP.
+ */
 export function generalCounter(req: ApiRequest): CounterSpec {
   const { rateLimits } = config();
   const windowSeconds = rateLimits.windowSeconds;
@@ -65,6 +69,7 @@ export function generalCounter(req: ApiRequest): CounterSpec {
   if (auth?.type === 'api_key' && auth.keyId) {
     return { subject: apiKeySubject(auth.keyId), limit: rateLimits.apiKeyPerHour, windowSeconds, keepSeconds: DAY_SECONDS };
   }
+  if (auth?.type === 'oidc') return { subject: `o:${auth.user.id}`, limit: rateLimits.apiKeyPerHour, windowSeconds, keepSeconds: 0 };
   if (auth) return { subject: `u:${auth.user.id}`, limit: sessionLimit(rateLimits, auth.user.role), windowSeconds, keepSeconds: 0 };
   return { subject: `ip:${req.ip}`, limit: rateLimits.anonymousPerHour, windowSeconds, keepSeconds: 0 };
 }

@@ -53,7 +53,7 @@ function withHeaders(result: unknown, usage: RequestUsage): unknown {
   return response;
 }
 
-export type CallerType = 'api_key' | 'session' | 'anonymous';
+export type CallerType = 'api_key' | 'session' | 'oidc' | 'anonymous';
 
 /** The request log line's fields (no credentials, no body, no query string). */
 export function requestLogEntry(event: ApiEvent | undefined, context: ApiLambdaContext | undefined, result: unknown, usage: RequestUsage, now = performance.now()) {

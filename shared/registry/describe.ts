@@ -81,7 +81,7 @@ function windowText(seconds: number): string {
 export function rateLimitFor(entity: LoadedEntity, auth: AuthContext | undefined): { limit: number; window: string } {
   if (entity.rateLimit) return { ...entity.rateLimit };
   const { rateLimits } = config();
-  const limit = !auth ? rateLimits.anonymousPerHour : auth.type === 'api_key' ? rateLimits.apiKeyPerHour : sessionLimit(rateLimits, auth.user.role);
+  const limit = !auth ? rateLimits.anonymousPerHour : auth.type !== 'session' ? rateLimits.apiKeyPerHour : sessionLimit(rateLimits, auth.user.role);
   return { limit, window: windowText(rateLimits.windowSeconds) };
 }
 

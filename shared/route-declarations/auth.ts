@@ -4,7 +4,7 @@
  * validate (after their own access checks, so a caller without the right gets 403 first).
  */
 import { authBodySchemas } from '../auth/body-schemas.js';
-import type { RouteDoc, RouteDocs } from '../route-types.js';
+import type { QueryParameter, RouteDoc, RouteDocs } from '../route-types.js';
 import { BODY, STRING, V1, familyRoutes } from './declare.js';
 
 const session: RouteDoc = ({ json, envelopeOf, ref }) => ({
@@ -12,6 +12,12 @@ const session: RouteDoc = ({ json, envelopeOf, ref }) => ({
   responses: { 200: json(envelopeOf(ref('Session')), 'The session; its token is in the Set-Cookie `session` cookie (HttpOnly).') },
   errors: [],
 });
+
+const SIGN_IN_CALLBACK_QUERY: readonly QueryParameter[] = ['code', 'state', 'iss', 'error', 'error_description'].map((name) => ({
+  name,
+  description: 'Set by the identity provider (OAuth 2.0 authorization response).',
+  schema: STRING,
+}));
 
 export const authRoutes = /* @__PURE__ */ familyRoutes('auth', [
   {
@@ -33,6 +39,24 @@ export const authRoutes = /* @__PURE__ */ familyRoutes('auth', [
   },
   { method: 'POST', path: `${V1}/auth/refresh`, operation: 'refreshSession', auth: 'session', summary: 'Refresh the session', response: 'Session' },
   { method: 'POST', path: `${V1}/auth`, operation: 'refreshSessionShort', auth: 'session', summary: 'Refresh the session (short path)', response: 'Session' },
+  // Console sign-in through an identity provider (shared/auth/oidc-console.ts): the browser is redirected.
+  { method: 'GET', path: `${V1}/auth/oidc`, operation: 'listSignInProviders', auth: 'public', summary: 'Identity providers the console signs in with', response: 'SignInProvider' },
+  {
+    method: 'GET',
+    path: `${V1}/auth/oidc/callback`,
+    operation: 'finishSignIn',
+    auth: 'public',
+    summary: 'The identity provider sends the browser back here (a redirect to the console, signed in)',
+    query: SIGN_IN_CALLBACK_QUERY,
+  },
+  {
+    method: 'GET',
+    path: `${V1}/auth/oidc/{provider}`,
+    operation: 'startSignIn',
+    auth: 'public',
+    errors: ['NOT_FOUND'],
+    summary: 'Sign in to the console with an identity provider (a redirect to it)',
+  },
   {
     method: 'GET',
     path: `${V1}/users/me`,
@@ -133,7 +157,31 @@ export const authRoutes = /* @__PURE__ */ familyRoutes('auth', [
 export function authDocs(): RouteDocs<(typeof authRoutes)[number]> {
   return {
     login: (tools) => ({ ...session(tools), requestBody: { example: { email: 'admin@localhost', password: 'correct horse battery staple' } } }),
-    logout: ({ message }) => ({ tag: 'Auth', description: 'Ends the session on the server and clears the cookie.', responses: { 200: message('Logged out.') }, errors: [] }),
+    logout: ({ message }) => ({
+      tag: 'Auth',
+      description:
+        'Ends the session on the server and clears the cookie. A session begun through an identity provider that has an end-session endpoint also answers `data.endSession: {name, url}`: its own sign-out.',
+      responses: { 200: message('Logged out.') },
+      errors: [],
+    }),
+    // Console sign-in through an identity provider (docs/authentication.md, "Identity providers"): for a browser.
+    listSignInProviders: ({ json, envelopeOf, ref }) => ({
+      tag: 'Auth',
+      responses: { 200: json(envelopeOf({ type: 'array', items: ref('SignInProvider') }), 'The providers offering console sign-in; empty when none does.') },
+      errors: [],
+    }),
+    startSignIn: () => ({
+      tag: 'Auth',
+      description: 'Authorization code flow with PKCE, `state` and `nonce`; sets the 10-minute `oidc_flow` cookie that ties the answer to this browser.',
+      responses: { 302: { description: "To the provider's authorization endpoint (to `/dashboard?signin=failed` when it cannot be reached).", headers: ['Location'] } },
+      errors: [],
+    }),
+    finishSignIn: () => ({
+      tag: 'Auth',
+      description: 'Where the provider sends the browser back: the code is exchanged, the ID token verified, the user found or created, and a session begun.',
+      responses: { 302: { description: 'To `/dashboard` with the `session` cookie set, or to `/dashboard?signin=failed` (or `cancelled`) with the reason in the log.', headers: ['Location'] } },
+      errors: [],
+    }),
     refreshSession: session,
     refreshSessionShort: session,
     getMe: ({ json, envelopeOf, ref }) => ({ tag: 'Users', responses: { 200: json(envelopeOf(ref('User')), "The caller's user.") }, errors: [] }),
