@@ -65,6 +65,9 @@ export interface SoakResult {
     expected: number;
     delivered: number;
     missing: number;
+    /** The delivery log at the end, by status, and the messages left in the dead-letter queue. */
+    log: Record<string, number>;
+    deadLettered: number;
     duplicates: number;
     /**
      * Deliveries (by `webhook-id`) received more than once; of them, those whose log said
@@ -463,6 +466,22 @@ function deliveryLog(dataDir: string, webhookId: string): DeliveryLog {
   return { status, close: () => client?.doc.destroy() };
 }
 
+/** Messages a local queue's journal holds (sent and not deleted), read without opening the queue its server has open. */
+function liveMessages(journal: string): number {
+  if (!existsSync(journal)) return 0;
+  const live = new Set<string>();
+  for (const line of readFileSync(journal, 'utf8').split('\n')) {
+    try {
+      const entry = JSON.parse(line) as { op: string; id?: string; m?: { id: string } };
+      if (entry.op === 'send') live.add(entry.m!.id);
+      else if (entry.op === 'del') live.delete(entry.id!);
+    } catch {
+      // an empty or cut line
+    }
+  }
+  return live.size;
+}
+
 interface Owned {
   deleted: boolean;
   /** A delete whose answer never came: the record may or may not be there. */
@@ -719,10 +738,14 @@ export async function soak(options: { minutes: number; receiverOutage?: boolean;
     log(`soak: lag before the attempt p50 ${split.beforeAttempt.p50} ms, p95 ${split.beforeAttempt.p95} ms; attempt → received p50 ${split.post.p50} ms, p95 ${split.post.p95} ms (webhook-timestamp: whole seconds)`);
     // When the fan-out logged each delivery (its createdAt), read back through the API.
     const fannedOutAt = new Map<string, number>();
-    for (let cursor: string | undefined, pages = 0; webhookId && pages < 200; pages++) {
+    const logStatuses: Record<string, number> = {};
+    for (let cursor: string | undefined, pages = 0; webhookId && pages < 1000; pages++) {
       const reply = await send(api, 'GET', `/api/v1/webhooks/${webhookId}/deliveries?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, auth);
       if (reply.status !== 200) break;
-      for (const d of reply.body.data as { eventId: string; createdAt: string }[]) fannedOutAt.set(d.eventId, Date.parse(d.createdAt));
+      for (const d of reply.body.data as { eventId: string; createdAt: string; status: string }[]) {
+        fannedOutAt.set(d.eventId, Date.parse(d.createdAt));
+        logStatuses[d.status] = (logStatuses[d.status] ?? 0) + 1;
+      }
       cursor = reply.body.pagination?.nextCursor ?? undefined;
       if (!cursor) break;
     }
@@ -781,6 +804,8 @@ export async function soak(options: { minutes: number; receiverOutage?: boolean;
         expected: created.length,
         delivered: created.filter((id) => receiver.firstAt.has(id)).length,
         missing: created.filter((id) => !receiver.firstAt.has(id)).length,
+        log: logStatuses,
+        deadLettered: liveMessages(join(dataDir, 'webhooks', 'deliveries-dlq.jsonl')),
         duplicates: receiver.duplicates,
         repeats: receiver.repeats,
         badSignatures: receiver.badSignatures,
