@@ -65,8 +65,9 @@ export interface SoakResult {
     expected: number;
     delivered: number;
     missing: number;
-    /** The delivery log at the end, by status, and the messages left in the dead-letter queue. */
+    /** The delivery log at the end, by status; deliveries received but not in it; the messages left in the dead-letter queue. */
     log: Record<string, number>;
+    unlogged: number;
     deadLettered: number;
     duplicates: number;
     /**
@@ -805,6 +806,7 @@ export async function soak(options: { minutes: number; receiverOutage?: boolean;
         delivered: created.filter((id) => receiver.firstAt.has(id)).length,
         missing: created.filter((id) => !receiver.firstAt.has(id)).length,
         log: logStatuses,
+        unlogged: delivered.length - withFanout.length,
         deadLettered: liveMessages(join(dataDir, 'webhooks', 'deliveries-dlq.jsonl')),
         duplicates: receiver.duplicates,
         repeats: receiver.repeats,

@@ -3,7 +3,8 @@
  * queue message's visibility: nothing waits inside a function), the dead-letter queue after the
  * last retry, and disabling a webhook whose deliveries have all failed for WEBHOOK_DISABLE_AFTER_SECONDS.
  *
- * A delivery logged as succeeded is never sent again by the queue's flow (docs/delivery-guarantees.md):
+ * A delivery logged as succeeded is not sent again by the queue's flow (the few cases where it
+ * still can are listed in docs/delivery-guarantees.md):
  * - a message of a delivery the log says is done is acknowledged without sending;
  * - a success whose log write fails (the engine unreachable) is handed back to the queue, which
  *   does not depend on the database, in a message that logs it without sending (`outcome`);
