@@ -125,7 +125,7 @@ describe('records over 1 KB in listings', () => {
   it('lists them whole through GraphQL', async () => {
     const response = await api('POST', '/api/v1/graphql', {
       apiKey,
-      body: { query: '{ tasks(limit: 3, filter: {status: "todo"}) { edges { node { id description } } totalCount } }' },
+      body: { query: '{ tasks(limit: 3, filter: {status: todo}) { edges { node { id description } } totalCount } }' },
     });
 
     expect(response.status, response.text).toBe(200);
