@@ -50,6 +50,8 @@ function print(statuses: MigrationStatus[]): void {
     for (const change of s.changes) console.log(`    change: ${change}`);
     const building = s.indexes.filter((i) => !i.ready);
     if (building.length) console.log(`    indexes being built (not read yet): ${building.map((i) => i.field).join(', ')}`);
+    const uniques = s.uniques.filter((u) => !u.ready);
+    if (uniques.length) console.log(`    uniqueness being built (a new value is refused with 503 meanwhile): ${uniques.map((u) => u.field).join(', ')}`);
     if (s.error) console.log(`    error: ${s.error}`);
     if (s.report.count) {
       console.log(`    report: ${s.report.count} record(s)`);

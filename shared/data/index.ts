@@ -63,5 +63,5 @@ export { batchGet, batchKey, getRecord, MAX_ID_LENGTH, readRecords, type BatchRe
 export { firstPage, pageAfter, queryPartition, readCounter, readCounters, skipEntries, type PartitionPage } from './read-pages.js';
 export { queryAll } from './read-all.js';
 export { mergeFirst, mergeSorted, type ShardRead, type ShardReader } from './merge.js';
-export { holdsValue, oversizedUniques, uniqueFields, uniqueItem, uniqueKey, uniqueKeyFits, uniquePutField } from './unique-keys.js';
+export { buildingAcquisitions, holdsValue, oversizedUniques, uniqueBuildingError, uniqueFields, uniqueItem, uniqueKey, uniqueKeyFits, uniquePutField } from './unique-keys.js';
 export { currentUsage, foregroundActivity, withRequestUsage, type ForegroundActivity, type RequestUsage } from './usage.js';

@@ -4,7 +4,7 @@
  * listed under, the write shards of its listings and events (and, while a change of them is
  * migrated, which count readers read), the defaults a record stored before its field existed
  * reads as, the data keys kept, and whether a filter on a field with a default may be pushed down
- * (settled). A record's copies under a dropped index's token (in its `ix`) are left by its next
+ * (settled), and which unique fields' uniqueness items are still being built. A record's copies under a dropped index's token (in its `ix`) are left by its next
  * write, as under any token the layout no longer lists (listings.ts). Pure: no I/O, and no state
  * but what the value carries (consolidatedFields remembers what a definition gives).
  *
@@ -70,6 +70,12 @@ export interface LiveLayout {
    */
   readonly settled: boolean;
   readonly shards: LayoutShards;
+  /**
+   * Unique fields whose uniqueness items are not complete (a migration is building them from the
+   * stored records): no write may take a new value of these yet (unique-keys.ts uniqueWrites).
+   * Every other unique field of the definition is complete: its items say who holds each value.
+   */
+  readonly uniqueBuilding: ReadonlySet<string>;
 }
 
 /** What a layout is made of, as the loader reads it from an entity's migration state (or the definition gives it). */
@@ -86,6 +92,8 @@ export interface LayoutParts {
   shardsReady?: boolean;
   /** Shard counts whose change events may still be read (default: the write shards alone). */
   eventShards?: readonly number[];
+  /** Unique fields whose uniqueness items are not complete (default: none). */
+  uniqueBuilding?: readonly string[];
 }
 
 /** The shard counts of a layout, from its parts (see LayoutShards). */
@@ -120,13 +128,14 @@ export function buildLayout(entity: LoadedEntity, parts: LayoutParts, readAt: nu
     ...(parts.fields ? { fields: new Set(parts.fields) } : {}),
     settled: parts.settled,
     shards: shardsOf(parts),
+    uniqueBuilding: new Set(parts.uniqueBuilding ?? []),
   };
   return Object.freeze(layout) as LiveLayout;
 }
 
 /**
  * The entity as its definition says: its indexed fields complete under their own names
- * (generation 0), its write shards, no defaults applied to stored records, nothing migrated. What
+ * (generation 0), its unique fields complete, its write shards, no defaults applied to stored records, nothing migrated. What
  * a unit test or a tool without a database serves an entity with; never a request path (the
  * loader gives those the recorded state).
  */

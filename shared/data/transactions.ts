@@ -25,7 +25,7 @@ function eventPut(tables: TableNames, event: Record<string, unknown>): TransactI
 export function newRecordPuts(layout: LiveLayout, record: StoredRecord, entered: readonly Listing[], tables: TableNames): TransactItem[] {
   const { entity } = layout;
   const own = ownListing(layout, record);
-  const unique = uniqueWrites(entity, tables.records, undefined, record);
+  const unique = uniqueWrites(entity, tables.records, undefined, record, layout.uniqueBuilding);
   return [
     { Put: { TableName: tables.records, Item: recordItem(layout, withUniques(record, unique.holds)), ConditionExpression: 'attribute_not_exists(pk)' } },
     ...entered.filter((l) => l.partition !== own).map((l): TransactItem => ({ Put: { TableName: tables.records, Item: copyItem(entity, l.partition, record) } })),
@@ -93,7 +93,7 @@ export function updateTransaction(
     .filter(({ l, copy }) => !oldSet.has(l.partition) || !unchangedCopy(entity, l.partition, before, copy));
   const from = homeKey(layout, before);
   const to = homeKey(layout, after);
-  const unique = uniqueWrites(entity, tables.records, before, after);
+  const unique = uniqueWrites(entity, tables.records, before, after, layout.uniqueBuilding);
   const stored = withUniques(after, unique.holds);
   const record: TransactItem[] =
     from.pk === to.pk && from.sk === to.sk

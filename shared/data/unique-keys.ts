@@ -15,7 +15,15 @@
  * unique field (a duplicate that predates the rule): an update or delete releases only what the
  * record holds, so such a record can still be updated and deleted; an update that sets a new value
  * must acquire it.
+ *
+ * While a migration builds the items of a field made unique (the layout's `uniqueBuilding`), a
+ * record it has not reached yet may hold any value without an item: an item's absence proves
+ * nothing. No write may then acquire a new value of that field: the builders refuse it (503
+ * SERVICE_UNAVAILABLE with Retry-After, uniqueBuildingError), until the pass is complete and
+ * every live record's value is held. Writes that set no new value of it (clear it, leave it
+ * unchanged, or change other fields) proceed.
  */
+import { ApiError } from '../errors.js';
 import type { LoadedEntity } from '../registry/index.js';
 import { encodeKeyValue, MAX_PARTITION_KEY_BYTES, type Key, type StoredRecord, type TransactItem } from './record-item.js';
 
@@ -96,7 +104,13 @@ export interface UniqueWrites {
  * - a new value of a unique field is acquired (conditional Put);
  * - an unchanged value not held (a duplicate predating the rule) stays not held.
  */
-export function uniqueWrites(entity: EntityKeys & Pick<LoadedEntity, 'slug' | 'fields'>, table: string, before: StoredRecord | undefined, after: StoredRecord | undefined): UniqueWrites {
+export function uniqueWrites(
+  entity: EntityKeys & Pick<LoadedEntity, 'slug' | 'fields'>,
+  table: string,
+  before: StoredRecord | undefined,
+  after: StoredRecord | undefined,
+  building: ReadonlySet<string> = new Set(),
+): UniqueWrites {
   const unique = new Set(uniqueFields(entity));
   const held = new Set(before?.uniques ?? []);
   const live = after && !after.deletedAt ? after : undefined;
@@ -120,7 +134,33 @@ export function uniqueWrites(entity: EntityKeys & Pick<LoadedEntity, 'slug' | 'f
     items.push(uniquePut(table, uniqueItem(entity, live!, field, newValue)));
     holds.push(field);
   }
+  const refused = items.map(uniquePutField).filter((f): f is string => f !== undefined && building.has(f));
+  if (refused.length) throw uniqueBuildingError(entity.slug, refused);
   return { holds, items };
+}
+
+/** Seconds a write refused while uniqueness is built is told to wait (a process reads a finished pass within 5 s). */
+export const UNIQUE_BUILDING_RETRY_AFTER_SECONDS = 5;
+
+/** 503 SERVICE_UNAVAILABLE with Retry-After: a new value of these fields cannot be taken while their uniqueness items are built. */
+export function uniqueBuildingError(entity: string, fields: readonly string[]): ApiError {
+  const retry = UNIQUE_BUILDING_RETRY_AFTER_SECONDS;
+  return ApiError.of('SERVICE_UNAVAILABLE', `The uniqueness of ${fields.join(' and ')} of ${entity} is being built over the stored records; a new value can be set once it is complete: retry after ${retry} seconds`, {
+    headers: { 'Retry-After': String(retry) },
+    details: Object.fromEntries(fields.map((f) => [f, 'unique: being built over the stored records, a new value is refused until it is complete; retry'])),
+  });
+}
+
+/**
+ * The uniqueness items this write would acquire (the new values of unique fields) for fields in
+ * `building`: their keys, so a caller can tell a value already held (409) from one it cannot
+ * judge yet (503).
+ */
+export function buildingAcquisitions(entity: EntityKeys & Pick<LoadedEntity, 'slug' | 'fields'>, building: ReadonlySet<string>, before: StoredRecord | undefined, after: StoredRecord): { field: string; key: Key }[] {
+  if (building.size === 0) return [];
+  return uniqueWrites(entity, '', before, after)
+    .items.filter((item) => building.has(uniquePutField(item) ?? ''))
+    .map((item) => ({ field: uniquePutField(item)!, key: { pk: String(item.Put!.Item!.pk), sk: String(item.Put!.Item!.sk) } }));
 }
 
 /**

@@ -44,7 +44,7 @@ import type { Pagination } from '../pagination.js';
 import {
   buildFilterExpression,
   comparePositions,
-  compareText,
+  compareValues,
   decodeQueryCursor,
   encodeQueryCursor,
   isDefaultOrder,
@@ -68,9 +68,30 @@ export function planList(layout: LiveLayout, viewer: Viewer, spec: QuerySpec, pa
 }
 
 export interface DistinctValue {
-  value: string;
+  /** A number field's values are numbers; any other field's, text (a list joined with commas). */
+  value: string | number;
   label: string;
   entityType: string;
+}
+
+const RECORD_KEYS = new Set(['id', 'createdAt', 'updatedAt', 'deletedAt']);
+
+/**
+ * The distinct values of `field` among `records` (null, absent and '' left out), in the order
+ * `sort` gives them: numbers numerically, text in UTF-8 byte order. Pure.
+ */
+export function distinctValues(entity: LoadedEntity, records: readonly StoredRecord[], field: string): DistinctValue[] {
+  const path = RECORD_KEYS.has(field) ? [field] : ['data', field];
+  const seen = new Map<string, DistinctValue>();
+  for (const r of records) {
+    const v = valueAt(r, path);
+    if (v === undefined || v === null || v === '') continue;
+    const value = typeof v === 'number' ? v : Array.isArray(v) ? v.join(',') : String(v);
+    // Keyed by type too: a number and its text are different values.
+    const key = `${typeof value}:${value}`;
+    if (!seen.has(key)) seen.set(key, { value, label: String(value), entityType: entity.name });
+  }
+  return [...seen.values()].sort((a, b) => compareValues(a.value, b.value));
 }
 
 export interface ListResult {
@@ -188,17 +209,10 @@ function finish(entity: LoadedEntity, paging: Paging, matches: StoredRecord[]): 
   const { plan, cursor, page } = paging;
   const { limit, distinct, sort } = plan.spec;
   if (distinct) {
-    const field = distinct === 'id' || distinct === 'createdAt' || distinct === 'updatedAt' || distinct === 'deletedAt' ? [distinct] : ['data', distinct];
-    const seen = new Map<string, DistinctValue>();
-    for (const r of matches) {
-      const v = valueAt(r, field);
-      if (v === undefined || v === null || v === '') continue;
-      const text = Array.isArray(v) ? v.join(',') : String(v);
-      if (!seen.has(text)) seen.set(text, { value: text, label: text, entityType: entity.name });
-    }
-    const values = [...seen.values()].sort((a, b) => compareText(a.value, b.value));
-    const last = cursor?.i ?? '';
-    const { slice, next } = pageOfList(paging, values, (v) => compareText(v.value, last) > 0, (v) => ({ i: v.value }));
+    const values = distinctValues(entity, matches, distinct);
+    // The last value, typed (`v`); a cursor of an earlier version holds its text only (`i`).
+    const last = cursor?.v?.length === 1 ? cursor.v[0] : (cursor?.i ?? '');
+    const { slice, next } = pageOfList(paging, values, (v) => compareValues(v.value, last) > 0, (v) => ({ v: [v.value], i: v.label }));
     return { records: [], distinct: slice, pagination: paginationOf(page, limit, values.length, next) };
   }
   if (plan.kind === 'ids' && sort.length === 0) {

@@ -36,6 +36,7 @@ import { preconditionFailed, recordEtag, satisfied, type Preconditions } from '.
 import { checkReferences } from './references.js';
 import { parseReadQueryString, type ListQuery, type ReadQuery, type RecordView } from './query.js';
 import { attachRelations } from './relations.js';
+import { refuseWhileUniqueBuilt } from './uniqueness.js';
 
 export const WRITE_ATTEMPTS = 3;
 
@@ -157,6 +158,7 @@ export async function insertRecord(layouts: LiveLayouts, entity: LoadedEntity, c
   const record = newRecord(entity, caller, input, options.forced);
   refuseOversizedUniques(entity, undefined, record);
   const layout = layouts.of(entity);
+  await refuseWhileUniqueBuilt(layout, undefined, record);
   const items = [...createTransaction(layout, record, changeEvent(layout, 'created', record, record.createdAt), recordTables()), ...(options.alongside?.(record) ?? [])];
   await transact(items);
   return record;
@@ -236,6 +238,7 @@ export async function updateStored(layouts: LiveLayouts, entity: LoadedEntity, i
     const next = applyUpdate(entity, before, input, options);
     checkMerged(entity, next);
     refuseOversizedUniques(entity, before, next);
+    await refuseWhileUniqueBuilt(layout, before, next);
     return { after: next, items: updateTransaction(layout, before, next, changeEvent(layout, 'updated', next, next.updatedAt), recordTables()) };
   }, options.preconditions);
   return updated!;

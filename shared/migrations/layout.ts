@@ -180,6 +180,12 @@ export interface Target {
   eventsRetired?: { shards: number; until: string }[];
   /** A purge pass starts no earlier than this (every process reads the target's shards by then). */
   notBefore?: string;
+  /**
+   * Unique fields whose uniqueness items the pass is still building (made unique since the last
+   * finished pass): a record it has not reached may hold any value, so no write may take a new
+   * value of such a field until the pass is complete (shared/data/unique-keys.ts).
+   */
+  uniqueBuilding?: string[];
 }
 
 /** The first target of an entity whose stored items predate recorded layouts: generation 0, complete. */
@@ -203,7 +209,27 @@ export function nextTarget(current: Target, layout: Layout): Target {
   }
   for (const index of current.indexes) if (!indexes.some((i) => i.token === index.token)) obsolete.push({ ...index, ready: false });
   const purging = [...new Set([...(current.purging ?? []), ...current.layout.fields.filter((f) => !layout.fields.includes(f))])].filter((f) => !layout.fields.includes(f)).sort();
-  return { layout, hash: layoutHash(layout), indexes, obsolete, legacy: current.legacy, nextGeneration: generation, ...(purging.length ? { purging } : {}), ...nextShards(current, layout) };
+  const uniqueBuilding = uniqueBuildingOf(current, layout);
+  return {
+    layout,
+    hash: layoutHash(layout),
+    indexes,
+    obsolete,
+    legacy: current.legacy,
+    nextGeneration: generation,
+    ...(purging.length ? { purging } : {}),
+    ...(uniqueBuilding.length ? { uniqueBuilding } : {}),
+    ...nextShards(current, layout),
+  };
+}
+
+/**
+ * The unique fields of `layout` whose items are not complete: made unique now (not unique in the
+ * current target: records written meanwhile never took an item), or still being built by the
+ * current target's unfinished pass.
+ */
+export function uniqueBuildingOf(current: Target, layout: Pick<Layout, 'unique'>): string[] {
+  return layout.unique.filter((f) => !current.layout.unique.includes(f) || (current.uniqueBuilding ?? []).includes(f));
 }
 
 /**

@@ -22,8 +22,9 @@
  * every write plans on a target recorded after it began (functions/migration-job).
  */
 import { buildLayout, definitionLayout, type LiveLayout } from '../data/layout.js';
+import { uniqueFields } from '../data/index.js';
 import type { LoadedEntity } from '../registry/index.js';
-import { layoutHash, layoutOf, shardsOf, type Layout, type Target } from './layout.js';
+import { layoutHash, layoutOf, shardsOf, uniqueBuildingOf, type Layout, type Target } from './layout.js';
 import { readStates, type MigrationState } from './state.js';
 
 /** Every entity's live layout as read at one time. */
@@ -59,8 +60,9 @@ function ownLayout(entity: LoadedEntity): { layout: Layout; hash: string } {
 }
 
 /**
- * The layout an entity is served with under a migration state: the indexes and shard counts of
- * the state's target (what every process maintains alike, whatever code it runs), and the
+ * The layout an entity is served with under a migration state: the indexes, shard counts and
+ * unique fields being built of the state's target (what every process maintains alike, whatever
+ * code it runs), and the
  * defaults and fields of this process's own definition (what it reads records as). The runner
  * writes with the layout of the state it runs.
  */
@@ -78,6 +80,9 @@ export function layoutOfState(state: MigrationState, entity: LoadedEntity, readA
       writeShards: shardsOf(target.layout),
       ...(target.keptShards !== undefined ? { keptShards: target.keptShards, shardsReady: target.shardsReady === true } : {}),
       eventShards: eventShardsOf(target, readAt),
+      // This definition's unique fields against the target's: one the target does not hold unique
+      // yet (a newer definition, before its target is recorded) has no items either.
+      uniqueBuilding: uniqueBuildingOf(target, { unique: uniqueFields(entity) }),
     },
     readAt,
   );

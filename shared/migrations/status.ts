@@ -21,6 +21,8 @@ export interface MigrationStatus {
   error: string | null;
   /** Indexes queries may read now, and those still being built. */
   indexes: { field: string; token: string; ready: boolean }[];
+  /** Unique fields whose uniqueness items are complete, and those being built (a new value of these is refused meanwhile). */
+  uniques: { field: string; ready: boolean }[];
   report: { count: number; entries: ReportEntry[] };
 }
 
@@ -42,6 +44,7 @@ export async function migrationStatus(entities: readonly LoadedEntity[], reportL
       endedAt: state.endedAt ?? null,
       error: state.error ?? null,
       indexes: state.target.indexes.map((i) => ({ field: i.field, token: i.token, ready: i.ready })),
+      uniques: state.target.layout.unique.map((field) => ({ field, ready: !(state.target.uniqueBuilding ?? []).includes(field) })),
       report: await readReport(entity.slug, state.run, reportLimit),
     });
   }

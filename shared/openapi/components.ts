@@ -357,7 +357,7 @@ export const COMMON_SCHEMAS: Record<string, Schema> = {
   DistinctValue: {
     type: 'object',
     required: ['value', 'label', 'entityType'],
-    properties: { value: { type: 'string' }, label: { type: 'string' }, entityType: { type: 'string' } },
+    properties: { value: { type: ['string', 'number'], description: 'A number field\'s values are numbers (in numeric order); any other field\'s, text (in UTF-8 byte order).' }, label: { type: 'string' }, entityType: { type: 'string' } },
   },
   BulkFailure: {
     type: 'object',

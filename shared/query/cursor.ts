@@ -6,7 +6,8 @@
  * stays put while others are created or deleted, whatever the order.
  * - listing partition (default order): the last listing sort key (`s`);
  * - any other order: the last record's sort values (`v`) and id (`i`), ties being broken by id;
- * - ids= in the order given: the last id (`i`); distinct=true: the last value (`i`).
+ * - ids= in the order given: the last id (`i`); distinct=true: the last value (`v`, typed; its
+ *   text in `i`).
  *
  * A cursor is bound to the query that produced it (`h`: a hash of the query's shape: entity,
  * view, conditions, search, sort, date range, ids, distinct, limit) and signed with HMAC-SHA256

@@ -21,4 +21,4 @@ export {
   type QuerySpec,
 } from './params.js';
 export { planQuery, type ListPlan } from './plan.js';
-export { comparePositions, compareText, isDefaultOrder, positionOf, type Position } from './sort.js';
+export { comparePositions, compareText, compareValues, isDefaultOrder, positionOf, type Position } from './sort.js';

@@ -319,6 +319,28 @@ describe('fields, include, child, metas, ids, distinct', () => {
     expect((await me.get('/api/v1/tasks?distinct=true&fields=status&priority=low')).body.data.map((d: { value: string }) => d.value)).toEqual(['in_progress', 'todo']);
     expect((await me.get('/api/v1/tasks?distinct=true')).status).toBe(400);
   });
+
+  it('returns a number field\'s distinct values as numbers in numeric order, page after page by cursor', async () => {
+    for (const total of [100, 21, 3, 7.5, 0, 1, 21, 2.25, 10]) await created(me, 'orders', { total });
+
+    const values: unknown[] = [];
+    const labels: unknown[] = [];
+    let path: string | null = '/api/v1/orders?distinct=true&fields=total&limit=3';
+    while (path) {
+      const response = await me.get(path);
+      expect(response.status, response.text).toBe(200);
+      expect(response.body.pagination.total).toBe(8);
+      values.push(...response.body.data.map((d: { value: unknown }) => d.value));
+      labels.push(...response.body.data.map((d: { label: unknown }) => d.label));
+      const next: string | null = response.body.pagination.nextCursor;
+      path = next ? `/api/v1/orders?distinct=true&fields=total&limit=3&cursor=${encodeURIComponent(next)}` : null;
+    }
+
+    expect(values).toEqual([0, 1, 2.25, 3, 7.5, 10, 21, 100]);
+    expect(labels).toEqual(['0', '1', '2.25', '3', '7.5', '10', '21', '100']);
+    const page2 = await me.get('/api/v1/orders?distinct=true&fields=total&limit=3&page=2');
+    expect(page2.body.data.map((d: { value: unknown }) => d.value)).toEqual([3, 7.5, 10]);
+  });
 });
 
 describe('date ranges', () => {

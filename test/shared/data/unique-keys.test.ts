@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { definitionLayout } from '../../../shared/data/layout.js';
+import { buildLayout, definitionLayout } from '../../../shared/data/layout.js';
+import { ApiError } from '../../../shared/errors.js';
 import type { StoredRecord, TransactItem } from '../../../shared/data/record-item.js';
 import { createTransaction, deleteTransaction, updateTransaction } from '../../../shared/data/transactions.js';
 import {
+  buildingAcquisitions,
   oversizedUniques,
   PUBLIC_SCOPE,
   UNIQUE_SK,
@@ -224,5 +226,60 @@ describe('helpers', () => {
 
     expect(oversizedUniques(members, undefined, member({ email: long }))).toEqual(['email']);
     expect(oversizedUniques(members, undefined, member({ email: 'short@b.c' }))).toEqual([]);
+  });
+});
+
+describe('while a field\'s uniqueness is being built', () => {
+  const event = { pk: 'e', sk: 'e' };
+  const building = buildLayout(members, { indexes: [], legacy: [], defaults: {}, settled: false, writeShards: 1, uniqueBuilding: ['email'] }, 0);
+  const refusal = (write: () => unknown) => {
+    try {
+      write();
+    } catch (error) {
+      return error as ApiError;
+    }
+    return undefined;
+  };
+
+  it('refuses a create that sets the field: 503 SERVICE_UNAVAILABLE with Retry-After, naming it', () => {
+    const error = refusal(() => createTransaction(building, member({ email: 'a@b.c', badge: 3 }), event, tables));
+
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', headers: { 'Retry-After': '5' }, details: { email: expect.any(String) } });
+    expect(Object.keys(error!.details!)).toEqual(['email']);
+  });
+
+  it('lets a create that leaves the field out through, acquiring the complete fields\' values', () => {
+    const items = createTransaction(building, member({ badge: 3 }), event, tables);
+
+    expect(items[0].Put!.Item!.uniques).toEqual(['badge']);
+    expect(puts(items)).toHaveLength(1);
+  });
+
+  it('lets updates through that take no new value of it: other fields, a held value kept, an unheld value kept, the value cleared', () => {
+    const held = member({ email: 'a@b.c', name: 'x' }, { uniques: ['email'] });
+    const unheld = member({ email: 'a@b.c', name: 'x' });
+
+    expect(puts(updateTransaction(building, held, { ...held, data: { ...held.data, name: 'y' }, version: 2 }, event, tables))).toEqual([]);
+    expect(puts(updateTransaction(building, unheld, { ...unheld, data: { ...unheld.data, name: 'y' }, version: 2 }, event, tables))).toEqual([]);
+    expect(deletes(updateTransaction(building, held, { ...held, data: { name: 'x' }, version: 2 }, event, tables))).toHaveLength(1);
+    expect(deletes(deleteTransaction(building, held, event, tables))).toHaveLength(1);
+  });
+
+  it('refuses an update that sets a new value of it, held before or not', () => {
+    const held = member({ email: 'a@b.c' }, { uniques: ['email'] });
+    const unheld = member({ email: 'a@b.c' });
+
+    expect(refusal(() => updateTransaction(building, held, { ...held, data: { email: 'new@b.c' }, version: 2 }, event, tables))).toMatchObject({ status: 503 });
+    expect(refusal(() => updateTransaction(building, unheld, { ...unheld, data: { email: 'new@b.c' }, version: 2 }, event, tables))).toMatchObject({ status: 503 });
+    expect(refusal(() => updateTransaction(building, member({}), { ...member({ email: 'a@b.c' }), version: 2 }, event, tables))).toMatchObject({ status: 503 });
+  });
+
+  it('names the keys a write would acquire in the fields being built (to tell a held value from an unknown one)', () => {
+    const record = member({ email: 'a@b.c', badge: 3 });
+
+    expect(buildingAcquisitions(members, building.uniqueBuilding, undefined, record)).toEqual([{ field: 'email', key: uniqueKey(members, 'ten_1', 'email', 'a@b.c') }]);
+    expect(buildingAcquisitions(members, new Set(), undefined, record)).toEqual([]);
+    expect(definitionLayout(members).uniqueBuilding.size).toBe(0);
   });
 });

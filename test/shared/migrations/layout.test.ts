@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { accessChanged, adoptedTarget, layoutChanges, layoutHash, layoutOf, needsPass, nextTarget, readdedWhilePurging } from '../../../shared/migrations/layout.js';
 import { ruleViolations } from '../../../shared/migrations/rules.js';
 import { finishedRun, startedTarget } from '../../../shared/migrations/runner.js';
-import { eventShardsOf } from '../../../shared/migrations/live-layouts.js';
+import { eventShardsOf, layoutOfState } from '../../../shared/migrations/live-layouts.js';
 import { validateDefinition } from '../../../shared/registry/index.js';
 
 function entity(fields: Record<string, unknown>) {
@@ -160,5 +160,36 @@ describe('write shards', () => {
     expect(done.target.eventsRetired).toEqual([{ shards: 1, until: '2026-11-28T10:01:00.000Z' }]);
     expect(eventShardsOf(done.target, now + 120_000)).toEqual([4, 1]);
     expect(eventShardsOf(done.target, now + 2 * 86_400_000)).toEqual([4]);
+  });
+});
+
+describe('uniqueness being built', () => {
+  const unique = { ...v1, number: { ...v1.number, unique: true } };
+
+  it('builds a field made unique until the pass finishes, through later targets, and never one unique before', () => {
+    const adopted = adoptedTarget(layoutOf(entity(v1)));
+    const made = nextTarget(adopted, layoutOf(entity(unique)));
+    const later = nextTarget(made, layoutOf(entity({ ...unique, notes: { type: 'string', unique: true } })));
+    const state = { entity: 'invoices', target: later, changes: [], state: 'running' as const, run: 2, segments: [{ done: true }], processed: 3, total: 3, revision: 5 };
+
+    const done = finishedRun(state, Date.parse('2026-11-27T10:00:00.000Z'));
+
+    expect(adoptedTarget(layoutOf(entity(unique))).uniqueBuilding).toBeUndefined();
+    expect(made.uniqueBuilding).toEqual(['number']);
+    expect(later.uniqueBuilding).toEqual(['notes', 'number']);
+    expect(done.target.uniqueBuilding).toBeUndefined();
+    expect(nextTarget(done.target, layoutOf(entity(unique))).uniqueBuilding).toBeUndefined();
+  });
+
+  it('serves a unique field as being built while the pass runs, and one the recorded target does not hold unique yet', () => {
+    const adopted = adoptedTarget(layoutOf(entity(v1)));
+    const made = nextTarget(adopted, layoutOf(entity(unique)));
+    const running = { entity: 'invoices', target: made, changes: [], state: 'running' as const, run: 1, segments: [{ done: false }], processed: 0, revision: 2 };
+    const done = finishedRun({ ...running, segments: [{ done: true }] }, Date.now());
+
+    expect([...layoutOfState(running, entity(unique)).uniqueBuilding]).toEqual(['number']);
+    expect([...layoutOfState(done, entity(unique)).uniqueBuilding]).toEqual([]);
+    // A definition newer than the recorded target (before its start records it): no item was taken for it.
+    expect([...layoutOfState({ ...running, target: adopted, state: 'done' }, entity(unique)).uniqueBuilding]).toEqual(['number']);
   });
 });
