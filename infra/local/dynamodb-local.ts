@@ -13,18 +13,20 @@
  * - DATA_DIR/dynamodb-local.pid names the engine using the directory; a start finds an engine
  *   left over from an earlier run there and stops it first, so one engine at a time writes it.
  * The engine is started with `java` directly (the package's own spawn takes no JVM options), with
- * a bounded heap, and supervised by `npm start` (supervisor.ts): one that exits is started again
- * on the same port and database.
+ * a bounded heap, listening on 127.0.0.1 only (engine-launcher.ts: the jar itself listens on every
+ * interface, unauthenticated), without telemetry, and supervised by `npm start` (supervisor.ts):
+ * one that exits is started again on the same port and database.
  * A power loss or an OS crash is another matter: SQLite's fsync on commit covers it only as far
  * as the disk honours it.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { createServer } from 'node:net';
 import { ListTablesCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Running } from './supervisor.js';
+import { LAUNCHER_CLASS, writeLauncher } from './engine-launcher.js';
 
 export class LocalRuntimeError extends Error {}
 
@@ -107,7 +109,7 @@ export function runningEngineEndpoint(dataDir: string): string | undefined {
   if (!Number.isSafeInteger(pid) || pid <= 0 || !isEngineOn(pid, path)) return undefined;
   const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
   const port = Number(args[args.indexOf('-port') + 1]);
-  return Number.isSafeInteger(port) && port > 0 ? `http://127.0.0.1:${port}` : undefined;
+  return Number.isSafeInteger(port) && port > 0 ? `http://${ENGINE_HOST}:${port}` : undefined;
 }
 
 /** Stops an engine an earlier run left on `path` (its process died without stopping it). */
@@ -158,14 +160,23 @@ function engineDirectory(): string {
   return join(lib, version);
 }
 
-/** `java`'s arguments for one shared database on `port`, persisted in `path` or in memory. */
-export function engineArguments(options: { directory: string; port: number; path?: string; heap: string }): string[] {
+/** The engine listens here only: every client of it (npm start, the CLIs) runs on this machine. */
+export const ENGINE_HOST = '127.0.0.1';
+
+/**
+ * `java`'s arguments for one shared database on `port`, persisted in `path` or in memory, started
+ * through the launcher class in `launcherDirectory` (engine-launcher.ts). The jar comes last on
+ * the class path: a leftover engine is recognised by an argument ending with DynamoDBLocal.jar.
+ */
+export function engineArguments(options: { directory: string; launcherDirectory: string; port: number; path?: string; heap: string }): string[] {
   return [
     `-Xmx${options.heap}`,
     `-Djava.library.path=${join(options.directory, 'DynamoDBLocal_lib')}`,
-    '-jar',
-    join(options.directory, 'DynamoDBLocal.jar'),
+    '-cp',
+    `${options.launcherDirectory}${delimiter}${join(options.directory, 'DynamoDBLocal.jar')}`,
+    LAUNCHER_CLASS,
     '-sharedDb',
+    '-disableTelemetry',
     '-port',
     String(options.port),
     ...(options.path ? ['-dbPath', options.path] : ['-inMemory']),
@@ -181,7 +192,8 @@ interface EngineProcess {
 async function spawnEngine(port: number, path: string | undefined, heap: string): Promise<EngineProcess> {
   if (path) await stopLeftover(path);
   const directory = engineDirectory();
-  const child = spawn('java', engineArguments({ directory, port, path, heap }), { cwd: directory, stdio: ['ignore', 'pipe', 'pipe'] });
+  const launcher = writeLauncher(ENGINE_HOST);
+  const child = spawn('java', engineArguments({ directory, launcherDirectory: launcher.directory, port, path, heap }), { cwd: directory, stdio: ['ignore', 'pipe', 'pipe'] });
   const guard = child.pid ? watchdog(child.pid) : undefined;
   const pidFile = path ? join(path, PID_FILE) : undefined;
   if (pidFile && child.pid) writeFileSync(pidFile, `${child.pid}\n`);
@@ -200,12 +212,15 @@ async function spawnEngine(port: number, path: string | undefined, heap: string)
       resolveExit(`${signal ? `killed by ${signal}` : `exit code ${code}`}${last ? `: ${last}` : ''}`);
     });
   });
-  const endpoint = `http://127.0.0.1:${port}`;
+  const endpoint = `http://${ENGINE_HOST}:${port}`;
   try {
     await waitUntilReady(endpoint, child, () => log);
   } catch (error) {
     child.kill('SIGKILL');
     throw error;
+  } finally {
+    // Loaded when the JVM started: an engine that answers no longer needs the file.
+    launcher.remove();
   }
   return { child, exited };
 }
@@ -233,7 +248,7 @@ export async function startDynamoLocal(options: DynamoLocalOptions = {}): Promis
   let current = await spawnEngine(port, path, heap);
   let stopped = false;
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: `http://${ENGINE_HOST}:${port}`,
     pid: () => current.child.pid,
     running: () => ({ ended: current.exited }),
     restart: async () => {

@@ -44,7 +44,8 @@ export const REQUEST_TIMEOUT_MS = 60_000;
  * is shut once the answer is written, and what the client still sends is read and dropped until
  * it closes its side, for at most LINGER_MS. Closing at once, with its body still arriving,
  * would make the kernel reset the connection, and the client would see a broken pipe instead of
- * the answer.
+ * the answer. It applies whenever the connection closes after the 413: past DRAIN_LIMIT, and
+ * below it when the client sent `Connection: close`.
  */
 const LINGER_MS = 5_000;
 
@@ -73,25 +74,39 @@ class TooLarge extends Error {
   }
 }
 
-async function readBody(req: IncomingMessage, res: ServerResponse): Promise<Buffer> {
+/** The client went away before its body ended: there is no one to answer. */
+class ClientGone extends Error {}
+
+/**
+ * The whole body, or TooLarge. Past the limit the rest is only counted, and refused at its end;
+ * past DRAIN_LIMIT it is refused at once. The request is never destroyed here (leaving a
+ * `for await` over it would destroy it, and its socket with it, before the 413 is written): a
+ * body refused before its end keeps flowing to no listener, dropped, while the answer is sent.
+ */
+function readBody(req: IncomingMessage, res: ServerResponse): Promise<Buffer> {
   // The limit of the body's media type, whether declared (as the WAF rule sees it on AWS) or not.
   const limit = maxBodyBytes(req.headers['content-type']);
   const declared = Number(req.headers['content-length'] ?? 0);
   // Refused on its declared length before any of it is read, as WAF does.
-  if (declared > limit) throw new TooLarge(declared > DRAIN_LIMIT);
+  if (declared > limit) return Promise.reject(new TooLarge(declared > DRAIN_LIMIT));
   // Only now is the body asked for (a client that sent `Expect: 100-continue` sends it now).
   if (expectsContinue(req)) res.writeContinue();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    // Leaving the loop ends the request stream: only past DRAIN_LIMIT.
-    if (size > DRAIN_LIMIT) throw new TooLarge(true);
-    // Past the limit the rest is only counted, and refused at its end.
-    if (size <= limit) chunks.push(chunk as Buffer);
-  }
-  if (size > limit) throw new TooLarge(false);
-  return Buffer.concat(chunks);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (outcome: () => void) => {
+      req.off('data', onData).off('end', onEnd).off('error', onError);
+      outcome();
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+      else if (size > DRAIN_LIMIT) settle(() => reject(new TooLarge(true)));
+    };
+    const onEnd = () => settle(() => (size > limit ? reject(new TooLarge(false)) : resolve(Buffer.concat(chunks))));
+    const onError = (error: Error) => settle(() => reject(new ClientGone(error.message)));
+    req.on('data', onData).once('end', onEnd).once('error', onError);
+  });
 }
 
 export function toProxyEvent(req: IncomingMessage, url: URL, body: Buffer, resource: string, params: Record<string, string>): APIGatewayProxyEvent {
@@ -234,14 +249,13 @@ async function handle(req: IncomingMessage, res: ServerResponse, load: HandlerLo
   try {
     body = await readBody(req, res);
   } catch (error) {
-    if (error instanceof TooLarge) {
-      if (error.closeConnection) {
-        res.setHeader('Connection', 'close');
-        lingerOnClose(req.socket);
-      }
-      return sendError(res, new PayloadTooLargeError(BODY_TOO_LARGE_MESSAGE), requestId);
-    }
-    throw error;
+    if (error instanceof ClientGone) return;
+    if (!(error instanceof TooLarge)) throw error;
+    if (error.closeConnection) res.setHeader('Connection', 'close');
+    // The rest of the body may still be arriving: if the connection closes after the answer
+    // (past DRAIN_LIMIT, or asked by the client), it closes lingering.
+    if (!req.complete && res.socket) lingerOnClose(res.socket);
+    return sendError(res, new PayloadTooLargeError(BODY_TOO_LARGE_MESSAGE), requestId);
   }
   if (!match) return sendError(res, new NotFoundError(`No route for ${url.pathname}`), requestId);
   // A known path with an unknown method still reaches the family (API Gateway's ANY method),

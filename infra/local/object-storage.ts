@@ -4,6 +4,8 @@
  * S3_ENDPOINT (or AWS_ENDPOINT_URL_S3) naming another server, only the bucket is ensured there.
  * The handlers reach either through the AWS SDK, exactly as they reach S3 on AWS. npm start
  * supervises s3rver (supervisor.ts): a server that closes is started again on the same port.
+ * s3rver listens on 127.0.0.1 whatever HOST says: it answers unsigned requests, so anyone who
+ * reached it could list and read every tenant's files.
  */
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -43,10 +45,13 @@ async function ensureBucket(): Promise<void> {
   }
 }
 
+/** Where s3rver listens, and the host of the presigned URLs the API hands out. */
+export const OBJECT_STORAGE_HOST = '127.0.0.1';
+
 /** Runs s3rver on `port` (0: any); `ended` settles when its server closes without being asked to. */
-async function runServer(directory: string, host: string, port: number): Promise<{ server: S3rver; port: number; ended: Promise<string> }> {
+async function runServer(directory: string, port: number): Promise<{ server: S3rver; port: number; ended: Promise<string> }> {
   const server = new S3rver({
-    address: host,
+    address: OBJECT_STORAGE_HOST,
     port,
     directory,
     silent: true,
@@ -60,7 +65,7 @@ async function runServer(directory: string, host: string, port: number): Promise
   return { server, port: address.port, ended };
 }
 
-export async function startObjectStorage(options: { dataDir?: string; host: string }): Promise<LocalObjectStorage> {
+export async function startObjectStorage(options: { dataDir?: string }): Promise<LocalObjectStorage> {
   const given = config().uploads.s3Endpoint;
   if (given) {
     await ensureBucket();
@@ -68,10 +73,9 @@ export async function startObjectStorage(options: { dataDir?: string; host: stri
   }
   const directory = options.dataDir ? join(options.dataDir, 's3') : mkdtempSync(join(tmpdir(), 'entity-record-api-s3-'));
   mkdirSync(directory, { recursive: true });
-  let current = await runServer(directory, options.host, 0);
+  let current = await runServer(directory, 0);
   const port = current.port;
-  // A wildcard listen address is not a host a presigned URL can name.
-  const endpoint = `http://${options.host === '0.0.0.0' ? '127.0.0.1' : options.host}:${port}`;
+  const endpoint = `http://${OBJECT_STORAGE_HOST}:${port}`;
   // Handlers read the endpoint through config(), exactly as they would read S3_ENDPOINT.
   process.env.S3_ENDPOINT = endpoint;
   resetConfig();
@@ -83,7 +87,7 @@ export async function startObjectStorage(options: { dataDir?: string; host: stri
     // The same port and directory: presigned URLs already handed out keep working.
     restart: async () => {
       if (stopped) throw new Error('object storage was stopped');
-      current = await runServer(directory, options.host, port);
+      current = await runServer(directory, port);
       return { ended: current.ended };
     },
     server: () => current.server,

@@ -93,7 +93,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   let webhooks: Awaited<ReturnType<typeof startLocalWebhooks>>;
   let migrations: BackgroundMigrations | undefined;
   try {
-    objects = await startObjectStorage({ dataDir: options.dataDir, host: options.host });
+    objects = await startObjectStorage({ dataDir: options.dataDir });
     const client = createDynamoClient();
     await ensureTables(client);
     if (engine) await releaseEarlierLocks(client, startedAt);
