@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/support/sequencer.js';
 
 /**
  * Three projects (docs/CONTRIBUTING.md, "Running the tests"):
@@ -15,7 +16,8 @@ export default defineConfig({
   test: {
     setupFiles: ['test/support/schema-compiler.ts'],
     pool: 'forks',
-    maxWorkers: 2,
+    maxWorkers: Number(process.env.TEST_WORKERS ?? 2),
+    sequence: { sequencer: LongestFirst },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // In-process tests log nothing; the server under test logs at its own level (test/support/server.ts).
