@@ -11,13 +11,13 @@
  * is also split per item, by table and partition key.
  *
  * The recording sits on both of the app's clients: db(), and dbOnce(), which sends the record
- * transactions (shared/data/records.ts sendTransaction).
+ * transactions (shared/data/transact.ts sendTransaction).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { db, dbOnce, onConsumedCapacity } from '../shared/data/client.js';
-import { itemSize } from '../shared/data/records-keys.js';
+import { itemSize } from '../shared/data/items.js';
 
 /** One item written by a call: its table, its partition key and the WRU it was billed. */
 export interface ItemWrite {

@@ -4,7 +4,7 @@
  * partition key takes at most 1,000 WCU/s).
  */
 import type { ItemWrite } from './billing.js';
-import { unshardedKey } from '../shared/data/records-keys.js';
+import { unshardedKey } from '../shared/data/partitions.js';
 
 /** WCU per second one partition key takes at most. */
 export const KEY_WCU_PER_SECOND = 1000;

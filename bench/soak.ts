@@ -10,6 +10,9 @@
  *   from DATA_DIR/dynamodb-local.pid) at 30 %; the receiver down for 60 s (at most a sixth of the
  *   run) from 55 % (skipped with `receiverOutage: false`); a burst of malformed, too deep and
  *   oversized bodies at 85 % (each must get 400 or 413). All of it on 127.0.0.1.
+ * The receiver counts repeats (a `webhook-id` received more than once) and, before answering a
+ * repeat, reads the delivery's log entry (consistently, from the engine): whether the delivery had
+ * been logged as succeeded before the repeat came.
  * Then the deliveries are given time to arrive and the ledger is checked over HTTP (LIST with
  * ids=): lost = an acknowledged create missing (and not deleted since), resurrected = an
  * acknowledged delete present again. Then a replay from the live client's first id is read to
@@ -26,6 +29,10 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../shared/config.js';
+import { deliveryIdFor } from '../shared/webhooks/store.js';
 import { apiKeyOf, readSseBlocks, send, type BenchReply } from './http.js';
 import { startNpmStart } from './npm-start.js';
 import { percentile } from './stats.js';
@@ -58,7 +65,17 @@ export interface SoakResult {
     expected: number;
     delivered: number;
     missing: number;
+    /** The delivery log at the end, by status; deliveries received but not in it; the messages left in the dead-letter queue. */
+    log: Record<string, number>;
+    unlogged: number;
+    deadLettered: number;
     duplicates: number;
+    /**
+     * Deliveries (by `webhook-id`) received more than once; of them, those whose log said
+     * `succeeded` when the repeat arrived (read before answering it), and those whose log could
+     * not be read within 4 s.
+     */
+    repeats: { deliveries: number; afterLoggedSuccess: number; unknown: number; examples: string[] };
     badSignatures: number;
     lagMs: Lag;
     /** Creates acknowledged outside the fault windows (from 10 s before a fault to 5 s after it). */
@@ -133,7 +150,16 @@ async function startServer(dataDir: string, admin: { email: string; password: st
   return { url: await listening, child, output, logCounts };
 }
 
-/** The webhook receiver: checks each delivery's x-webhook-signature, notes the first arrival per event. */
+/** A delivery's status in its log, read consistently (undefined when it is not logged), and the client's end. */
+interface DeliveryLog {
+  status(eventId: string, eventTime: string): Promise<string | undefined>;
+  close(): void;
+}
+
+/**
+ * The webhook receiver: checks each delivery's x-webhook-signature, notes the first arrival per
+ * event, and counts repeats of a `webhook-id`, reading the delivery's log before answering one.
+ */
 class Receiver {
   readonly firstAt = new Map<string, number>();
   /** The first delivery's attempt time (its webhook-timestamp, whole seconds). */
@@ -142,8 +168,23 @@ class Receiver {
   readonly eventOf = new Map<string, string>();
   duplicates = 0;
   badSignatures = 0;
+  /** Arrivals per webhook-id. */
+  readonly arrivals = new Map<string, number>();
+  readonly repeats = { deliveries: 0, afterLoggedSuccess: 0, unknown: 0, examples: [] as string[] };
+  /** How the repeat's log is read (set once the webhook exists). */
+  log?: DeliveryLog;
   private server?: http.Server;
   port = 0;
+
+  /** Arrival `n` (2 or more) of the delivery of `eventId`: its log as it stands before the repeat is answered (read for 4 s at most). */
+  private async noteRepeat(eventId: string, eventTime: string | undefined, n: number): Promise<void> {
+    if (n === 2) this.repeats.deliveries++;
+    const read = this.log && eventTime ? this.log.status(eventId, eventTime).catch(() => 'unreadable') : Promise.resolve('unreadable');
+    const status = await Promise.race([read, sleep(4_000).then(() => 'unreadable')]);
+    if (status === 'unreadable') this.repeats.unknown++;
+    else if (status === 'succeeded' && n === 2) this.repeats.afterLoggedSuccess++;
+    if (this.repeats.examples.length < 10) this.repeats.examples.push(`${eventId} arrival ${n} at ${new Date().toISOString().slice(11, 23)}, log ${status ?? 'missing'}`);
+  }
 
   async start(): Promise<void> {
     this.server = http.createServer((req, res) => {
@@ -157,8 +198,12 @@ class Receiver {
           res.writeHead(401).end();
           return;
         }
-        const body = JSON.parse(raw.toString('utf8')) as { id?: string; data?: { id?: string } };
+        const body = JSON.parse(raw.toString('utf8')) as { id?: string; createdAt?: string; data?: { id?: string } };
         const id = body.data?.id;
+        const answer = () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
+        const eventId = String(req.headers['webhook-id'] ?? '');
+        const arrival = (this.arrivals.get(eventId) ?? 0) + 1;
+        this.arrivals.set(eventId, arrival);
         if (id) {
           if (this.firstAt.has(id)) this.duplicates++;
           else {
@@ -167,7 +212,8 @@ class Receiver {
             if (body.id) this.eventOf.set(id, body.id);
           }
         }
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
+        if (arrival > 1) void this.noteRepeat(eventId, body.createdAt, arrival).finally(answer);
+        else answer();
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', () => resolve()));
@@ -401,6 +447,42 @@ async function badBodies(url: string, auth: Record<string, string>): Promise<{ s
   return { sent: cases.length, expected: cases.length - unexpected.length, unexpected: unexpected.slice(0, 10) };
 }
 
+/**
+ * Reads a delivery's log entry from the engine of `dataDir` (its endpoint file is read at each
+ * call: the engine may have been restarted), consistently, by the delivery's deterministic id.
+ */
+function deliveryLog(dataDir: string, webhookId: string): DeliveryLog {
+  let client: { endpoint: string; doc: DynamoDBDocumentClient } | undefined;
+  const status = async (eventId: string, eventTime: string) => {
+    const endpoint = readFileSync(join(dataDir, 'dynamodb-local.endpoint'), 'utf8').trim();
+    if (client?.endpoint !== endpoint) {
+      client?.doc.destroy();
+      const base = new DynamoDBClient({ endpoint, region: config().region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+      client = { endpoint, doc: DynamoDBDocumentClient.from(base) };
+    }
+    const key = { pk: `WEBHOOK#${webhookId}`, sk: `DELIVERY#${deliveryIdFor(webhookId, eventId, eventTime)}` };
+    const { Item } = await client.doc.send(new GetCommand({ TableName: config().tables.webhooks, Key: key, ConsistentRead: true, ProjectionExpression: '#s', ExpressionAttributeNames: { '#s': 'status' } }));
+    return Item?.status as string | undefined;
+  };
+  return { status, close: () => client?.doc.destroy() };
+}
+
+/** Messages a local queue's journal holds (sent and not deleted), read without opening the queue its server has open. */
+function liveMessages(journal: string): number {
+  if (!existsSync(journal)) return 0;
+  const live = new Set<string>();
+  for (const line of readFileSync(journal, 'utf8').split('\n')) {
+    try {
+      const entry = JSON.parse(line) as { op: string; id?: string; m?: { id: string } };
+      if (entry.op === 'send') live.add(entry.m!.id);
+      else if (entry.op === 'del') live.delete(entry.id!);
+    } catch {
+      // an empty or cut line
+    }
+  }
+  return live.size;
+}
+
 interface Owned {
   deleted: boolean;
   /** A delete whose answer never came: the record may or may not be there. */
@@ -449,6 +531,7 @@ export async function soak(options: { minutes: number; receiverOutage?: boolean;
     const { key: auth } = await apiKeyOf(api, admin, 'soak');
     const hook = await send(api, 'POST', '/api/v1/webhooks', auth, { url: `http://127.0.0.1:${receiver.port}/hook`, events: ['task.created'], secret: SECRET });
     webhookId = hook.body?.data?.id as string | undefined;
+    if (webhookId) receiver.log = deliveryLog(dataDir, webhookId);
     stream = new StreamClient(server.url, auth, ackedAt);
     stream.start();
     // The load starts once the stream is open: a change made before would be neither live nor in
@@ -656,10 +739,14 @@ export async function soak(options: { minutes: number; receiverOutage?: boolean;
     log(`soak: lag before the attempt p50 ${split.beforeAttempt.p50} ms, p95 ${split.beforeAttempt.p95} ms; attempt → received p50 ${split.post.p50} ms, p95 ${split.post.p95} ms (webhook-timestamp: whole seconds)`);
     // When the fan-out logged each delivery (its createdAt), read back through the API.
     const fannedOutAt = new Map<string, number>();
-    for (let cursor: string | undefined, pages = 0; webhookId && pages < 200; pages++) {
+    const logStatuses: Record<string, number> = {};
+    for (let cursor: string | undefined, pages = 0; webhookId && pages < 1000; pages++) {
       const reply = await send(api, 'GET', `/api/v1/webhooks/${webhookId}/deliveries?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, auth);
       if (reply.status !== 200) break;
-      for (const d of reply.body.data as { eventId: string; createdAt: string }[]) fannedOutAt.set(d.eventId, Date.parse(d.createdAt));
+      for (const d of reply.body.data as { eventId: string; createdAt: string; status: string }[]) {
+        fannedOutAt.set(d.eventId, Date.parse(d.createdAt));
+        logStatuses[d.status] = (logStatuses[d.status] ?? 0) + 1;
+      }
       cursor = reply.body.pagination?.nextCursor ?? undefined;
       if (!cursor) break;
     }
@@ -718,7 +805,11 @@ export async function soak(options: { minutes: number; receiverOutage?: boolean;
         expected: created.length,
         delivered: created.filter((id) => receiver.firstAt.has(id)).length,
         missing: created.filter((id) => !receiver.firstAt.has(id)).length,
+        log: logStatuses,
+        unlogged: delivered.length - withFanout.length,
+        deadLettered: liveMessages(join(dataDir, 'webhooks', 'deliveries-dlq.jsonl')),
         duplicates: receiver.duplicates,
+        repeats: receiver.repeats,
         badSignatures: receiver.badSignatures,
         lagMs: lagOf(lags),
         steadyLagMs: { ...lagOf(steadyLags), n: steadyLags.length },
@@ -737,6 +828,7 @@ export async function soak(options: { minutes: number; receiverOutage?: boolean;
     if (sampler) clearInterval(sampler);
     stream?.stop();
     await receiver.stop();
+    receiver.log?.close();
     await new Promise<void>((resolve) => {
       if (server.child.exitCode !== null || server.child.signalCode !== null) return resolve();
       server.child.once('exit', () => resolve());

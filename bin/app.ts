@@ -44,6 +44,16 @@
  *   adminPasswordVersion   – any text; change it to rerun the bootstrap after changing the
  *                            secret's value in place (put-secret-value, rotation)
  *
+ * Identity providers whose tokens the API accepts (infra/aws/identity-providers.ts; docs/deploying-on-aws.md,
+ * "Signing in with your identity provider"):
+ *   cognito             – true: a Cognito user pool and app client created with the stack
+ *   cognitoDomainPrefix – its hosted sign-in domain's prefix (default <stack name>-<account>)
+ *   cognitoMfa          – required (default) or optional: TOTP
+ *   cognitoFeaturePlan  – essentials (default) or plus (threat protection, billed per active user)
+ *   cognitoCallbackUrls – more console callback URLs (a custom domain's), comma-separated
+ *   cognitoUserPoolId, cognitoClientId – an existing user pool and its app client
+ *   oidcIssuers         – any OpenID Connect issuers, as AUTH_OIDC_ISSUERS entries (a JSON array)
+ *
  * Retained data (docs/deploying-on-aws.md, "What survives"): deploy onto the tables and the
  * deployment secret an earlier stack of this app left behind, instead of new empty ones:
  *   existingTables      – table id → name, or {"name": ..., "streamArn": ...} for the events table,
@@ -53,6 +63,7 @@
 import { App, Validations } from 'aws-cdk-lib';
 import type { ExecutionLogLevel } from '../infra/aws/api.js';
 import { observabilityOptionsFromContext } from '../infra/aws/observability.js';
+import { identityProvidersFromContext } from '../infra/aws/identity-providers.js';
 import { EntityRecordApiStack } from '../infra/aws/stack.js';
 import { existingTablesFromContext } from '../infra/aws/tables.js';
 import { wafOptionsFromContext } from '../infra/aws/waf.js';
@@ -135,6 +146,7 @@ new EntityRecordApiStack(app, context('stackName') ?? 'EntityRecordApi', {
   aiModelIds: { fast: context('aiFastModelId'), quality: context('aiQualityModelId') },
   existingTables: existingTablesFromContext(app.node.tryGetContext('existingTables')),
   deploymentSecretArn: context('deploymentSecretArn'),
+  identityProviders: identityProvidersFromContext((key) => app.node.tryGetContext(key)),
 });
 
 // cdk-nag is a development dependency: loaded only when asked for.

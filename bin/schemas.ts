@@ -10,7 +10,7 @@
  *   the response schemas checked. Run it after changing a plugin's schemas (a unit test fails
  *   while the file is out of date; until then the changed schema is compiled at start-up);
  * - shared/http/bodies/<family>.generated.ts: the request bodies the core routes of the keys,
- *   webhooks and upload families declare (shared/core-routes.ts; a unit test fails while a file is
+ *   webhooks and upload families declare (shared/route-declarations/; a unit test fails while a file is
  *   out of date).
  */
 import { writeFileSync } from 'node:fs';

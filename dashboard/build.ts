@@ -1,7 +1,7 @@
 /**
- * Builds the dashboard (dashboard/src) into dashboard/dist: one script and one style sheet, each
- * named by a hash of its content (served as immutable), and index.html naming them (served to be
- * revalidated). esbuild bundles Preact, its signals, openapi-fetch (the typed client of
+ * Builds the dashboard (dashboard/src) into dashboard/dist: one script, one style sheet and the
+ * icon, each named by a hash of its content (served as immutable), and index.html naming them
+ * (served to be revalidated). esbuild bundles Preact, its signals, openapi-fetch (the typed client of
  * packages/client) and Pico CSS: nothing is fetched at run time, nothing is inlined (the page's
  * Content-Security-Policy forbids inline script and style).
  *
@@ -10,6 +10,7 @@
  * Synchronous (buildSync), so that CDK's synchronous bundling can call it.
  */
 import { buildSync } from 'esbuild';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,7 +55,7 @@ export function isStale(): boolean {
   return inputs().some((f) => statSync(f).mtimeMs > built);
 }
 
-function page(script: string, style: string): string {
+function page(script: string, style: string, icon: string): string {
   // Relative URLs: the page works at /dashboard, /prod/dashboard and under a custom domain's base path.
   return `<!doctype html>
 <html lang="en">
@@ -63,6 +64,7 @@ function page(script: string, style: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>Entity Record API dashboard</title>
+<link rel="icon" type="image/svg+xml" href="dashboard/${icon}">
 <link rel="stylesheet" href="dashboard/${style}">
 <script type="module" src="dashboard/${script}"></script>
 </head>
@@ -102,7 +104,11 @@ export function buildDashboard(): DashboardManifest {
   const script = outputs.find((f) => /^main-.*\.js$/.test(f));
   const style = outputs.find((f) => /^main-.*\.css$/.test(f));
   if (!script || !style) throw new Error(`dashboard build: no script or style sheet in ${outputs.join(', ')}`);
-  writeFileSync(path.join(staging, 'index.html'), page(script, style));
+  // The page names its icon, so browsers do not ask the origin for /favicon.ico (a 404 on every load).
+  const svg = readFileSync(path.join(HERE, 'src/favicon.svg'));
+  const icon = `favicon-${createHash('sha256').update(svg).digest('base64url').slice(0, 8)}.svg`;
+  writeFileSync(path.join(staging, icon), svg);
+  writeFileSync(path.join(staging, 'index.html'), page(script, style, icon));
   const files: Record<string, string> = {};
   for (const name of readdirSync(staging)) files[name] = TYPES[path.extname(name)] ?? 'text/plain; charset=utf-8';
   const { gzipSync } = process.getBuiltinModule('node:zlib');

@@ -44,6 +44,10 @@ export default definePlugin({
       scopes: ['ai:write'],
       rateLimit: { limit: perHour, window: '1h' },
       summary: 'Generates text; reserves maxTokens credits and charges tokensUsed',
+      operationId: 'generateText',
+      description: 'Charged in credits (402 INSUFFICIENT_CREDITS when they run out); 20 requests per hour per user.',
+      example: { prompt: 'Summarise my open tasks', maxTokens: 100 },
+      status: 200,
       errors: ['INVALID_REQUEST', 'VALIDATION_FAILED', 'INSUFFICIENT_CREDITS', 'AI_PROVIDER_ERROR', 'SERVICE_UNAVAILABLE', 'GATEWAY_TIMEOUT'],
       body: {
         type: 'object',
@@ -93,6 +97,7 @@ export default definePlugin({
       auth: 'required',
       scopes: ['ai:write'],
       summary: 'Grants credits to a user of the admin’s tenant (audited)',
+      status: 200,
       errors: ['INVALID_REQUEST', 'VALIDATION_FAILED', 'FORBIDDEN', 'NOT_FOUND'],
       body: {
         type: 'object',

@@ -16,6 +16,7 @@ export default definePlugin({
       scopes: ['greetings:write'],
       rateLimit: { limit: 3, window: '1h' },
       summary: 'Greets someone on behalf of the caller',
+      status: 200,
       body: {
         type: 'object',
         additionalProperties: false,

@@ -1,7 +1,8 @@
 /**
  * Who is calling: the user, their tenant and role, the scopes they hold. The services take this
  * (never an HTTP request); the authenticate middleware (shared/http/authenticate.ts) builds it
- * from a session cookie or an API key, the operator CLI and the jobs build it themselves.
+ * from a session cookie, an API key or an identity provider's token (`oidc`), the operator CLI
+ * and the jobs build it themselves.
  */
 export type Role = 'admin' | 'user';
 
@@ -14,7 +15,7 @@ export interface AuthUser {
 
 /** The authentication result of SPEC.md (type, user, scopes), plus the tenant. */
 export interface AuthContext {
-  type: 'api_key' | 'session';
+  type: 'api_key' | 'session' | 'oidc';
   user: AuthUser;
   tenantId: string;
   scopes: string[];
@@ -22,6 +23,8 @@ export interface AuthContext {
   keyId?: string;
   /** The session's token hash, for session. */
   sessionId?: string;
+  /** The identity provider's issuer, for oidc. */
+  issuer?: string;
   /** Set when this request slid the session's expiry (epoch seconds): the cookie is renewed too. */
   sessionRenewedUntil?: number;
 }

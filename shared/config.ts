@@ -51,6 +51,8 @@ export interface Config {
   rateLimits: {
     apiKeyPerHour: number;
     sessionPerHour: number;
+    /** Sessions of admins (a tenant's admins and the platform operator): the console's users. */
+    adminSessionPerHour: number;
     anonymousPerHour: number;
     /** Length of a fixed rate-limit window; the limits above apply per window (3600 by default). */
     windowSeconds: number;
@@ -83,6 +85,15 @@ export interface Config {
     lookbackMs: number;
   };
   webhooks: WebhookConfig;
+  /** Identity providers whose JWTs are accepted (AUTH_OIDC_ISSUERS; docs/authentication.md). */
+  oidc: OidcConfig;
+}
+
+export interface OidcConfig {
+  /** AUTH_OIDC_ISSUERS as parsed JSON; its fields are checked by shared/auth/oidc-config.ts, loaded only where tokens are. */
+  issuers: unknown;
+  /** After a JWKS fetch, how long before a token with an unknown `kid` may fetch it again. */
+  jwksCooldownSeconds: number;
 }
 
 export interface WebhookConfig {
@@ -136,6 +147,7 @@ function load(): Config {
     rateLimits: {
       apiKeyPerHour: int('RATE_LIMIT_API_KEY_PER_HOUR', 1000),
       sessionPerHour: int('RATE_LIMIT_SESSION_PER_HOUR', 100),
+      adminSessionPerHour: int('RATE_LIMIT_ADMIN_SESSION_PER_HOUR', 5000),
       anonymousPerHour: int('RATE_LIMIT_ANONYMOUS_PER_HOUR', 300),
       windowSeconds: Math.max(1, int('RATE_LIMIT_WINDOW_SECONDS', 3600)),
       leaseBlock: Math.max(1, int('RATE_LIMIT_LEASE_BLOCK', 10)),
@@ -164,6 +176,10 @@ function load(): Config {
       inboundSecrets: json<Record<string, string>>('INBOUND_WEBHOOK_SECRETS', {}),
       fanoutConcurrency: Math.max(1, int('WEBHOOK_FANOUT_CONCURRENCY', 16)),
     },
+    oidc: {
+      issuers: json<unknown>('AUTH_OIDC_ISSUERS', []),
+      jwksCooldownSeconds: int('AUTH_OIDC_JWKS_COOLDOWN_SECONDS', 60),
+    },
   };
 }
 
@@ -177,4 +193,15 @@ export function config(): Config {
 /** For tests that change the environment in-process. */
 export function resetConfig(): void {
   cached = undefined;
+}
+
+/**
+ * The hourly limit of a session: a user's (RATE_LIMIT_SESSION_PER_HOUR), or an admin's
+ * (RATE_LIMIT_ADMIN_SESSION_PER_HOUR; a tenant's admins and the platform operator). An admin is
+ * never held tighter than a user: the higher of the two, and off (0) when either is off.
+ */
+export function sessionLimit(limits: Pick<Config['rateLimits'], 'sessionPerHour' | 'adminSessionPerHour'>, role: string): number {
+  if (role !== 'admin') return limits.sessionPerHour;
+  if (limits.sessionPerHour === 0 || limits.adminSessionPerHour === 0) return 0;
+  return Math.max(limits.sessionPerHour, limits.adminSessionPerHour);
 }

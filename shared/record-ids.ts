@@ -2,7 +2,7 @@
  * What a record id tells (pure, no I/O, no node:crypto): the time a record was created, for the ids
  * generated now (shared/ids.ts newRecordId). That time places the record in its tenant's listing
  * (`<inverted createdAt>#<id>`), so the record item itself can stand there as its listing copy
- * (shared/data/records-keys.ts recordKey). Ids that carry no time — ids of earlier versions
+ * (shared/data/partitions.ts recordKey). Ids that carry no time — ids of earlier versions
  * (UUIDv4, 20 random base62 characters) and ids derived for an import's Idempotency-Key (UUIDv5,
  * 20 base62 characters of a hash) — give undefined.
  */

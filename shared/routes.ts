@@ -3,8 +3,8 @@
  * infra/aws builds API Gateway resources from it; infra/local routes with it; the middleware
  * stack reads auth mode, scope and rate limit from it. Never a second list of routes.
  *
- * The API's own routes are in core-routes.ts (with the types); the plugins' (their declaration
- * files, shared/plugins/declarations.ts) go in after GraphQL.
+ * The API's own routes are in core-routes.ts (each family's declared in route-declarations/);
+ * the plugins' (their declaration files, shared/plugins/declarations.ts) go in after GraphQL.
  */
 import { afterPlugins, beforePlugins, preflightRoute, routeLookup, type Family, type Route, type RouteLookup } from './core-routes.js';
 import { pluginRoutes } from './plugins/declarations.js';

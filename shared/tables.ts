@@ -27,7 +27,7 @@ export interface TableDefinition {
 
 export const tables: readonly TableDefinition[] = [
   {
-    // Records, their listing copies and counters (layout: shared/data/records-keys.ts).
+    // Records, their listing copies and counters (layout: shared/data/partitions.ts and the files beside it).
     id: 'records',
     partitionKey: 'pk',
     sortKey: 'sk',

@@ -49,7 +49,7 @@ type Invoke = (e: APIGatewayProxyEvent, c: Context) => Promise<{ statusCode: num
 
 /** The stack with a trivial operation: what the middleware costs, without a handler's own I/O. */
 function stackWithTrivialOperation(): Invoke {
-  return createApiHandler({ [`GET ${ME}`]: async (req) => ({ data: { id: req.auth!.user.id } }) }) as unknown as Invoke;
+  return createApiHandler({ getMe: async (req) => ({ data: { id: req.auth!.user.id } }) }) as unknown as Invoke;
 }
 
 async function call(runtime: LocalRuntime, method: string, path: string, options: { cookie?: string; body?: unknown } = {}) {

@@ -20,10 +20,14 @@ import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startDynamoLocal } from '../../infra/local/dynamodb-local.js';
 import { resetConfig } from '../../shared/config.js';
 import { db, tableName } from '../../shared/data/client.js';
-import { itemSize, recordItem, tenantPartition, type StoredRecord } from '../../shared/data/records-keys.js';
+import { itemSize, recordItem } from '../../shared/data/items.js';
+import { definitionLayout } from '../../shared/data/layout.js';
+import { tenantPartition } from '../../shared/data/partitions.js';
+import type { StoredRecord } from '../../shared/data/record-item.js';
 import { newRecordId } from '../../shared/ids.js';
-import { migrateTransaction } from '../../shared/migrations/runner.js';
-import { readState, serve } from '../../shared/migrations/state.js';
+import { layoutOfState } from '../../shared/migrations/live-layouts.js';
+import { migrateTransaction } from '../../shared/migrations/migrate-record.js';
+import { readState } from '../../shared/migrations/state.js';
 import { validateDefinition } from '../../shared/registry/index.js';
 import { ok, send, sessionOf, type BenchTarget } from '../http.js';
 import { pool, round, summarize } from '../stats.js';
@@ -121,8 +125,9 @@ export async function run(context: BenchContext): Promise<BenchRow[]> {
         }),
       );
     }
+    const seeded = definitionLayout(entity);
     await pool(batches, 16, async (batch) => {
-      let requests = batch.map((r) => ({ PutRequest: { Item: recordItem(entity, r) } }));
+      let requests = batch.map((r) => ({ PutRequest: { Item: recordItem(seeded, r) } }));
       while (requests.length) {
         const out = await db().send(new BatchWriteCommand({ RequestItems: { [tableName('records')]: requests } }));
         requests = (out.UnprocessedItems?.[tableName('records')] ?? []) as typeof requests;
@@ -171,10 +176,9 @@ export async function run(context: BenchContext): Promise<BenchRow[]> {
 
     // WRU of one record's migration transaction, as the runner builds it for this target.
     const state = (await readState(slug))!;
-    serve(state);
     const target = validateDefinition(definition(slug, true), 'bench');
     const sample: StoredRecord = { entity: slug, id: newRecordId(target.idFormat, base), tenantId: tenant.id, ownerId: tenant.admin.id, createdAt: new Date(base).toISOString(), updatedAt: new Date(base).toISOString(), version: 1, data: { title: 'Invoice 0', currency: 'USD', amount: 0 }, ix: [] };
-    const wru = transactionWru(migrateTransaction(target, { ...state, target: { ...state.target, legacy: [] } }, sample));
+    const wru = transactionWru(migrateTransaction(layoutOfState(state, target), { ...state, target: { ...state.target, legacy: [] } }, sample));
 
     // A full walk of the new index by cursor: every USD record once, totals exact.
     const seen = new Set<string>();

@@ -48,7 +48,15 @@ export async function run(_context: BenchContext): Promise<BenchRow[]> {
     { scenario, metric: 'resurrected', value: r.resurrected, target: '0', pass: r.resurrected === 0 },
     { scenario, metric: 'stream: live / replayed / missing (of them in the replay)', value: `${r.stream.live} / ${r.stream.replayed} / ${r.stream.missing} (${r.stream.skipped})`, target: 'missing 0', pass: r.stream.missing === 0, note: `${r.stream.reconnects} reconnects (Last-Event-ID), ${r.stream.late} late commits sent by the look-back; ${r.stream.missingExamples.join('; ')}` },
     { scenario, metric: 'stream: replay from the first id carries', value: `${r.stream.replay.carried} / ${r.webhooks.expected}`, target: 'all', pass: r.stream.replay.missingFromReplay === 0 },
-    { scenario, metric: 'webhooks: delivered / expected', value: `${r.webhooks.delivered} / ${r.webhooks.expected}`, target: 'all', pass: r.webhooks.missing === 0, note: `${r.webhooks.duplicates} duplicates, ${r.webhooks.badSignatures} bad signatures` },
+    { scenario, metric: 'webhooks: delivered / expected', value: `${r.webhooks.delivered} / ${r.webhooks.expected}`, target: 'all', pass: r.webhooks.missing === 0, note: `${r.webhooks.duplicates} duplicates, ${r.webhooks.badSignatures} bad signatures; the log at the end: ${Object.entries(r.webhooks.log).map(([status, n]) => `${n} ${status}`).join(', ')}, ${r.webhooks.unlogged} received but not in it; ${r.webhooks.deadLettered} messages in the dead-letter queue` },
+    {
+      scenario,
+      metric: 'webhooks: repeats (of them after a logged success)',
+      value: `${r.webhooks.repeats.deliveries} (${r.webhooks.repeats.afterLoggedSuccess})`,
+      target: 'after a logged success 0',
+      pass: r.webhooks.repeats.afterLoggedSuccess === 0,
+      note: `deliveries whose webhook-id arrived more than once; the log read before answering a repeat (${r.webhooks.repeats.unknown} unreadable within 4 s); ${r.webhooks.repeats.examples.join('; ')}`,
+    },
     { scenario, metric: 'delivery lag p50 / p95 / p99 / max', value: `${lag.p50} / ${lag.p95} / ${lag.p99} / ${lag.max}`, unit: 'ms', note: 'acknowledged create → delivery received, all creates (the faults included)' },
     {
       scenario,

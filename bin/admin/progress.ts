@@ -1,6 +1,10 @@
 /**
  * Progress of long work: a bar with rate and ETA on a terminal (cli-progress, on stderr), plain
  * lines every few seconds otherwise (logs, CI), so that stdout stays the data (export).
+ *
+ * Ctrl-C while it runs: the bar stops (which shows the terminal's cursor again: the bar hides it),
+ * a line says where the work stopped and what to do next (`onInterrupt`), and the process ends
+ * with 130, the shell's code for an interrupt.
  */
 import cliProgress from 'cli-progress';
 
@@ -9,15 +13,36 @@ export interface Progress {
   stop(): void;
 }
 
+/** Stops the bar on Ctrl-C (SIGINT, or SIGTERM), says `message(done)` and exits 130; returns the handler's remover. */
+function onInterrupt(stopBar: () => void, stream: NodeJS.WriteStream, message: (done: number) => string, done: () => number): () => void {
+  const handler = () => {
+    stopBar();
+    stream.write(`\n${message(done())}\n`);
+    process.exit(130);
+  };
+  process.once('SIGINT', handler);
+  process.once('SIGTERM', handler);
+  return () => {
+    process.removeListener('SIGINT', handler);
+    process.removeListener('SIGTERM', handler);
+  };
+}
+
 function seconds(s: number): string {
   if (!Number.isFinite(s)) return '?';
   if (s < 90) return `${Math.round(s)} s`;
   return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
 }
 
-export function progress(label: string, total: number, options: { failures?: boolean } = {}, stream: NodeJS.WriteStream = process.stderr): Progress {
+export function progress(
+  label: string,
+  total: number,
+  options: { failures?: boolean; interrupted?: (done: number) => string } = {},
+  stream: NodeJS.WriteStream = process.stderr,
+): Progress {
   const started = Date.now();
   const failures = options.failures ?? true;
+  const interrupted = options.interrupted ?? ((done: number) => `${label} interrupted after ${done} of ${total} rows.`);
   if (stream.isTTY) {
     const bar = new cliProgress.SingleBar(
       {
@@ -30,12 +55,18 @@ export function progress(label: string, total: number, options: { failures?: boo
       cliProgress.Presets.shades_classic,
     );
     bar.start(total, 0, { rate: 0, failed: 0 });
+    let done = 0;
+    const release = onInterrupt(() => bar.stop(), stream, interrupted, () => done);
     return {
-      update(done, extra = {}) {
-        const rate = done / Math.max((Date.now() - started) / 1000, 0.001);
-        bar.update(done, { rate: Math.round(rate), failed: extra.failed ?? 0 });
+      update(now, extra = {}) {
+        done = now;
+        const rate = now / Math.max((Date.now() - started) / 1000, 0.001);
+        bar.update(now, { rate: Math.round(rate), failed: extra.failed ?? 0 });
       },
-      stop: () => bar.stop(),
+      stop: () => {
+        release();
+        bar.stop();
+      },
     };
   }
   let lastLine = 0;
@@ -46,6 +77,7 @@ export function progress(label: string, total: number, options: { failures?: boo
     stream.write(`${label}: ${done}/${total} rows (${pct}%), ${Math.round(rate)} rows/s, ETA ${seconds((total - done) / rate)}${failures ? `, ${failed} failed` : ''}\n`);
   };
   let last = { done: 0, failed: 0 };
+  const release = onInterrupt(() => undefined, stream, interrupted, () => last.done);
   return {
     update(done, extra = {}) {
       last = { done, failed: extra.failed ?? 0 };
@@ -55,6 +87,7 @@ export function progress(label: string, total: number, options: { failures?: boo
       }
     },
     stop() {
+      release();
       if (lastLine === 0 || last.done !== total) line(last.done, last.failed);
     },
   };

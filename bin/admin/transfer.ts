@@ -142,7 +142,11 @@ export async function importFile(
     errorsOut ??= createWriteStream(errorsFile, { mode: 0o600 });
     if (!errorsOut.write(`${JSON.stringify(e)}\n`)) await once(errorsOut, 'drain');
   };
-  const bar = progress(`import ${entity}`, total);
+  const bar = progress(`import ${entity}`, total, {
+    // Each batch carries an Idempotency-Key derived from its rows: a re-run skips what was imported.
+    interrupted: (done) =>
+      `import ${entity} interrupted after ${done} of ${total} rows. Run the same command again to resume: the rows already imported are recognised and not imported twice.`,
+  });
 
   interface Sent {
     batch: Batch;
@@ -228,6 +232,11 @@ function cell(value: unknown): string {
   return String(value);
 }
 
+/** The export's columns: every field of the entity's OPTIONS schema, or id and the fields asked for (the dashboard's CSV export has the same). */
+export function exportColumns(schema: Record<string, unknown>, fields?: string): string[] {
+  return fields ? ['id', ...fields.split(',').filter((f) => f && f !== 'id')] : Object.keys(schema);
+}
+
 async function write(out: NodeJS.WritableStream, text: string): Promise<void> {
   if (!out.write(text)) await once(out, 'drain');
 }
@@ -249,7 +258,7 @@ export async function exportEntity(
   }
   const described = await call(target, 'OPTIONS', `/api/v1/${encodeURIComponent(entity)}`);
   if (described.status !== 200) throw new ChoreError(`Cannot export ${entity}: ${described.body?.error ?? `HTTP ${described.status}`}`);
-  const columns = options.fields ? ['id', ...options.fields.split(',').filter((f) => f && f !== 'id')] : Object.keys(described.body.data.schema as Record<string, unknown>);
+  const columns = exportColumns(described.body.data.schema as Record<string, unknown>, options.fields);
 
   const csv = format === 'csv' ? stringify({ header: true, columns }) : undefined;
   const done = csv ? new Promise<void>((resolve, reject) => csv.on('end', resolve).on('error', reject)) : undefined;
@@ -267,7 +276,10 @@ export async function exportEntity(
       if (cursor) query.set('cursor', cursor);
       const page = await call(target, 'GET', `/api/v1/${encodeURIComponent(entity)}?${query}`);
       if (page.status !== 200) throw new ChoreError(`The API refused the export (${page.status} ${page.body?.code ?? ''}): ${page.body?.error ?? ''}`);
-      bar ??= progress(`export ${entity}`, page.body.pagination.total, { failures: false });
+      bar ??= progress(`export ${entity}`, page.body.pagination.total, {
+        failures: false,
+        interrupted: (done) => `export ${entity} interrupted after ${done} of ${page.body.pagination.total} rows: the output is incomplete. Run the command again for the whole export.`,
+      });
       for (const record of page.body.data as Record<string, unknown>[]) {
         if (csv) {
           if (!csv.write(columns.map((c) => cell(record[c])))) await once(csv, 'drain');

@@ -9,23 +9,71 @@
  */
 import { createClient, type ApiClient, type Schemas } from '@entity-record-api/client';
 import { signal } from '@preact/signals';
+import { sessionStore } from './store.js';
 
 export const basePath = location.pathname.replace(/\/dashboard(\/.*)?$/, '');
 export const apiOrigin = `${location.origin}${basePath}`;
 
 export const client: ApiClient = createClient({ baseUrl: apiOrigin, credentials: 'same-origin' });
 
-/** The last answer of the API: what the request panel shows, and the rate limit left. */
+/** The last answer of the API: what the request panel shows. */
 export interface CallInfo {
   method: string;
   url: string;
   status: number;
   requestCost: string | null;
   serverTiming: string | null;
-  rateLimitRemaining: string | null;
-  rateLimitLimit: string | null;
 }
 export const lastCall = signal<CallInfo | undefined>(undefined);
+
+/**
+ * The session's rate-limit window as the last answer told it: the limit, what is left, and when
+ * the window resets (on this browser's clock: the server's X-RateLimit-Reset less the server's own
+ * time of the answer, so a skewed clock does not matter). Kept for the browser session, so a
+ * reload shows it at once.
+ */
+export interface Budget {
+  limit: number;
+  remaining: number;
+  resetAt: number;
+}
+export const budget = signal<Budget | undefined>(sessionStore.get<Budget>('budget'));
+
+/** Set by a 429: until when (this browser's clock) the API refuses the session's requests. */
+export const limitedUntil = signal<number | undefined>(sessionStore.get<number>('limitedUntil'));
+
+/** How long a call takes here, on average (the time estimates of exports and imports). */
+export const callMs = signal(300);
+
+/** What an answer's headers say about the window; called for every answer, fetch or XHR. */
+export function noteAnswer(status: number, header: (name: string) => string | null): void {
+  const limit = Number(header('X-RateLimit-Limit'));
+  const remaining = Number(header('X-RateLimit-Remaining'));
+  const reset = Number(header('X-RateLimit-Reset'));
+  if (header('X-RateLimit-Limit') !== null && Number.isFinite(limit) && Number.isFinite(remaining) && reset > 0) {
+    const serverNow = Date.parse(header('Date') ?? '') || Date.now();
+    budget.value = { limit, remaining, resetAt: Date.now() + Math.max(0, reset * 1000 - serverNow) };
+    sessionStore.set('budget', budget.value);
+  }
+  if (status === 429) {
+    const seconds = Number(header('Retry-After'));
+    const until = Date.now() + (seconds > 0 ? seconds : 60) * 1000;
+    // Retry-After is whole seconds: another 429 of the same window keeps the countdown steady.
+    if (limitedUntil.value === undefined || Math.abs(until - limitedUntil.value) > 2000) {
+      limitedUntil.value = until;
+      sessionStore.set('limitedUntil', until);
+    }
+  } else if (status < 400 && header('X-RateLimit-Limit') !== null && limitedUntil.value !== undefined) {
+    // A counted request went through (answers that are never counted, the API's description, say nothing).
+    endLimit();
+  }
+}
+
+/** The window has reset (or an answer got through): the banner goes. */
+export function endLimit(): void {
+  limitedUntil.value = undefined;
+  sessionStore.set('limitedUntil', undefined);
+}
 
 /** Set when a call answered 401 (the session ended): the app shows the sign-in page. */
 export const sessionExpired = signal(false);
@@ -37,6 +85,7 @@ export const sessionExpired = signal(false);
  */
 let signInEpoch = 0;
 const epochOf = new Map<string, number>();
+const startOf = new Map<string, number>();
 
 /** A sign-in or sign-out happened: answers to requests sent before it no longer end the session. */
 export function newSignIn(): void {
@@ -46,25 +95,28 @@ export function newSignIn(): void {
 client.use({
   onRequest({ id }) {
     epochOf.set(id, signInEpoch);
+    startOf.set(id, performance.now());
     return undefined;
   },
   onError({ id }) {
     epochOf.delete(id);
+    startOf.delete(id);
     return undefined;
   },
   onResponse({ request, response, id }) {
     const epoch = epochOf.get(id);
+    const started = startOf.get(id);
     epochOf.delete(id);
-    const info: CallInfo = {
+    startOf.delete(id);
+    if (started !== undefined) callMs.value = Math.round(callMs.value * 0.8 + (performance.now() - started) * 0.2);
+    lastCall.value = {
       method: request.method,
       url: request.url,
       status: response.status,
       requestCost: response.headers.get('X-Request-Cost'),
       serverTiming: response.headers.get('Server-Timing'),
-      rateLimitRemaining: response.headers.get('X-RateLimit-Remaining'),
-      rateLimitLimit: response.headers.get('X-RateLimit-Limit'),
     };
-    lastCall.value = info;
+    noteAnswer(response.status, (name) => response.headers.get(name));
     if (response.status === 401 && epoch === signInEpoch && !request.url.includes('/auth/login')) sessionExpired.value = true;
     return undefined;
   },

@@ -1,30 +1,67 @@
 /** The shell: sign-in when there is no session, else the navigation and the page of the route. */
+import { signal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import { client, lastCall, newSignIn, sessionExpired, unwrap } from './api.js';
+import { ApiFailure, client, newSignIn, sessionExpired, unwrap } from './api.js';
 import { href, navigate, route } from './router.js';
-import { entities, entitiesError, loadEntities, loadMe, me, notice, setMe } from './state.js';
-import { SignIn } from './pages/sign-in.js';
+import { entities, entitiesError, loadEntities, loadMe, me, notice, pageKey, pagePath, setMe } from './state.js';
+import { defaultView } from './views.js';
+import { providerSignOut, SignIn } from './pages/sign-in.js';
 import { Explorer } from './pages/explorer.js';
 import { Editor } from './pages/editor.js';
 import { Keys } from './pages/keys.js';
 import { Webhooks } from './pages/webhooks.js';
 import { Files } from './pages/files.js';
 import { Settings } from './pages/settings.js';
-import { ErrorText, Loading } from './ui.js';
+import { Schema } from './pages/schema.js';
+import { BudgetMeter, ErrorText, Loading, RateLimitBanner } from './ui.js';
+
+/** Why the session could not be checked (rate limit, network): shown with a Retry, never a spinner left turning. */
+const sessionCheck = signal<Error | undefined>(undefined);
+
+function checkSession(): void {
+  sessionCheck.value = undefined;
+  loadMe().catch((e: Error) => (sessionCheck.value = e));
+}
 
 export function App() {
-  useEffect(() => {
-    loadMe().catch(() => undefined);
-  }, []);
+  useEffect(checkSession, []);
 
-  if (sessionExpired.value || me.value === null) return <SignIn expired={sessionExpired.value} />;
-  if (me.value === undefined) return <Loading label="Checking your session" />;
+  if (sessionExpired.value || me.value === null) {
+    return (
+      <>
+        <RateLimitBanner />
+        <SignIn expired={sessionExpired.value} />
+      </>
+    );
+  }
+  if (me.value === undefined) {
+    const failure = sessionCheck.value;
+    return (
+      <main class="container signin">
+        <RateLimitBanner onOpen={failure instanceof ApiFailure && failure.status === 429 ? checkSession : undefined} />
+        {failure ? (
+          <ErrorText
+            message={
+              failure instanceof ApiFailure && failure.status === 429
+                ? "Your session could not be checked yet: it has used the requests its rate-limit window allows. The dashboard opens by itself when the window resets."
+                : `Your session could not be checked: ${failure.message}`
+            }
+            error={failure}
+            onRetry={checkSession}
+          />
+        ) : (
+          <Loading label="Checking your session" />
+        )}
+      </main>
+    );
+  }
   return <Shell />;
 }
 
 async function signOut() {
   try {
-    await unwrap(client.POST('/api/v1/auth/logout'));
+    const { body } = await unwrap<{ data?: { endSession?: { name: string; url: string } } }>(client.POST('/api/v1/auth/logout'));
+    providerSignOut.value = body?.data?.endSession;
   } catch {
     // Already signed out: the session is gone either way.
   }
@@ -33,22 +70,41 @@ async function signOut() {
   navigate('', undefined, { replace: true });
 }
 
+function NavLink({ path, label, current }: { path: string; label: string; current: string }) {
+  return (
+    <a href={href(path)} aria-current={current === path ? 'page' : undefined}>
+      {label}
+    </a>
+  );
+}
+
 function Shell() {
   useEffect(() => {
     loadEntities();
   }, []);
   const segments = route.value.segments;
   const current = segments[0] ?? '';
+  const path = pagePath(segments);
   const list = entities.value;
 
   useEffect(() => {
     // The route as it is now (not as rendered): the user may have gone elsewhere meanwhile.
-    if (!route.value.segments[0] && list?.length) navigate(list[0], undefined, { replace: true });
+    if (route.value.segments[0] || !list?.length) return;
+    let live = true;
+    defaultView(me.value!.id, list).then((target) => live && !route.value.segments[0] && navigate(target.path, target.params, { replace: true }));
+    return () => {
+      live = false;
+    };
   }, [current, list]);
 
   useEffect(() => {
+    // A notice belongs to its page: leaving the page takes it away.
+    if (notice.value && notice.value.path !== path) notice.value = undefined;
+  }, [path]);
+
+  useEffect(() => {
     if (!notice.value) return;
-    const timer = setTimeout(() => (notice.value = undefined), 5000);
+    const timer = setTimeout(() => (notice.value = undefined), 6000);
     return () => clearTimeout(timer);
   }, [notice.value]);
 
@@ -62,39 +118,25 @@ function Shell() {
           <ul>
             {(list ?? []).map((slug) => (
               <li key={slug}>
-                <a href={href(slug)} aria-current={current === slug ? 'page' : undefined}>
-                  {slug}
-                </a>
+                <NavLink path={slug} label={slug} current={current} />
               </li>
             ))}
             <li class="sep">
-              <a href={href('keys')} aria-current={current === 'keys' ? 'page' : undefined}>
-                API keys
-              </a>
+              <NavLink path="keys" label="API keys" current={current} />
             </li>
             <li>
-              <a href={href('webhooks')} aria-current={current === 'webhooks' ? 'page' : undefined}>
-                Webhooks
-              </a>
+              <NavLink path="webhooks" label="Webhooks" current={current} />
             </li>
             <li>
-              <a href={href('files')} aria-current={current === 'files' ? 'page' : undefined}>
-                Files
-              </a>
+              <NavLink path="files" label="Files" current={current} />
             </li>
             <li>
-              <a href={href('settings')} aria-current={current === 'settings' ? 'page' : undefined}>
-                Settings
-              </a>
+              <NavLink path="settings" label="Settings" current={current} />
             </li>
           </ul>
         </nav>
         <div class="account">
-          {lastCall.value?.rateLimitRemaining && (
-            <span class="quota" title={`Requests left of ${lastCall.value.rateLimitLimit} in this hour's window for your session (X-RateLimit-Remaining)`}>
-              {lastCall.value.rateLimitRemaining} left
-            </span>
-          )}
+          <BudgetMeter />
           <span class="who" title={me.value!.email}>
             {me.value!.email}
             {me.value!.role === 'admin' ? ' · admin' : ''}
@@ -103,15 +145,17 @@ function Shell() {
             Sign out
           </button>
         </div>
+        {/* In the sticky header: seen wherever the user is on the page (a 429 of Next at the bottom of a table). */}
+        <RateLimitBanner />
       </header>
       <main class="container-fluid page">
-        {notice.value && (
+        {notice.value && notice.value.path === path && (
           <p role="status" class={`notice ${notice.value.tone}`}>
             {notice.value.text}
           </p>
         )}
-        {entitiesError.value && <ErrorText message={`The list of entities could not be loaded: ${entitiesError.value}`} />}
-        <Page segments={segments} entityList={list} />
+        {entitiesError.value && <ErrorText message={`The list of entities could not be loaded: ${entitiesError.value}`} onRetry={() => ((entitiesError.value = undefined), loadEntities())} />}
+        <Page key={`${pageKey.value}`} segments={segments} entityList={list} />
       </main>
     </>
   );
@@ -119,7 +163,7 @@ function Shell() {
 
 function Page({ segments, entityList }: { segments: string[]; entityList?: string[] }) {
   const [first, second] = segments;
-  if (!first) return entityList ? <p>No entities are registered.</p> : <Loading label="Loading the entities" />;
+  if (!first) return entityList ? entityList.length ? <Loading label="Opening your last view" /> : <p>No entities are registered.</p> : <Loading label="Loading the entities" />;
   if (first === 'keys') return <Keys />;
   if (first === 'webhooks') return <Webhooks />;
   if (first === 'files') return <Files />;
@@ -132,6 +176,7 @@ function Page({ segments, entityList }: { segments: string[]; entityList?: strin
       </section>
     );
   }
+  if (second === 'schema') return <Schema key={`${first}/schema`} slug={first} />;
   if (second === 'new') return <Editor key={`${first}/new`} slug={first} />;
   if (second) return <Editor key={`${first}/${second}`} slug={first} id={second} />;
   return <Explorer key={first} slug={first} />;

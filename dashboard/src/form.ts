@@ -16,6 +16,8 @@ export interface FieldDescriptor {
   validation?: { min?: number; max?: number; pattern?: string };
   items?: { type: string };
   references?: string;
+  /** No two live records hold the same value. */
+  unique?: boolean;
 }
 
 export interface RelationDescriptor {
@@ -103,11 +105,13 @@ export function formFields(description: EntityDescription): FormField[] {
     .map(([name, d]) => formField(name, d, description.relations));
 }
 
-/** The table's columns: id, the fields that are not lists, then the generated times. */
+/**
+ * The columns of a record: every field of the description in its order (id, the fields, the
+ * relation id lists, the times). The table's default columns, and the export's, which are those
+ * of the admin CLI's export (`npm run admin -- export`).
+ */
 export function columns(description: EntityDescription): string[] {
-  return Object.entries(description.schema)
-    .filter(([, d]) => d.type !== 'array')
-    .map(([name]) => name);
+  return Object.keys(description.schema);
 }
 
 /** Form values as the inputs hold them: strings, booleans for check boxes, string lists for multi-pickers. */

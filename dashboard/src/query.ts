@@ -30,6 +30,10 @@ export interface FilterRow {
 }
 
 export interface View {
+  /** The columns shown, in order ([] : the entity's default columns). */
+  columns: string[];
+  /** Widths in pixels of the columns the user resized. */
+  widths: Record<string, number>;
   search: string;
   sort: string;
   order: 'asc' | 'desc';
@@ -41,10 +45,13 @@ export interface View {
 }
 
 export const PAGE_SIZES = [10, 20, 50, 100];
+/** Bounds of a column's width, in pixels. */
+export const MIN_WIDTH = 48;
+export const MAX_WIDTH = 1200;
 const DEFAULT_LIMIT = 20;
 
 export function emptyView(): View {
-  return { search: '', sort: '', order: 'asc', limit: DEFAULT_LIMIT, filters: [], cursor: '', trail: [] };
+  return { columns: [], widths: {}, search: '', sort: '', order: 'asc', limit: DEFAULT_LIMIT, filters: [], cursor: '', trail: [] };
 }
 
 /** A filter value typed for the field: numbers for number fields, lists for $in/$nin, booleans for $null. */
@@ -91,6 +98,9 @@ export function filterRows(filter: unknown): FilterRow[] {
 /** The view as the query of the page's own URL (after `#/<entity>?`): only what differs from the defaults. */
 export function viewToParams(view: View, numericFields?: ReadonlySet<string>): URLSearchParams {
   const p = new URLSearchParams();
+  if (view.columns.length) p.set('cols', view.columns.join(','));
+  const widths = Object.entries(view.widths).filter(([, w]) => w > 0);
+  if (widths.length) p.set('widths', widths.map(([c, w]) => `${c}:${Math.round(w)}`).join(','));
   if (view.search) p.set('search', view.search);
   if (view.sort) {
     p.set('sort', view.sort);
@@ -112,7 +122,14 @@ export function paramsToView(p: URLSearchParams): View {
     filters = [];
   }
   const limit = Number(p.get('limit'));
+  const widths: Record<string, number> = {};
+  for (const pair of (p.get('widths') ?? '').split(',')) {
+    const [column, width] = pair.split(':');
+    if (column && Number(width) >= MIN_WIDTH) widths[column] = Math.min(MAX_WIDTH, Math.round(Number(width)));
+  }
   return {
+    columns: (p.get('cols') ?? '').split(',').filter(Boolean),
+    widths,
     search: p.get('search') ?? '',
     sort: p.get('sort') ?? '',
     order: p.get('order') === 'desc' ? 'desc' : 'asc',
@@ -135,6 +152,46 @@ export function listQuery(view: View, numericFields?: ReadonlySet<string>): Reco
   if (filter) q.filter = JSON.stringify(filter);
   if (view.cursor) q.cursor = view.cursor;
   return q;
+}
+
+/**
+ * The columns a view shows: its chosen ones that the entity has, in their order, else the
+ * entity's own (`all`). A view saved before a field was removed still opens.
+ */
+export function visibleColumns(view: Pick<View, 'columns'>, all: readonly string[]): string[] {
+  const chosen = view.columns.filter((c) => all.includes(c));
+  return chosen.length ? chosen : [...all];
+}
+
+/** Moves `column` one place earlier (-1) or later (+1) in `order`. */
+export function moveColumn(order: readonly string[], column: string, by: -1 | 1): string[] {
+  const i = order.indexOf(column);
+  const j = i + by;
+  if (i < 0 || j < 0 || j >= order.length) return [...order];
+  const next = [...order];
+  [next[i], next[j]] = [next[j], next[i]];
+  return next;
+}
+
+/** The same view, as the URL of another page would hold it: the position (cursor) dropped. */
+export function firstPage(view: View): View {
+  return { ...view, cursor: '', trail: [] };
+}
+
+/** How a row changed since its page was read, as the event stream told it. */
+export type Mark = 'created' | 'updated' | 'deleted';
+
+/**
+ * The total a page shows while changes arrive: the page's total, plus the rows added live, less
+ * the rows shown (on the page or added) that were deleted since.
+ */
+export function liveTotal(total: number, pageIds: readonly string[], added: readonly { id: string }[], marks: ReadonlyMap<string, Mark>): number {
+  const shown = new Set(pageIds);
+  const extra = added.filter((r) => !shown.has(r.id));
+  for (const r of extra) shown.add(r.id);
+  let deleted = 0;
+  for (const [id, mark] of marks) if (mark === 'deleted' && shown.has(id)) deleted += 1;
+  return Math.max(0, total + extra.length - deleted);
 }
 
 function shellQuote(text: string): string {

@@ -1,12 +1,14 @@
 /**
  * What the whole dashboard shares: the signed-in user, the entities of the registry (from the
  * API's OpenAPI document) and their OPTIONS descriptions. Kept for the browser session
- * (sessionStorage), so a reload or a page change costs no request: the session user's 100
- * requests an hour go to records, not to descriptions.
+ * (sessionStorage), so a reload or a page change costs no request: the session's requests go to
+ * records, not to descriptions.
  */
 import { signal } from '@preact/signals';
 import { ApiFailure, client, collectionPath, sessionExpired, unwrap } from './api.js';
 import type { EntityDescription } from './form.js';
+import { route } from './router.js';
+import { sessionStore } from './store.js';
 
 export interface Me {
   id: string;
@@ -16,34 +18,29 @@ export interface Me {
   tenantId: string;
 }
 
-const STORE = 'dashboard.v1.';
-
-function load<T>(key: string): T | undefined {
-  try {
-    const text = sessionStorage.getItem(STORE + key);
-    return text ? (JSON.parse(text) as T) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function save(key: string, value: unknown): void {
-  try {
-    sessionStorage.setItem(STORE + key, JSON.stringify(value));
-  } catch {
-    // Storage full or refused: the value is fetched again next time.
-  }
-}
+const load = sessionStore.get;
+const save = sessionStore.set;
 
 export function clearStore(): void {
-  for (const key of Object.keys(sessionStorage)) if (key.startsWith(STORE)) sessionStorage.removeItem(key);
+  sessionStore.clear();
 }
 
 export const me = signal<Me | null | undefined>(load<Me>('me'));
-export const notice = signal<{ text: string; tone: 'success' | 'info' } | undefined>(undefined);
+/** The page a notice belongs to: the route's path (`tasks`, `tasks/tsk_1`, `keys`). */
+export const pagePath = (segments: readonly string[] = route.value.segments) => segments.map(encodeURIComponent).join('/');
 
-export function flash(text: string, tone: 'success' | 'info' = 'success'): void {
-  notice.value = { text, tone };
+/** A notice of the page it was given on (or of `path`, the page an action goes to); another page does not show it. */
+export const notice = signal<{ text: string; tone: 'success' | 'info'; path: string } | undefined>(undefined);
+
+export function flash(text: string, tone: 'success' | 'info' = 'success', path = pagePath()): void {
+  notice.value = { text, tone, path };
+}
+
+/** Bumped by Retry: the page is drawn again from scratch, its requests sent again. */
+export const pageKey = signal(0);
+
+export function retryPage(): void {
+  pageKey.value += 1;
 }
 
 /** Who is signed in: from the browser session's store, else GET /users/me (null when no session). */

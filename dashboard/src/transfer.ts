@@ -79,10 +79,14 @@ export function csvPage(records: Record<string, unknown>[], columns: string[], f
   return `${first ? text : text.slice(text.indexOf('\r\n') + 2)}\r\n`;
 }
 
-/** What exporting a view of `total` records costs: LIST requests of EXPORT_PAGE, and whether the session's window has that many left. */
-export function exportCost(total: number, remaining: number | undefined): { requests: number; fits: boolean } {
-  const requests = Math.max(1, Math.ceil(total / EXPORT_PAGE));
-  return { requests, fits: remaining === undefined || requests <= remaining };
+/** LIST requests an export of a view of `total` records takes: pages of EXPORT_PAGE, at least one. */
+export function exportRequests(total: number): number {
+  return Math.max(1, Math.ceil(total / EXPORT_PAGE));
+}
+
+/** Import requests for `rows` rows: batches of IMPORT_BATCH. */
+export function importRequests(rows: number): number {
+  return Math.ceil(rows / IMPORT_BATCH);
 }
 
 /** The read capacity units of an `X-Request-Cost` header (`rcu=1.5, wcu=0.0`), 0 when absent. */

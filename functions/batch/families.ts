@@ -14,7 +14,13 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { FAMILIES, type Family } from '../../shared/core-routes.js';
 import type { ApiEvent, ApiLambdaContext } from '../../shared/http/types.js';
 
-export type FamilyHandler = (event: ApiEvent, context: ApiLambdaContext) => Promise<APIGatewayProxyResult>;
+/**
+ * The context a sub-request runs with: a Lambda context without getRemainingTimeInMillis, so that
+ * the family's stack sets no deadline of its own (the outer invocation's bounds the whole batch).
+ */
+export type SubRequestContext = Omit<ApiLambdaContext, 'getRemainingTimeInMillis'>;
+
+export type FamilyHandler = (event: ApiEvent, context: SubRequestContext) => Promise<APIGatewayProxyResult>;
 
 type Loader = () => Promise<{ handler: unknown }>;
 

@@ -3,14 +3,16 @@
  * The outer answer is always 200 {success: true, responses: [{id, status, body}]}.
  */
 import { createApiHandler } from '../../shared/http/stack.js';
-import { routeKey } from '../../shared/core-routes.js';
+import type { FamilyOperations } from '../../shared/http/types.js';
 import { subRequestsRun } from './counting.js';
 import { runBatch } from './run.js';
 
+const operations: FamilyOperations<'batch'> = {
+  runBatch: async (req) => ({ status: 200, raw: { success: true, responses: await runBatch(req) } }),
+};
+
 export const handler = createApiHandler(
-  {
-    [routeKey('POST', '/api/v1/batch')]: async (req) => ({ status: 200, raw: { success: true, responses: await runBatch(req) } }),
-  },
+  operations,
   // A batch is counted by its sub-requests (each through its own family's stack).
   { subRequestsCounted: subRequestsRun },
 );

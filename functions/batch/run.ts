@@ -14,16 +14,16 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { toApiError, ApiError } from '../../shared/errors.js';
 import { withInheritedAuth } from '../../shared/http/inherited-auth.js';
-import type { ApiLambdaContext, ApiRequest } from '../../shared/http/types.js';
+import type { ApiRequest } from '../../shared/http/types.js';
 import { logger } from '../../shared/logger.js';
-import { familyHandler } from './families.js';
+import { familyHandler, type SubRequestContext } from './families.js';
 import { batchResponse, errorResponse, subRequestTarget, type BatchResponse } from './sub-request.js';
 import { parseBatch, type BatchItem } from '../../shared/batch/validate.js';
 
 const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
 
 /** A Lambda context of the sub-request's own (the stack keeps per-request state on it). */
-function subContext(family: string, requestId: string): ApiLambdaContext {
+function subContext(family: string, requestId: string): SubRequestContext {
   // No getRemainingTimeInMillis: the outer invocation's own deadline bounds the whole batch.
   return {
     callbackWaitsForEmptyEventLoop: false,
@@ -37,7 +37,7 @@ function subContext(family: string, requestId: string): ApiLambdaContext {
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,
-  } as unknown as ApiLambdaContext;
+  };
 }
 
 function carryToOuter(outer: ApiRequest, result: APIGatewayProxyResult): void {

@@ -4,16 +4,18 @@
  * and never rate-limited, like the docs: the files hold no data; every call they make is counted.
  */
 import { createApiHandler } from '../../shared/http/stack.js';
-import { routeKey } from '../../shared/core-routes.js';
+import type { FamilyOperations } from '../../shared/http/types.js';
 import { dashboardAsset, dashboardPage } from './files.js';
 
-export const handler = createApiHandler({
-  [routeKey('GET', '/dashboard')]: async () => {
+const operations: FamilyOperations<'dashboard'> = {
+  getDashboard: async () => {
     const page = dashboardPage();
     return { text: page.body, headers: page.headers };
   },
-  [routeKey('GET', '/dashboard/{asset}')]: async (req) => {
+  getDashboardAsset: async (req) => {
     const asset = dashboardAsset(req.params.asset);
     return { text: asset.body, headers: asset.headers };
   },
-});
+};
+
+export const handler = createApiHandler(operations);

@@ -4,13 +4,12 @@
  * 'session'). Thin: every decision is in shared/auth/key-management.ts, loaded (with the AWS
  * SDK) on first use.
  */
-import type { CreateKeyInput, KeyChange } from '../../shared/auth/key-management.js';
+import type { CreateKeyInput } from '../../shared/auth/key-management.js';
 import type { ScopeFamily } from '../../shared/auth/scope-catalog.js';
 import { BadRequestError } from '../../shared/errors.js';
-import type { ApiRequest, Operation, Reply } from '../../shared/http/types.js';
-import { createApiHandler, type Operations, type StackOptions } from '../../shared/http/stack.js';
+import type { ApiRequest, FamilyOperations, Operation, Reply } from '../../shared/http/types.js';
+import { createApiHandler, type StackOptions } from '../../shared/http/stack.js';
 import { apiPath } from '../../shared/http/urls.js';
-import { routeKey } from '../../shared/core-routes.js';
 
 const V1 = '/api/v1';
 const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -33,7 +32,7 @@ function familyOf(path: string): ScopeFamily {
   return path.startsWith(`${V1}/keys`) ? 'keys' : 'api-keys';
 }
 
-async function loadOperations(): Promise<{ operations: Operations; options: StackOptions }> {
+async function loadOperations() {
   const [{ createKey, getKey, keyBodyProblems, listAudit, listKeys, revokeKey, updateKey, KEY_WARNING }, { precompiled: bodies }] = await Promise.all([
     import('../../shared/auth/key-management.js'),
     import('../../shared/http/bodies/keys.generated.js'),
@@ -44,9 +43,9 @@ async function loadOperations(): Promise<{ operations: Operations; options: Stac
     data: await listKeys(req.auth!, { all: flag(req.query.all, 'all'), userId: req.query.userId }),
   });
 
-  function create(family: ScopeFamily): Operation {
-    return async (req: ApiRequest): Promise<Reply> => {
-      const { key, record } = await createKey({ ...req, auth: req.auth! }, req.body as unknown as CreateKeyInput, family);
+  function create(family: ScopeFamily): Operation<CreateKeyInput> {
+    return async (req: ApiRequest<CreateKeyInput>): Promise<Reply> => {
+      const { key, record } = await createKey({ ...req, auth: req.auth! }, req.body, family);
       return { status: 201, headers: NO_STORE, data: { ...record, key }, warning: KEY_WARNING };
     };
   }
@@ -58,17 +57,17 @@ async function loadOperations(): Promise<{ operations: Operations; options: Stac
     };
   }
 
-  const operations: Operations = {
-    [routeKey('GET', `${V1}/keys`)]: list,
-    [routeKey('POST', `${V1}/keys`)]: create('keys'),
-    [routeKey('DELETE', `${V1}/keys/{keyId}`)]: revoke('keyId'),
+  const operations: FamilyOperations<'keys'> = {
+    listKeys: list,
+    createKey: create('keys'),
+    revokeKey: revoke('keyId'),
 
-    [routeKey('GET', `${V1}/api-keys`)]: list,
-    [routeKey('POST', `${V1}/api-keys`)]: create('api-keys'),
-    [routeKey('GET', `${V1}/api-keys/{id}`)]: async (req) => ({ headers: NO_STORE, data: await getKey(req.auth!, req.params.id) }),
-    [routeKey('PATCH', `${V1}/api-keys/{id}`)]: async (req) => ({ data: await updateKey({ ...req, auth: req.auth! }, req.params.id, req.body as KeyChange) }),
-    [routeKey('DELETE', `${V1}/api-keys/{id}`)]: revoke('id'),
-    [routeKey('GET', `${V1}/api-keys/{id}/audit`)]: async (req) => {
+    listApiKeys: list,
+    createApiKey: create('api-keys'),
+    getApiKey: async (req) => ({ headers: NO_STORE, data: await getKey(req.auth!, req.params.id) }),
+    updateApiKey: async (req) => ({ data: await updateKey({ ...req, auth: req.auth! }, req.params.id, req.body) }),
+    revokeApiKey: revoke('id'),
+    listApiKeyAudit: async (req) => {
       const { entries, nextCursor } = await listAudit(req.auth!, req.params.id, limitOf(req.query.limit), req.query.cursor);
       const headers: Record<string, string> = { ...NO_STORE };
       if (nextCursor) headers.Link = `<${apiPath(req, req.path)}?cursor=${nextCursor}${req.query.limit ? `&limit=${limitOf(req.query.limit)}` : ''}>; rel="next"`;

@@ -6,7 +6,7 @@
  *   the API's functions are updated): records each entity's target layout (prepareEntity), and if
  *   any migration is open, invokes itself asynchronously with `{action: 'run'}`. Delete: nothing.
  * - `{action: 'run'}`: waits until MIGRATION_SETTLE_SECONDS after the targets were recorded (every
- *   API function then writes with them: shared/migrations/state.ts MAX_STALE_MS), then runs each
+ *   API function then writes with them: shared/migrations/live-layouts.ts MAX_STALE_MS), then runs each
  *   open migration until one minute before its own timeout, the Scan segments in parallel, saving
  *   each segment's position after every page; if work is left, it invokes itself again and ends.
  *   A crash or a timeout loses at most a page per segment: the next invocation (Lambda retries an
@@ -19,7 +19,8 @@ import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
 import { loadLogger, logger } from '../../shared/logger.js';
 import { allEntities, loadRegistry } from '../../shared/registry/index.js';
 import { runMigration } from '../../shared/migrations/runner.js';
-import { checkEntity, prepareEntity, readState } from '../../shared/migrations/state.js';
+import { checkEntity, prepareEntity } from '../../shared/migrations/prepare.js';
+import { readState } from '../../shared/migrations/state.js';
 
 export const PHYSICAL_RESOURCE_ID = 'entity-migrations';
 /** Kept free at the end of an invocation: the page under way and the self-invocation. */

@@ -2,9 +2,8 @@
  * The migrations family: GET /api/v1/migrations, each entity's layout and migration state, for the
  * platform operator (the bootstrap admin) only. Thin: shared/migrations/status.ts decides.
  */
-import type { ApiRequest, Reply } from '../../shared/http/types.js';
+import type { ApiRequest, FamilyOperations, Reply } from '../../shared/http/types.js';
 import { createApiHandler } from '../../shared/http/stack.js';
-import { routeKey } from '../../shared/core-routes.js';
 
 async function loadOperations() {
   const [{ isOperator }, { migrationStatus }, { allEntities, loadRegistry }, { ForbiddenError }] = await Promise.all([
@@ -21,7 +20,8 @@ async function loadOperations() {
     }
     return { data: await migrationStatus(allEntities()), headers: { 'Cache-Control': 'no-store' } };
   }
-  return { operations: { [routeKey('GET', '/api/v1/migrations')]: list } };
+  const operations: FamilyOperations<'migrations'> = { listMigrations: list };
+  return { operations };
 }
 
 export const handler = createApiHandler(loadOperations);

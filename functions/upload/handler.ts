@@ -3,12 +3,9 @@
  * and serving files. Thin: the work is in shared/uploads/service.ts, loaded (with busboy,
  * file-type and the AWS SDK) on first use.
  */
-import { createApiHandler, type Operations } from '../../shared/http/stack.js';
-import type { ApiRequest } from '../../shared/http/types.js';
-import { routeKey } from '../../shared/core-routes.js';
-import type { Caller, PresignInput } from '../../shared/uploads/service.js';
-
-const V1 = '/api/v1';
+import { createApiHandler } from '../../shared/http/stack.js';
+import type { ApiRequest, FamilyOperations } from '../../shared/http/types.js';
+import type { Caller } from '../../shared/uploads/service.js';
 
 function caller(req: ApiRequest): Caller {
   return { tenantId: req.auth!.tenantId, ownerId: req.auth!.user.id, basePath: req.basePath };
@@ -18,11 +15,6 @@ function multipart(req: ApiRequest) {
   return { contentType: req.headers['content-type'], body: req.rawBody };
 }
 
-/** The JSON body, which the stack has checked against the route's declared schema. */
-function body<T>(req: ApiRequest): T {
-  return req.body as T;
-}
-
 async function loadOperations() {
   // The limits too: nothing of shared/uploads/ is evaluated when the bundle loads.
   const [{ MAX_FILES }, { complete, downloadUrl, list, presign, remove, uploadMultipart }, { precompiled: bodies }] = await Promise.all([
@@ -30,29 +22,30 @@ async function loadOperations() {
     import('../../shared/uploads/service.js'),
     import('../../shared/http/bodies/upload.generated.js'),
   ]);
-  const operations: Operations = {
-    [routeKey('POST', `${V1}/upload`)]: async (req) => {
+  // The presigned flow's bodies arrive checked against their declared schemas, typed by them.
+  const operations: FamilyOperations<'upload'> = {
+    uploadFile: async (req) => {
       const [file] = await uploadMultipart(caller(req), multipart(req), { field: 'file', maxFiles: 1 });
       return { data: file };
     },
-    [routeKey('POST', `${V1}/upload/multiple`)]: async (req) => ({
+    uploadFiles: async (req) => ({
       data: { files: await uploadMultipart(caller(req), multipart(req), { field: 'files', maxFiles: MAX_FILES }) },
     }),
-    [routeKey('POST', `${V1}/upload/presign`)]: async (req) => {
-      const { filename, type, size } = body<PresignInput>(req);
+    presignUpload: async (req) => {
+      const { filename, type, size } = req.body;
       return { data: await presign(caller(req), { filename, type, size }) };
     },
-    [routeKey('POST', `${V1}/upload/complete`)]: async (req) => ({ data: await complete(caller(req), body<{ key: string }>(req)) }),
-    [routeKey('GET', `${V1}/uploads`)]: async (req) => {
+    completeUpload: async (req) => ({ data: await complete(caller(req), req.body) }),
+    listUploads: async (req) => {
       const { data, pagination } = await list(caller(req), req.query);
       const headers = { 'X-Total-Count': String(pagination.total), 'X-Page': String(pagination.page), 'X-Per-Page': String(pagination.limit) };
       return { data, pagination, headers };
     },
-    [routeKey('DELETE', `${V1}/uploads/{id}`)]: async (req) => {
+    deleteUpload: async (req) => {
       await remove(caller(req), req.params.id);
       return { message: 'Upload deleted' };
     },
-    [routeKey('GET', `${V1}/files/{id}`)]: async (req) => {
+    downloadFile: async (req) => {
       const url = await downloadUrl(caller(req), req.params.id);
       return {
         status: 302,

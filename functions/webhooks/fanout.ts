@@ -23,7 +23,7 @@ export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatch
   const changes = event.Records.map((record) => (record.eventName === 'INSERT' ? changeEventFromImage(record.dynamodb?.NewImage as never) : undefined));
   const fannedOut = changes.flatMap((change, i) => (change ? [{ change, i }] : []));
   // The whole batch at once (shared/webhooks/fanout.ts); the first record that failed is reported,
-  // so it and every later one are retried (a later one already fanned out is queued again: at least once).
+  // so it and every later one are retried (nothing was queued for them, so they are queued once).
   const ok = await fanOutEvents(
     fannedOut.map((f) => f.change),
     findEntity,

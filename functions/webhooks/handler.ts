@@ -5,11 +5,8 @@
  */
 import { config } from '../../shared/config.js';
 import { BadRequestError } from '../../shared/errors.js';
-import { createApiHandler, type Operations, type StackOptions } from '../../shared/http/stack.js';
-import type { WebhookChange, WebhookInput } from '../../shared/webhooks/registrations.js';
-import { routeKey } from '../../shared/core-routes.js';
-
-const V1 = '/api/v1';
+import { createApiHandler, type StackOptions } from '../../shared/http/stack.js';
+import type { FamilyOperations } from '../../shared/http/types.js';
 
 function limitOf(value: string | undefined): number {
   if (value === undefined) return 20;
@@ -29,29 +26,30 @@ async function loadOperations() {
     import('../../shared/http/bodies/webhooks.generated.js'),
   ]);
 
-  const operations: Operations = {
-    [routeKey('POST', `${V1}/webhooks`)]: async (req) => ({ status: 201, data: await createWebhook(req.auth!, req.body as unknown as WebhookInput) }),
-    [routeKey('GET', `${V1}/webhooks`)]: async (req) => ({ data: await listTenantWebhooks(req.auth!) }),
-    [routeKey('GET', `${V1}/webhooks/{id}`)]: async (req) => ({ data: await readWebhook(req.auth!, req.params.id) }),
-    [routeKey('PATCH', `${V1}/webhooks/{id}`)]: async (req) => ({ data: await changeWebhook(req.auth!, req.params.id, req.body as WebhookChange) }),
-    [routeKey('DELETE', `${V1}/webhooks/{id}`)]: async (req) => {
+  // The bodies arrive checked against their declared schemas (shared/route-declarations/webhooks.ts), typed by them.
+  const operations: FamilyOperations<'webhooks'> = {
+    createWebhook: async (req) => ({ status: 201, data: await createWebhook(req.auth!, req.body) }),
+    listWebhooks: async (req) => ({ data: await listTenantWebhooks(req.auth!) }),
+    getWebhook: async (req) => ({ data: await readWebhook(req.auth!, req.params.id) }),
+    updateWebhook: async (req) => ({ data: await changeWebhook(req.auth!, req.params.id, req.body) }),
+    deleteWebhook: async (req) => {
       await removeWebhook(req.auth!, req.params.id);
       return { status: 200, data: { id: req.params.id, deleted: true }, message: 'Webhook deleted' };
     },
-    [routeKey('POST', `${V1}/webhooks/{id}`)]: async (req) => ({
+    receiveProviderWebhook: async (req) => ({
       status: 200,
       raw: await receiveInbound(req.params.id, config().webhooks.inboundSecrets, req.rawBody, req.headers),
     }),
-    [routeKey('GET', `${V1}/webhooks/{id}/deliveries`)]: async (req) => {
+    listWebhookDeliveries: async (req) => {
       const limit = limitOf(req.query.limit);
       const { deliveries: items, nextCursor } = await webhookDeliveries(req.auth!, req.params.id, limit, req.query.cursor);
       return { data: items, pagination: { page: 1, limit, total: items.length, totalPages: 1, hasNext: nextCursor !== null, hasPrev: req.query.cursor !== undefined, nextCursor } };
     },
-    [routeKey('POST', `${V1}/webhooks/{id}/deliveries/{deliveryId}/retry`)]: async (req) => ({
+    retryWebhookDelivery: async (req) => ({
       status: 200,
       data: await retryDelivery(req.auth!, req.params.id, req.params.deliveryId),
     }),
-    [routeKey('POST', `${V1}/webhooks/{id}/test`)]: async (req) => ({ status: 200, data: await pingWebhook(req.auth!, req.params.id) }),
+    pingWebhook: async (req) => ({ status: 200, data: await pingWebhook(req.auth!, req.params.id) }),
   };
   // The bodies are checked against their declarations by the stack; the target rule and the
   // known events join a refused body's answer.

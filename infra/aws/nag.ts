@@ -9,12 +9,14 @@
  */
 import { Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import type * as cognito from 'aws-cdk-lib/aws-cognito';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { IConstruct } from 'constructs';
 import type { BootstrapAdmin } from './bootstrap.js';
 import type { FamilyFunctions } from './functions.js';
+import type { IdentityProviders } from './identity-providers.js';
 import type { Observability } from './observability.js';
 import type { Tables } from './tables.js';
 import type { Uploads } from './uploads.js';
@@ -30,6 +32,7 @@ export interface NaggedStack extends Stack {
   readonly uploads: Uploads;
   readonly webhooks?: WebhookDelivery;
   readonly observability: Observability;
+  readonly identityProviders?: IdentityProviders;
 }
 
 const BASIC_EXECUTION_ROLE = 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]';
@@ -144,6 +147,22 @@ export function acknowledgeNagFindings(stack: NaggedStack): void {
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
       "API Gateway's account-wide logging role, created only on request (apiGatewayCloudWatchRole); AWS's policy is the documented one for it.",
     );
+  }
+
+  // The Cognito user pool created with the stack (cognito=true).
+  const pool = stack.identityProviders?.userPool;
+  if (pool) {
+    const resource = pool.node.defaultChild as cognito.CfnUserPool;
+    if (resource.userPoolTier !== 'PLUS') {
+      ack(
+        pool,
+        'AwsSolutions-COG8',
+        "Cognito's threat protection is the Plus feature plan, billed per monthly active user: chosen with -c cognitoFeaturePlan=plus (docs/deploying-on-aws.md). The pool requires strong passwords and TOTP MFA, and has no self sign-up.",
+      );
+    }
+    if (resource.mfaConfiguration !== 'ON') {
+      ack(pool, 'AwsSolutions-COG2', 'MFA (TOTP) is optional because the operator asked for it (-c cognitoMfa=optional); the default requires it.');
+    }
   }
 
   // The alarm topic created for an e-mail address.

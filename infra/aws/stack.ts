@@ -15,6 +15,8 @@ import { families as routeFamilies, routes as routeTable, type Route } from '../
 import { createRestApi, type ExecutionLogLevel } from './api.js';
 import { BootstrapAdmin } from './bootstrap.js';
 import { FamilyFunctions } from './functions.js';
+import { IdentityProviders, type IdentityProviderOptions } from './identity-providers.js';
+import { oidcIssuers } from '../../shared/auth/oidc-config.js';
 import { acknowledgeNagFindings } from './nag.js';
 import { EntityMigrations } from './migration.js';
 import { Observability, type ObservabilityOptions } from './observability.js';
@@ -58,6 +60,11 @@ export interface EntityRecordApiStackProps extends StackProps {
   existingTables?: ExistingTables;
   /** The retained deployment secret to use instead of generating one (context deploymentSecretArn). */
   deploymentSecretArn?: string;
+  /**
+   * Identity providers whose tokens the API accepts (infra/aws/identity-providers.ts; context cognito,
+   * cognitoUserPoolId + cognitoClientId, oidcIssuers): their AUTH_OIDC_ISSUERS goes to every family.
+   */
+  identityProviders?: IdentityProviderOptions;
   /** For tests only: code for every function instead of bundling functions/<family>/handler.ts. */
   code?: lambda.Code;
 }
@@ -79,6 +86,8 @@ export class EntityRecordApiStack extends Stack {
   readonly observability: Observability;
   /** The WAF web ACL on the stage, when asked for. */
   readonly firewall?: ApiFirewall;
+  /** The identity providers (a Cognito user pool, when created with the stack). */
+  readonly identityProviders: IdentityProviders;
 
   constructor(scope: Construct, id: string, props: EntityRecordApiStackProps = {}) {
     super(scope, id, props);
@@ -110,6 +119,14 @@ export class EntityRecordApiStack extends Stack {
       executionLogs: props.executionLogs,
       cloudWatchRole: props.cloudWatchRole,
     }));
+    this.identityProviders = new IdentityProviders(this, 'IdentityProviders', { ...props.identityProviders, api });
+    const issuers = this.identityProviders.environmentValue();
+    // Given through `environment` instead: checked now, not at the functions' first token.
+    if (props.environment?.AUTH_OIDC_ISSUERS) oidcIssuers(JSON.parse(props.environment.AUTH_OIDC_ISSUERS), 'context "environment" AUTH_OIDC_ISSUERS');
+    if (issuers) {
+      if (props.environment?.AUTH_OIDC_ISSUERS) throw new Error('AUTH_OIDC_ISSUERS is set in context "environment" and by the identity provider context (cognito, cognitoUserPoolId, oidcIssuers): use one of them');
+      for (const fn of this.functions.byFamily.values()) fn.addEnvironment('AUTH_OIDC_ISSUERS', issuers);
+    }
     const allowedOrigins = (props.environment?.ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean);
     this.uploads = new Uploads(this, 'Uploads', {
       uploadFunction: this.functions.byFamily.get('upload'),
@@ -155,6 +172,12 @@ export class EntityRecordApiStack extends Stack {
       new CfnOutput(this, 'WebhookQueueUrl', { value: this.webhooks.queue.queueUrl, description: 'Webhook delivery queue (events:redrive: WEBHOOK_QUEUE_URL)' });
       new CfnOutput(this, 'WebhookDeadLetterQueueUrl', { value: this.webhooks.deadLetterQueue.queueUrl, description: 'Webhook dead-letter queue (events:redrive: WEBHOOK_DEAD_LETTER_QUEUE_URL)' });
       new CfnOutput(this, 'FanoutFailureQueueUrl', { value: this.webhooks.fanoutFailureQueue.queueUrl, description: 'Stream batches the fan-out gave up on (events:redrive: FANOUT_FAILURE_QUEUE_URL)' });
+    }
+    const { userPool, userPoolClient, domain } = this.identityProviders;
+    if (userPool && userPoolClient && domain) {
+      new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId, description: "The Cognito user pool of the API's users (aws cognito-idp admin-create-user --user-pool-id <id> ...)" });
+      new CfnOutput(this, 'UserPoolClientId', { value: userPoolClient.userPoolClientId, description: 'Its app client: the audience of its tokens' });
+      new CfnOutput(this, 'UserPoolSignInUrl', { value: domain.baseUrl(), description: 'Its hosted sign-in domain' });
     }
     new CfnOutput(this, 'AdminEmail', { value: this.bootstrapAdmin.adminEmail, description: 'E-mail of the bootstrap admin (the platform operator)' });
     new CfnOutput(this, 'AdminPasswordSecretArn', {

@@ -8,6 +8,8 @@ import { LocalRuntimeError } from './dynamodb-local.js';
 import { startLocalStack } from './server.js';
 import { describeSeed } from './seed.js';
 import { readPendingPassword } from './admin-password.js';
+import { describeDevOidc, startDevOidcForApi, type DevOidc } from './dev-oidc.js';
+import { configuredIssuers } from '../../shared/auth/oidc-config.js';
 
 // Lambda runs Node 22; locally on Node 20 the SDK's notice about its future minimum is noise.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -37,15 +39,26 @@ async function main(): Promise<void> {
     admin: { email: process.env.ADMIN_EMAIL, password: process.env.ADMIN_PASSWORD },
     seed: process.env.SEED || undefined,
   });
+  // DEV_OIDC=1: a development OpenID Provider beside the API (infra/local/dev-oidc.ts).
+  let devOidc: DevOidc | undefined;
+  try {
+    devOidc = process.env.DEV_OIDC === '1' ? await startDevOidcForApi(stack.url) : undefined;
+    // A mistake in AUTH_OIDC_ISSUERS stops the start here, not the first sign-in.
+    configuredIssuers();
+  } catch (error) {
+    await stack.stop();
+    throw error;
+  }
   console.log(`Entity Record API listening on ${stack.url} (DynamoDB at ${stack.dynamoEndpoint})`);
   console.log(welcome(stack.url, stack.admin));
+  if (devOidc) console.log(describeDevOidc(devOidc));
   if (stack.seeded) console.log('skipped' in stack.seeded ? stack.seeded.skipped : `${describeSeed(stack.seeded, stack.url)}\n`);
   const started = stack;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     console.log(`${signal}: stopping`);
-    started.stop().then(
+    Promise.all([started.stop(), devOidc?.stop()]).then(
       () => process.exit(0),
       () => process.exit(1),
     );
@@ -67,7 +80,9 @@ function welcome(url: string, admin: { email: string; password?: string; passwor
     `  Admin      ${admin.email}`,
     admin.password
       ? `  Password   ${admin.password}   (generated; shown at every start until you first sign in${admin.passwordFile ? `, kept in ${admin.passwordFile} until then` : ''})`
-      : '  Password   the one you chose (ADMIN_PASSWORD, or set later)',
+      : process.env.ADMIN_PASSWORD
+        ? '  Password   the one in ADMIN_PASSWORD'
+        : '  Password   not shown: a generated password is shown only until the admin first signs in (ADMIN_PASSWORD sets one of your own)',
     '',
     '  Sign in (the session cookie goes to cookies.txt):',
     `    curl -c cookies.txt -H 'Content-Type: application/json' \\`,

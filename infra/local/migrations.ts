@@ -1,13 +1,14 @@
 /**
  * Migrations under `npm start`: at start, each entity's definition is compared with the layout
- * recorded in the database (shared/migrations/state.ts prepareEntity) before the API serves, so
+ * recorded in the database (shared/migrations/prepare.ts prepareEntity) before the API serves, so
  * writes maintain a changed layout from their first moment; then the runner
  * (shared/migrations/runner.ts) works in the background while the API serves, one entity at a
  * time, and a run cut short (kill -9, a crash) continues at the next start where it stopped.
  */
 import { allEntities } from '../../shared/registry/index.js';
 import type { LoadedEntity } from '../../shared/registry/types.js';
-import { checkEntity, prepareEntity, type MigrationState } from '../../shared/migrations/state.js';
+import { checkEntity, prepareEntity } from '../../shared/migrations/prepare.js';
+import type { MigrationState } from '../../shared/migrations/state.js';
 import { runMigration } from '../../shared/migrations/runner.js';
 
 export interface BackgroundMigrations {

@@ -26,6 +26,7 @@ import { UnauthorizedError } from '../errors.js';
 import { newId } from '../ids.js';
 import { logger } from '../logger.js';
 import type { AuthContext, AuthUser, CallOrigin, Role } from '../caller.js';
+import { isDisabled } from './user-status.js';
 
 export const API_KEY_PATTERN = /^sk_(live|test)_[A-Za-z0-9_-]{40}$/;
 export const KEY_PREFIX_LENGTH = 12;
@@ -140,6 +141,8 @@ interface FoundEntry {
   status: KeyStatus;
   /** Epoch ms, or null for no expiry. */
   expiresAtMs: number | null;
+  /** Its owner is disabled: the key authenticates nobody (kept as found, so enabling the owner evicts it). */
+  ownerDisabled: boolean;
   /** The authentication result, shared read-only; verifyApiKey hands out copies. */
   auth: AuthContext;
   loadedAt: number;
@@ -221,8 +224,8 @@ async function load(hash: string): Promise<CacheEntry> {
     new GetCommand({
       TableName: tableName('identity'),
       Key: { pk: `USER#${item.userId}`, sk: 'USER' },
-      ProjectionExpression: 'id, tenantId, email, #n, #r',
-      ExpressionAttributeNames: { '#n': 'name', '#r': 'role' },
+      ProjectionExpression: 'id, tenantId, email, #n, #r, #s',
+      ExpressionAttributeNames: { '#n': 'name', '#r': 'role', '#s': 'status' },
     }),
   );
   const owner = userItem as UserProjection | undefined;
@@ -235,6 +238,7 @@ async function load(hash: string): Promise<CacheEntry> {
     keyId: item.id,
     status: item.status,
     expiresAtMs: item.keyExpiresAt ? Date.parse(item.keyExpiresAt) : null,
+    ownerDisabled: isDisabled(owner),
     auth: { type: 'api_key', user, tenantId: item.tenantId, scopes: effectiveScopes(item.scopes, owner.role), keyId: item.id },
     loadedAt: now,
   };
@@ -322,7 +326,7 @@ export async function verifyApiKey(key: string, req: CallOrigin): Promise<AuthCo
     if (!API_KEY_PATTERN.test(key)) throw invalid('The API key is malformed');
     const hash = hashApiKey(key);
     const entry = await lookup(hash);
-    if (!entry.found || !sameHash(entry.hash, hash)) throw invalid();
+    if (!entry.found || !sameHash(entry.hash, hash) || entry.ownerDisabled) throw invalid();
     if (entry.status !== 'active') {
       pending = auditQuietly(entry.keyId, 'inactive', req);
       throw invalid('The API key is inactive');

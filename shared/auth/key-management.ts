@@ -40,9 +40,12 @@ import {
   keyIdPointerKey,
   unwrittenUsage,
   type ApiKeyItem,
+  type AuditAction,
   type AuditEntry,
   type KeyStatus,
 } from './api-keys.js';
+import type { CheckedBody } from '../route-types.js';
+import type { keyBodySchemas } from './body-schemas.js';
 import { knownResources, scopeProblem, type ScopeFamily } from './scope-catalog.js';
 
 export const KEY_BODY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-';
@@ -131,12 +134,12 @@ function expiryProblem(value: string): string | undefined {
 }
 
 /**
- * What a key body's schema (shared/core-routes.ts, checked by the middleware stack) cannot say:
+ * What a key body's schema (body-schemas.ts, checked by the middleware stack) cannot say:
  * each scope names an action and a resource of `family`'s vocabulary, and an expiry is a day of
  * the calendar that lies ahead. `refused`: the fields the schema already refused, which get the
  * scope hint (scopes) or are left alone, so that one answer names every field.
  */
-export async function keyBodyProblems(body: Record<string, unknown>, family: ScopeFamily, refused: Readonly<Record<string, string>> = {}): Promise<ErrorDetails> {
+export async function keyBodyProblems(body: Readonly<Record<string, unknown>>, family: ScopeFamily, refused: Readonly<Record<string, string>> = {}): Promise<ErrorDetails> {
   const details: ErrorDetails = {};
   const scopes = body.scopes;
   if (Array.isArray(scopes) && scopes.length > 0) {
@@ -156,7 +159,7 @@ export async function keyBodyProblems(body: Record<string, unknown>, family: Sco
   return details;
 }
 
-async function checkKeyBody(body: Record<string, unknown>, family: ScopeFamily): Promise<void> {
+async function checkKeyBody(body: Readonly<Record<string, unknown>>, family: ScopeFamily): Promise<void> {
   const details = await keyBodyProblems(body, family);
   if (Object.keys(details).length) throw new ValidationError(details);
 }
@@ -200,9 +203,32 @@ export async function toRecord(item: ApiKeyItem): Promise<KeyRecord> {
   };
 }
 
-function publicAudit(item: Record<string, unknown>): AuditEntry {
-  const { pk: _pk, sk: _sk, ...entry } = item;
-  return entry as unknown as AuditEntry;
+const AUDIT_ACTIONS: ReadonlySet<string> = new Set<AuditAction>(['created', 'updated', 'revoked', 'expired', 'inactive', 'insufficient_scope']);
+
+function isAuditAction(value: unknown): value is AuditAction {
+  return typeof value === 'string' && AUDIT_ACTIONS.has(value);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** An audit item as the API shows it (its keys left out); undefined for an item that is not one. */
+function publicAudit(item: Record<string, unknown>): AuditEntry | undefined {
+  const { id, keyId, action, ipAddress, userAgent, timestamp, details } = item;
+  if (typeof id !== 'string' || typeof keyId !== 'string' || !isAuditAction(action) || typeof ipAddress !== 'string' || typeof userAgent !== 'string' || typeof timestamp !== 'string') return undefined;
+  return { id, keyId, action, ipAddress, userAgent, timestamp, ...(isRecord(details) ? { details } : {}) };
+}
+
+/** A key item of the identity table (the index lists only these under a user's keys). */
+function isApiKeyItem(item: unknown): item is ApiKeyItem {
+  if (!isRecord(item)) return false;
+  return item.sk === 'APIKEY' && typeof item.id === 'string' && typeof item.keyPrefix === 'string' && typeof item.userId === 'string' && typeof item.tenantId === 'string' && Array.isArray(item.scopes);
+}
+
+/** A key's id pointer (the index lists only these under a tenant's keys). */
+function isKeyPointer(item: unknown): item is KeyPointer {
+  return isRecord(item) && item.sk === 'KEYID' && typeof item.keyHash === 'string' && typeof item.userId === 'string' && typeof item.tenantId === 'string';
 }
 
 // ---------- lookups ----------
@@ -253,17 +279,19 @@ async function keysOfUser(userId: string): Promise<ApiKeyItem[]> {
     ExpressionAttributeValues: { ':p': userKeysIndexKey(userId) },
     ScanIndexForward: false,
   });
-  return items as unknown as ApiKeyItem[];
+  return items.flatMap((item) => (isApiKeyItem(item) ? [item] : []));
 }
 
 async function keysOfTenant(tenantId: string): Promise<ApiKeyItem[]> {
-  const pointers = (await queryAll({
-    TableName: identity(),
-    IndexName: 'byParent',
-    KeyConditionExpression: 'gsi1pk = :p',
-    ExpressionAttributeValues: { ':p': tenantKeysIndexKey(tenantId) },
-    ScanIndexForward: false,
-  })) as unknown as KeyPointer[];
+  const pointers = (
+    await queryAll({
+      TableName: identity(),
+      IndexName: 'byParent',
+      KeyConditionExpression: 'gsi1pk = :p',
+      ExpressionAttributeValues: { ':p': tenantKeysIndexKey(tenantId) },
+      ScanIndexForward: false,
+    })
+  ).flatMap((item) => (isKeyPointer(item) ? [item] : []));
   const found = new Map<string, ApiKeyItem>();
   for (let i = 0; i < pointers.length; i += 100) {
     let keys: Record<string, unknown>[] | undefined = pointers.slice(i, i + 100).map((p) => apiKeyItemKey(p.keyHash));
@@ -300,18 +328,13 @@ export interface CreatedKey {
   key: string;
 }
 
-/** A key's creation body, as its route declares it (shared/core-routes.ts; the stack has checked it). */
-export interface CreateKeyInput {
-  name: string;
-  scopes: string[];
-  expiresAt?: string | null;
-  environment?: Environment;
-}
+/** A key's creation body, as its route declares it (body-schemas.ts; the stack has checked it). */
+export type CreateKeyInput = CheckedBody<(typeof keyBodySchemas)['createKey' | 'createApiKey']>;
 
 /** Creates a key for the caller (family decides the scope vocabulary); the key is returned once. */
 export async function createKey(caller: Caller & { auth: AuthContext }, input: CreateKeyInput, family: ScopeFamily): Promise<CreatedKey> {
   const auth = caller.auth;
-  await checkKeyBody(input as unknown as Record<string, unknown>, family);
+  await checkKeyBody(input, family);
   const name = input.name.trim();
   const scopes = [...new Set(input.scopes)];
   const expiresAt = storedExpiry(input.expiresAt);
@@ -386,18 +409,13 @@ export async function getKey(auth: AuthContext, keyId: string): Promise<KeyRecor
   return toRecord(item);
 }
 
-/** A key's change, as its route declares it (shared/core-routes.ts; the stack has checked it). */
-export interface KeyChange {
-  name?: string;
-  scopes?: string[];
-  status?: 'active' | 'inactive';
-  expiresAt?: string | null;
-}
+/** A key's change, as its route declares it (body-schemas.ts; the stack has checked it). */
+export type KeyChange = CheckedBody<(typeof keyBodySchemas)['updateApiKey']>;
 
 /** PATCH {name?, scopes?, status?: active|inactive, expiresAt?}; takes effect at once in this container. */
 export async function updateKey(caller: Caller & { auth: AuthContext }, keyId: string, input: KeyChange = {}): Promise<KeyRecord> {
   const auth = caller.auth;
-  await checkKeyBody(input as Record<string, unknown>, 'api-keys');
+  await checkKeyBody(input, 'api-keys');
   const name = input.name?.trim();
   const scopes = input.scopes && [...new Set(input.scopes)];
   const status: KeyStatus | undefined = input.status;
@@ -501,7 +519,7 @@ export async function listAudit(auth: AuthContext, keyId: string, limit = 100, c
   );
   const last = page.LastEvaluatedKey as { sk?: string } | undefined;
   return {
-    entries: (page.Items ?? []).map(publicAudit),
+    entries: (page.Items ?? []).map(publicAudit).filter((entry) => entry !== undefined),
     nextCursor: last?.sk ? Buffer.from(last.sk, 'utf8').toString('base64url') : null,
   };
 }

@@ -14,6 +14,9 @@
  *   change or a deleted user forget the cached entries at once in the container that made the
  *   change (every family, locally: one process); other containers may still accept the old
  *   session or role for at most SESSION_CACHE_SECONDS. 0 turns the cache off (a read per request).
+ * - A session begun through an identity provider's sign-in (shared/auth/oidc-console.ts) keeps
+ *   the provider's `issuer`, so that signing out can offer the provider's own sign-out.
+ * - A disabled user's sessions are ended when the user is disabled, and refused anyway.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -22,6 +25,7 @@ import { db, getUser, queryByParent, tableName } from '../data/index.js';
 import { logger } from '../logger.js';
 import type { AuthContext, Role } from '../caller.js';
 import { scopesForRole } from '../scopes.js';
+import { isDisabled } from './user-status.js';
 
 export const SESSION_COOKIE = 'session';
 
@@ -51,6 +55,8 @@ export interface SessionItem {
   extendedAt: number;
   /** Epoch seconds; the TTL attribute. */
   expiresAt: number;
+  /** The identity provider the user signed in with (console sign-in), if any. */
+  issuer?: string;
 }
 
 export function hashToken(token: string): string {
@@ -126,7 +132,7 @@ async function sessionAndUser(hash: string): Promise<CachedSession | undefined> 
   const session = Item as SessionItem | undefined;
   if (!session || session.expiresAt <= nowSeconds()) return undefined;
   const user = await getUser(session.userId);
-  if (!user || user.tenantId !== session.tenantId) return undefined;
+  if (!user || user.tenantId !== session.tenantId || isDisabled(user)) return undefined;
   const entry: CachedSession = { session, user: { id: user.id, tenantId: user.tenantId, email: user.email, name: user.name, role: user.role }, readAt: Date.now() };
   const changedMeanwhile = forgottenSince(`s:${hash}`, readStarted) || forgottenSince(`u:${session.userId}`, readStarted);
   if (maxAgeMs > 0 && !changedMeanwhile) {
@@ -136,7 +142,7 @@ async function sessionAndUser(hash: string): Promise<CachedSession | undefined> 
   return entry;
 }
 
-export async function createSession(user: SessionUser): Promise<{ token: string; hash: string; expiresAt: number }> {
+export async function createSession(user: SessionUser, options: { issuer?: string } = {}): Promise<{ token: string; hash: string; expiresAt: number }> {
   const token = randomBytes(32).toString('base64url');
   const hash = hashToken(token);
   const now = nowSeconds();
@@ -151,6 +157,7 @@ export async function createSession(user: SessionUser): Promise<{ token: string;
     createdAt,
     extendedAt: now,
     expiresAt,
+    ...(options.issuer ? { issuer: options.issuer } : {}),
   };
   await db().send(new PutCommand({ TableName: tableName('identity'), Item: item }));
   return { token, hash, expiresAt };
@@ -200,12 +207,15 @@ export async function verifySession(token: string): Promise<AuthContext | undefi
   };
 }
 
-export async function revokeSession(hash: string): Promise<void> {
+/** Ends a session; answers the identity provider it was begun with, if any. */
+export async function revokeSession(hash: string): Promise<{ issuer?: string }> {
   markForgotten(`s:${hash}`);
   cache.delete(hash);
-  await db().send(new DeleteCommand({ TableName: tableName('identity'), Key: sessionKey(hash) }));
+  const { Attributes } = await db().send(new DeleteCommand({ TableName: tableName('identity'), Key: sessionKey(hash), ReturnValues: 'ALL_OLD' }));
   // Again once deleted: a read that began before the delete landed may still have found it.
   markForgotten(`s:${hash}`);
+  const issuer = (Attributes as SessionItem | undefined)?.issuer;
+  return issuer ? { issuer } : {};
 }
 
 /** Ends every session of a user, except `exceptHash` (the caller's own, on a password change). */

@@ -16,6 +16,10 @@
  *   an admin's reset ends all of them.
  * - `preferences` (user) and `settings` (tenant) are JSON objects merged shallowly on PATCH; a
  *   key set to null is removed; each is limited to 10 000 bytes of JSON.
+ * - An admin may disable a user of the tenant (`status: disabled`): every credential of theirs is
+ *   refused until enabled again (shared/auth/user-status.ts); not themself, not the operator.
+ * - Users of an identity provider (shared/auth/oidc-users.ts) show their `issuer`; they have no
+ *   password here, so none can be set for them.
  */
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../errors.js';
 import type { AuthContext } from '../caller.js';
@@ -40,7 +44,9 @@ import {
 import { evictApiKeysOfUser } from './api-keys.js';
 import { isOperator } from './bootstrap.js';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from './passwords.js';
+import { deleteOidcUser, forgetOidcUser, isOidcUser } from './oidc-users.js';
 import { createSession, forgetSessionsOfUser, hashToken, revokeSession, revokeUserSessions } from './sessions.js';
+import { isDisabled, setUserStatus, statusOf, type UserStatus } from './user-status.js';
 import { signedIn } from './sign-in-listeners.js';
 import { bodyValidator } from './validate.js';
 import { invalidateMetadataSources } from '../entities/rules.js';
@@ -78,6 +84,7 @@ interface UpdateUserInput {
   name?: string;
   role?: 'admin' | 'user';
   password?: string;
+  status?: UserStatus;
 }
 const validateUpdateUser = bodyValidator<UpdateUserInput>('updateUser');
 
@@ -137,6 +144,24 @@ function sessionUserView(user: User): SessionUserView {
   return { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId };
 }
 
+/** A user as the API shows it: its public fields, its status, and the identity provider it signs in with. */
+export type UserView = PublicUser & { status: UserStatus; issuer?: string };
+
+export function userView(user: User): UserView {
+  return { ...publicUser(user), status: statusOf(user), ...(isOidcUser(user) ? { issuer: user.issuer } : {}) };
+}
+
+/** Users of an identity provider have no password in this API. */
+function refusePassword(user: User): void {
+  if (isOidcUser(user)) throw new ValidationError({ password: `is managed by the identity provider ${user.issuer}` });
+}
+
+/** A change of a user's role, status or existence: forgotten by this container's caches of the user. */
+function forgetUser(userId: string): void {
+  forgetSessionsOfUser(userId);
+  forgetOidcUser(userId);
+}
+
 function requireAuth(auth: AuthContext | undefined): AuthContext {
   if (!auth) throw new UnauthorizedError();
   return auth;
@@ -182,7 +207,8 @@ export async function login(body: unknown, previousToken?: string): Promise<Logi
   try {
     const user = await getUserByEmail(normalizeEmail(input.email));
     const matches = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
-    if (!user || !matches) throw new UnauthorizedError('Invalid email or password', 'AUTHENTICATION_FAILED');
+    // A disabled user fails like a wrong password: the answer does not tell that the account exists.
+    if (!user || !matches || isDisabled(user)) throw new UnauthorizedError('Invalid email or password', 'AUTHENTICATION_FAILED');
     const session = await createSession(user);
     // The session the browser had before (if any) ends: no session fixation, no stale sessions.
     if (previousToken) await revokeSession(hashToken(previousToken)).catch(() => undefined);
@@ -194,9 +220,11 @@ export async function login(body: unknown, previousToken?: string): Promise<Logi
   }
 }
 
-export async function logout(auth: AuthContext | undefined): Promise<void> {
+/** Ends the caller's session; says which identity provider it was signed in with, if any (its logout is offered). */
+export async function logout(auth: AuthContext | undefined): Promise<{ issuer?: string }> {
   const caller = requireAuth(auth);
-  if (caller.sessionId) await revokeSession(caller.sessionId);
+  if (!caller.sessionId) return {};
+  return revokeSession(caller.sessionId);
 }
 
 /** A new session for the caller; the old one ends. */
@@ -211,11 +239,11 @@ export async function refresh(auth: AuthContext | undefined): Promise<LoginResul
 
 // ---------- the caller ----------
 
-export async function getMe(auth: AuthContext | undefined): Promise<PublicUser> {
-  return publicUser(await currentUser(requireAuth(auth)));
+export async function getMe(auth: AuthContext | undefined): Promise<UserView> {
+  return userView(await currentUser(requireAuth(auth)));
 }
 
-export async function updateMe(auth: AuthContext | undefined, body: unknown): Promise<PublicUser> {
+export async function updateMe(auth: AuthContext | undefined, body: unknown): Promise<UserView> {
   const caller = requireAuth(auth);
   const input = validateUpdateMe(body);
   const user = await currentUser(caller);
@@ -224,6 +252,7 @@ export async function updateMe(auth: AuthContext | undefined, body: unknown): Pr
   if (input.preferences !== undefined) changes.preferences = mergeObject(user.preferences, input.preferences, 'preferences');
   if (input.password !== undefined) {
     if (caller.type !== 'session') throw new ForbiddenError('Changing the password needs a session; an API key cannot do it');
+    refusePassword(user);
     if (!(await verifyPassword(input.currentPassword!, user.passwordHash))) {
       throw new ValidationError({ currentPassword: 'is incorrect' });
     }
@@ -234,12 +263,12 @@ export async function updateMe(auth: AuthContext | undefined, body: unknown): Pr
   else forgetSessionsOfUser(user.id);
   // Preferences are a source of merged metadata, cached per container.
   if (changes.preferences) invalidateMetadataSources({ userId: user.id });
-  return publicUser(updated);
+  return userView(updated);
 }
 
 // ---------- a tenant's users (admins) ----------
 
-export async function createTenantUserAsAdmin(auth: AuthContext | undefined, body: unknown): Promise<PublicUser> {
+export async function createTenantUserAsAdmin(auth: AuthContext | undefined, body: unknown): Promise<UserView> {
   const caller = requireAdmin(auth);
   const input = validateCreateUser(body);
   const user = await createUser({
@@ -249,20 +278,20 @@ export async function createTenantUserAsAdmin(auth: AuthContext | undefined, bod
     role: input.role ?? 'user',
     passwordHash: await hashPassword(input.password),
   });
-  return publicUser(user);
+  return userView(user);
 }
 
-export async function listUsersAsAdmin(auth: AuthContext | undefined): Promise<PublicUser[]> {
+export async function listUsersAsAdmin(auth: AuthContext | undefined): Promise<UserView[]> {
   const caller = requireAdmin(auth);
-  return (await listTenantUsers(caller.tenantId)).map(publicUser);
+  return (await listTenantUsers(caller.tenantId)).map(userView);
 }
 
-export async function getUserAsAdmin(auth: AuthContext | undefined, userId: string): Promise<PublicUser> {
+export async function getUserAsAdmin(auth: AuthContext | undefined, userId: string): Promise<UserView> {
   const caller = requireAdmin(auth);
-  return publicUser(await tenantUser(caller, userId));
+  return userView(await tenantUser(caller, userId));
 }
 
-export async function updateUserAsAdmin(auth: AuthContext | undefined, userId: string, body: unknown): Promise<PublicUser> {
+export async function updateUserAsAdmin(auth: AuthContext | undefined, userId: string, body: unknown): Promise<UserView> {
   const caller = requireAdmin(auth);
   const input = validateUpdateUser(body);
   const user = await tenantUser(caller, userId);
@@ -271,8 +300,13 @@ export async function updateUserAsAdmin(auth: AuthContext | undefined, userId: s
     if (self) throw new ForbiddenError('An admin cannot change their own role');
     if (await isOperator(user, user.tenantId)) throw new ForbiddenError('The platform operator cannot be demoted');
   }
+  if (input.status !== undefined && input.status !== statusOf(user)) {
+    if (self) throw new ForbiddenError('An admin cannot disable themself');
+    if (await isOperator(user, user.tenantId)) throw new ForbiddenError('The platform operator cannot be disabled');
+  }
   if (input.password !== undefined) {
     if (self) throw new ValidationError({ password: 'change your own password with PATCH /api/v1/users/me and currentPassword' });
+    refusePassword(user);
     if (caller.type !== 'session') throw new ForbiddenError('Resetting a password needs a session; an API key cannot do it');
     // Another admin of the default tenant would otherwise take over the operator's account.
     if (await isOperator(user, user.tenantId)) throw new ForbiddenError("The platform operator's password cannot be reset through the API");
@@ -282,11 +316,13 @@ export async function updateUserAsAdmin(auth: AuthContext | undefined, userId: s
     ...(input.role !== undefined ? { role: input.role } : {}),
     ...(input.password !== undefined ? { passwordHash: await hashPassword(input.password) } : {}),
   };
-  const updated = await updateUser(user.id, changes);
-  if (changes.role !== undefined) evictApiKeysOfUser(user.id);
-  forgetSessionsOfUser(user.id);
-  if (changes.passwordHash) await revokeUserSessions(user.id);
-  return publicUser(updated);
+  const statusChanged = input.status !== undefined && input.status !== statusOf(user);
+  if (statusChanged) await setUserStatus(user.id, input.status!);
+  const updated = Object.keys(changes).length ? await updateUser(user.id, changes) : ((await getUser(user.id)) ?? user);
+  if (changes.role !== undefined || statusChanged) evictApiKeysOfUser(user.id);
+  forgetUser(user.id);
+  if (changes.passwordHash || input.status === 'disabled') await revokeUserSessions(user.id);
+  return userView(updated);
 }
 
 export async function deleteUserAsAdmin(auth: AuthContext | undefined, userId: string): Promise<{ id: string }> {
@@ -294,8 +330,10 @@ export async function deleteUserAsAdmin(auth: AuthContext | undefined, userId: s
   const user = await tenantUser(caller, userId);
   if (user.id === caller.user.id) throw new ForbiddenError('An admin cannot delete themself');
   if (await isOperator(user, user.tenantId)) throw new ForbiddenError('The platform operator cannot be deleted');
-  await deleteUser(user);
+  if (isOidcUser(user)) await deleteOidcUser(user);
+  else await deleteUser(user);
   evictApiKeysOfUser(user.id);
+  forgetOidcUser(user.id);
   await revokeUserSessions(user.id);
   return { id: user.id };
 }

@@ -1,9 +1,11 @@
 /**
- * The data area's front door: the DynamoDB client (created once), the repositories of the identity
- * and records tables, key building (pure), unique values, rate counters, the live layout the
- * writes follow, and the per-request usage. Everything else under shared/data/ is the area's own.
- * usage.ts is also a narrow entry: the middleware stack loads it at every cold start, without the
- * SDK the client brings.
+ * The data area's front door: the DynamoDB client (created once), the identity repository, the
+ * records table in its parts (the live layout value; where a record lives; what it is listed and
+ * counted under; the items, events and transactions built from those; sending them; the readers),
+ * unique values, rate counters, and the per-request usage. Everything else under shared/data/ is
+ * the area's own. Narrow entries: usage.ts (the middleware stack loads it at every cold start,
+ * without the SDK the client brings), and the pure layout.ts, partitions.ts and listings.ts (the
+ * query planner's key building, which the API description loads at cold start).
  */
 export { busyDelay, BUSY_ATTEMPTS, whileBusy } from './busy.js';
 export { db, tableName } from './client.js';
@@ -33,7 +35,7 @@ export {
   type User,
   type UserChanges,
 } from './identity.js';
-export { setLiveLayout, type LiveLayout } from './live-layout.js';
+export { consolidatedFields, indexedFields, type LiveLayout } from './layout.js';
 export {
   apiKeySubject,
   clearLeases,
@@ -49,78 +51,17 @@ export {
   type CounterSpec,
   type CounterState,
 } from './rate-counters.js';
-export {
-  basePartitions,
-  consolidatedFields,
-  copyItem,
-  counterUpdates,
-  createTransaction,
-  deleteTransaction,
-  EVENT_TTL_SECONDS,
-  eventItem,
-  eventPartition,
-  fieldPartition,
-  fromItem,
-  homeKey,
-  indexedFields,
-  invertedTime,
-  LAGGING_ATTRIBUTES,
-  layoutFor,
-  listingPartitionFor,
-  listings,
-  listingSortKey,
-  MAX_PARTITION_KEY_BYTES,
-  newRecordPuts,
-  ownListing,
-  randomShard,
-  recordKey,
-  recordShardKey,
-  reshard,
-  eventShardCounts,
-  heldShards,
-  keyShardCount,
-  maintainedShards,
-  shardCount,
-  shardKeys,
-  shardOf,
-  unshardedKey,
-  writeShardCount,
-  storedFromItem,
-  tokenField,
-  totalSource,
-  updateTransaction,
-  versionGuard,
-  withMaintainedShards,
-  type ChangeType,
-  type Key,
-  type Listing,
-  type StoredRecord,
-  type TableNames,
-  type TransactItem,
-  type Viewer,
-} from './records-keys.js';
-export {
-  batchGet,
-  batchKey,
-  CONFLICT_ATTEMPTS,
-  conflictBackoff,
-  firstPage,
-  getRecord,
-  MAX_ID_LENGTH,
-  pageAfter,
-  queryAll,
-  queryPartition,
-  readCounter,
-  readCounters,
-  readRecords,
-  recordTables,
-  sendTransaction,
-  skipEntries,
-  transact,
-  WriteConflict,
-  type BatchRequest,
-  type PartitionPage,
-} from './records.js';
+export { type Key, type StoredRecord, type TableItem, type TableNames, type TransactItem } from './record-item.js';
+export { heldShards, homeKey, keyShardCount, listingSortKey, ownListing, recordKey, shardKeys, uninvertedMs } from './partitions.js';
+export { listingPartitionFor, listings, type Listing, type Viewer } from './listings.js';
+export { counterUpdates, randomShard, reshard, totalSource } from './counters.js';
+export { copyItem, fromItem, LAGGING_ATTRIBUTES, storedFromItem, withMaintainedShards } from './items.js';
+export { EVENT_TTL_SECONDS, eventItem, eventPartition, type ChangeType } from './change-events.js';
+export { createTransaction, deleteTransaction, newRecordPuts, updateTransaction, versionGuard } from './transactions.js';
+export { CONFLICT_ATTEMPTS, conflictBackoff, recordTables, sendTransaction, transact, WriteConflict } from './transact.js';
+export { batchGet, batchKey, getRecord, MAX_ID_LENGTH, readRecords, type BatchRequest } from './read-records.js';
+export { firstPage, pageAfter, queryPartition, readCounter, readCounters, skipEntries, type PartitionPage } from './read-pages.js';
+export { queryAll } from './read-all.js';
 export { mergeFirst, mergeSorted, type ShardRead, type ShardReader } from './merge.js';
 export { holdsValue, oversizedUniques, uniqueFields, uniqueItem, uniqueKey, uniqueKeyFits, uniquePutField } from './unique-keys.js';
 export { currentUsage, foregroundActivity, withRequestUsage, type ForegroundActivity, type RequestUsage } from './usage.js';

@@ -1,5 +1,5 @@
 /**
- * The k-way merge of a sharded listing partition (shared/data/records-keys.ts, write shards):
+ * The k-way merge of a sharded listing partition (partitions.ts, write shards):
  * every shard is sorted by its key (the listing sort key), each record is in exactly one shard,
  * so the first `want` items of the whole partition are the first `want` of the shards' items
  * merged. Shards are read lazily: each first gives a few items (about its share of `want`), and

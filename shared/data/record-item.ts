@@ -1,9 +1,11 @@
 /**
  * What every item of the records table is built from: a stored record, a key, one item of a
- * transaction, and how a value is spelled inside a key. Kept apart from records-keys.ts (the
- * listing layout) and unique-keys.ts (uniqueness items), which both build on it.
+ * transaction, the tables written, and how a value is spelled inside a key or a counter's
+ * attribute name. The parts of the records table build on it: partitions.ts (where a record
+ * lives), listings.ts and counters.ts (what it is listed and counted under), items.ts and
+ * transactions.ts (the items and transactions), unique-keys.ts (uniqueness items).
  */
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { NativeAttributeValue, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 
 /** DynamoDB's limit on a partition key value (UTF-8 bytes). */
 export const MAX_PARTITION_KEY_BYTES = 2048;
@@ -42,7 +44,7 @@ export interface StoredRecord {
   uniques?: string[];
   /**
    * On a record item: the write shard counts its listing copies and counts are kept under
-   * (shared/data/records-keys.ts); absent: [1]. Two while a change of `writeShards` is migrated.
+   * (partitions.ts); absent: [1]. Two while a change of `writeShards` is migrated.
    * Never on a copy; never shown.
    */
   ws?: number[];
@@ -54,6 +56,28 @@ export interface Key {
 }
 
 /**
+ * A record or listing-copy item as the records table holds it: the record, its key and kind, and
+ * the marks of a copy (`partial`) or of an earlier version's copy (`_search`). What the document
+ * client returns untyped is read as this at the one place it is read (items.ts storedFromItem).
+ */
+export interface RecordItem extends StoredRecord {
+  pk: string;
+  sk: string;
+  kind: string;
+  partial?: boolean;
+  _search?: unknown;
+}
+
+/** An item as the document client returns it: attributes of any type. */
+export type TableItem = Record<string, NativeAttributeValue>;
+
+/** The tables a record's writes go to. */
+export interface TableNames {
+  records: string;
+  events: string;
+}
+
+/**
  * encodeURIComponent, except that a lone surrogate (which it refuses) becomes `%u` and four hex digits, a form
  * encodeURIComponent never produces: values stay distinct and well-formed text is unchanged.
  */
@@ -61,4 +85,9 @@ export function encodeKeyValue(text: string): string {
   return text.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]|[\uD800-\uDFFF]|[^\uD800-\uDFFF]+/g, (part) =>
     part.length === 1 && part >= '\uD800' && part <= '\uDFFF' ? `%u${part.charCodeAt(0).toString(16).toUpperCase()}` : encodeURIComponent(part),
   );
+}
+
+/** The attribute of a base partition's counter items counting one of its field partitions (`#status=todo`). */
+export function countAttribute(field: string, value: unknown): string {
+  return `#${field}=${encodeKeyValue(String(value))}`;
 }

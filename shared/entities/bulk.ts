@@ -3,7 +3,7 @@
  * `{updated, failed, items, failures: [{index, id, error, code, details?}]}` and bulk delete
  * `DELETE /api/v1/{entity}` `{ids}` → 200 `{deleted, failed, failures}` (CONTRACT.md). At most 100
  * each. Every item goes through the single operation of shared/entities/service.ts
- * (updateRecord / deleteRecord), so validation, references, row-level security (another user's
+ * (updateStored / removeStored, with the layout loaded once for the request), so validation, references, row-level security (another user's
  * id fails with NOT_FOUND and nothing of theirs changes), soft delete, the version guard and the
  * change event are exactly those of PATCH/DELETE /api/v1/{entity}/{id}: one TransactWriteItems
  * per item, atomic per item, not across items. Disabled operations (405) and missing scopes
@@ -17,9 +17,10 @@
 import type { AuthContext } from '../caller.js';
 import { BadRequestError, toApiError, ValidationError } from '../errors.js';
 import type { LoadedEntity } from '../registry/index.js';
-import { requireCaller, requireOperation, requirePermission } from './access.js';
+import { loadLayouts } from '../migrations/index.js';
 import { preconditionsOfValue } from './preconditions.js';
-import { deleteRecord, updateRecord } from './service.js';
+import { present } from './present.js';
+import { mayDelete, mayUpdate, removeStored, updateStored } from './service.js';
 
 export const MAX_BULK_ITEMS = 100;
 const IN_FLIGHT = 4;
@@ -97,12 +98,12 @@ export interface BulkDeleteResult {
 
 /** `body` is `{updates: [{id, ifMatch?, ...fields}]}`; `replaceMetadata` as for one record's update. */
 export async function bulkUpdate(entity: LoadedEntity, caller: AuthContext | undefined, body: unknown, options: { replaceMetadata?: boolean } = {}): Promise<BulkUpdateResult> {
-  requireOperation(entity, 'update');
-  const auth = requireCaller(caller);
-  requirePermission(entity, 'update', auth);
+  const auth = mayUpdate(entity, caller);
   const updates = listOf(body, 'updates');
   duplicates(updates.map((u) => (isPlainObject(u) ? u.id : undefined)), 'updates');
   const replaceMetadata = options.replaceMetadata === true;
+  // Every item with the layout loaded once, for the request.
+  const layouts = await loadLayouts();
   const results = await each(updates.length, async (i) => {
     const update = updates[i];
     if (!isPlainObject(update) || BAD_ID(update.id)) {
@@ -110,7 +111,7 @@ export async function bulkUpdate(entity: LoadedEntity, caller: AuthContext | und
     }
     const { id, ifMatch, ...fields } = update;
     try {
-      return { record: await updateRecord(entity, id as string, auth, fields, { replaceMetadata, preconditions: preconditionsOfValue(ifMatch) }) };
+      return { record: present(entity, await updateStored(layouts, entity, id as string, auth, fields, { replaceMetadata, preconditions: preconditionsOfValue(ifMatch) })) };
     } catch (error) {
       return { failure: failureOf(i, id, error) };
     }
@@ -122,14 +123,13 @@ export async function bulkUpdate(entity: LoadedEntity, caller: AuthContext | und
 
 /** `body` is `{ids: [id | {id, ifMatch}]}` (undefined: the request had no body). */
 export async function bulkDelete(entity: LoadedEntity, caller: AuthContext | undefined, body: unknown): Promise<BulkDeleteResult> {
-  requireOperation(entity, 'delete');
-  const auth = requireCaller(caller);
-  requirePermission(entity, 'delete', auth);
+  const auth = mayDelete(entity, caller);
   if (body === undefined) throw new BadRequestError('A bulk delete needs a JSON body {ids: [...]}', { ids: 'is required' });
   const entries = listOf(body, 'ids');
   // An entry is an id, or {id, ifMatch}.
   const ids = entries.map((entry) => (isPlainObject(entry) ? entry.id : entry));
   duplicates(ids, 'ids');
+  const layouts = await loadLayouts();
   const results = await each(ids.length, async (i) => {
     const id = ids[i];
     const entry = entries[i];
@@ -138,7 +138,7 @@ export async function bulkDelete(entity: LoadedEntity, caller: AuthContext | und
       return { failure: failureOf(i, id, new ValidationError({ [`ids[${i}]`]: 'takes only id and ifMatch' })) };
     }
     try {
-      await deleteRecord(entity, id as string, auth, isPlainObject(entry) ? preconditionsOfValue(entry.ifMatch) : undefined);
+      await removeStored(layouts, entity, id as string, auth, isPlainObject(entry) ? preconditionsOfValue(entry.ifMatch) : undefined);
       return { id: id as string };
     } catch (error) {
       return { failure: failureOf(i, id, error) };

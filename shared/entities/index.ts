@@ -5,13 +5,11 @@
  */
 export * from './rules.js';
 export { bulkDelete, bulkUpdate, type BulkDeleteResult, type BulkFailure, type BulkUpdateResult } from './bulk.js';
+export { childEntity, createChild, listChildren } from './children.js';
 export {
-  childEntity,
-  createChild,
   createRecord,
   createRecordWithEtag,
   deleteRecord,
-  listChildren,
   listRecords,
   readRecord,
   updateRecord,

@@ -13,7 +13,7 @@
  * - read-all: every copy of the narrowest partition (in the key range), filter pushed down,
  *   search words matched as each Query's copies arrive;
  * - on every path, the records of the partial copies read (records over 1 KB) with ONE
- *   BatchGetItem per 100 (shared/data/records.ts resolveCopies); on read-all, only those whose
+ *   BatchGetItem per 100 (shared/data/read-records.ts resolveCopies); on read-all, only those whose
  *   copy does not already rule them out;
  * - ids: ONE BatchGetItem.
  * On an entity with write shards, each Query of a partition above is one per shard, in parallel,
@@ -23,7 +23,6 @@
 import {
   firstPage,
   LAGGING_ATTRIBUTES,
-  layoutFor,
   listingSortKey,
   MAX_ID_LENGTH,
   pageAfter,
@@ -33,6 +32,8 @@ import {
   readRecords,
   skipEntries,
   totalSource,
+  uninvertedMs,
+  type LiveLayout,
   type PartitionPage,
   type StoredRecord,
   type Viewer,
@@ -59,12 +60,11 @@ import {
   valueAt,
 } from '../query/index.js';
 import type { LoadedEntity } from '../registry/index.js';
-import { ensureLayouts } from '../migrations/index.js';
 
 export { DEFAULT_LIMIT, MAX_LIMIT } from '../query/index.js';
 
-export function planList(entity: LoadedEntity, viewer: Viewer, spec: QuerySpec, parent?: { field: string; value: unknown }): ListPlan {
-  return planQuery(entity, viewer, spec, parent);
+export function planList(layout: LiveLayout, viewer: Viewer, spec: QuerySpec, parent?: { field: string; value: unknown }): ListPlan {
+  return planQuery(layout, viewer, spec, parent);
 }
 
 export interface DistinctValue {
@@ -114,8 +114,6 @@ async function cursorOf(plan: ListPlan, key: Buffer): Promise<QueryCursor | unde
   return translated;
 }
 
-const MAX_EPOCH_MS = 9_999_999_999_999;
-
 /** A cursor of the other path, in default order, as this plan's path continues it; undefined when it is not one. */
 function translateCursor(plan: ListPlan, cursor: QueryCursor): QueryCursor | undefined {
   if (!isDefaultOrder(plan.spec.sort) || plan.spec.distinct || plan.kind === 'ids') return undefined;
@@ -125,7 +123,7 @@ function translateCursor(plan: ListPlan, cursor: QueryCursor): QueryCursor | und
   if (plan.kind === 'read-all' && cursor.s !== undefined) {
     const match = /^(\d{13})#(.+)$/.exec(cursor.s);
     if (!match) return undefined;
-    return { h: cursor.h, p: cursor.p, v: [new Date(MAX_EPOCH_MS - Number(match[1])).toISOString()], i: match[2] };
+    return { h: cursor.h, p: cursor.p, v: [new Date(uninvertedMs(match[1])).toISOString()], i: match[2] };
   }
   return undefined;
 }
@@ -142,32 +140,32 @@ function nextOf(paging: Paging, position: Omit<QueryCursor, 'h' | 'p'> | undefin
   return position ? encodeQueryCursor({ h: paging.plan.hash, p: paging.page + 1, ...position }, paging.key) : null;
 }
 
-async function readPartition(entity: LoadedEntity, paging: Paging): Promise<ListResult> {
+async function readPartition(layout: LiveLayout, paging: Paging): Promise<ListResult> {
   const { partition } = paging.plan;
-  const source = totalSource(entity, paging.plan.base, paging.plan.candidates[0]);
+  const source = totalSource(layout, paging.plan.base, paging.plan.candidates[0]);
   const { limit } = paging.plan.spec;
   const { page, cursor } = paging;
   let result: PartitionPage;
   let total: number;
   if (cursor?.s) {
-    [result, total] = await Promise.all([pageAfter(entity, partition, cursor.s, limit), readCounter(source)]);
+    [result, total] = await Promise.all([pageAfter(layout, partition, cursor.s, limit), readCounter(source)]);
   } else if (page === 1) {
-    result = await firstPage(entity, source, limit);
+    result = await firstPage(layout, source, limit);
     total = result.total ?? 0;
   } else {
     const skipped = await skipEntries(source, (page - 1) * limit);
     total = skipped.total;
-    result = skipped.lastSk ? await pageAfter(entity, partition, skipped.lastSk, limit) : { records: [], more: false };
+    result = skipped.lastSk ? await pageAfter(layout, partition, skipped.lastSk, limit) : { records: [], more: false };
   }
   const next = result.more && result.lastSk ? nextOf(paging, { s: result.lastSk }) : null;
   return { records: result.records, pagination: paginationOf(page, limit, total, next) };
 }
 
 /** With several indexed equalities, the partition with the fewest copies (their counters read in parallel). */
-async function narrowest(entity: LoadedEntity, plan: ListPlan): Promise<{ partition: string; answered?: ListPlan['candidates'][number] }> {
+async function narrowest(layout: LiveLayout, plan: ListPlan): Promise<{ partition: string; answered?: ListPlan['candidates'][number] }> {
   if (plan.candidates.length === 0) return { partition: plan.base };
   if (plan.candidates.length === 1) return { partition: plan.candidates[0].partition, answered: plan.candidates[0] };
-  const counts = await readCounters(plan.candidates.map((c) => totalSource(entity, plan.base, c)));
+  const counts = await readCounters(plan.candidates.map((c) => totalSource(layout, plan.base, c)));
   const best = [...plan.candidates].sort((a, b) => (counts.get(a.partition) ?? 0) - (counts.get(b.partition) ?? 0))[0];
   return { partition: best.partition, answered: best };
 }
@@ -229,7 +227,7 @@ function inMemory(entity: LoadedEntity, plan: ListPlan): (r: StoredRecord) => bo
 
 /**
  * Whether a partial listing copy holds the value at a path: data fields and metadata may be left
- * out, and updatedAt may lag behind the record's (shared/data/records-keys.ts unchangedCopy).
+ * out, and updatedAt may lag behind the record's (shared/data/items.ts unchangedCopy).
  */
 function holds(copy: StoredRecord, path: readonly string[]): boolean {
   if (path[0] === 'data') return Object.prototype.hasOwnProperty.call(copy.data ?? {}, path[1]);
@@ -256,24 +254,24 @@ function mayMatch(entity: LoadedEntity, plan: ListPlan): (copy: StoredRecord) =>
  * still writes defaults into records stored before the field existed (those records hold no
  * value yet, and read as the default: the condition is checked in memory on what they read as).
  */
-function pushable(entity: LoadedEntity, condition: ListPlan['conditions'][number]): boolean {
-  const layout = layoutFor(entity);
+function pushable(layout: LiveLayout, condition: ListPlan['conditions'][number]): boolean {
   if (layout.settled) return true;
   const path = condition.field.path;
   return !(path.length === 2 && path[0] === 'data' && path[1] in layout.defaults);
 }
 
-export async function executeList(entity: LoadedEntity, plan: ListPlan, visible: (r: StoredRecord) => boolean): Promise<ListResult> {
-  await ensureLayouts();
+/** The page a plan answers, read with the layout it was planned on. */
+export async function executeList(layout: LiveLayout, plan: ListPlan, visible: (r: StoredRecord) => boolean): Promise<ListResult> {
+  const { entity } = layout;
   const key = await deploymentKey('cursor');
   const cursor = await cursorOf(plan, key);
   const paging: Paging = { plan, key, cursor, page: cursor?.p ?? plan.spec.page };
   if (plan.kind === 'empty') return { records: [], ...(plan.spec.distinct ? { distinct: [] } : {}), pagination: paginationOf(paging.page, plan.spec.limit, 0, null) };
-  if (plan.kind === 'partition') return readPartition(entity, paging);
+  if (plan.kind === 'partition') return readPartition(layout, paging);
   if (plan.kind === 'ids') {
     // No record has an id longer than MAX_ID_LENGTH (and DynamoDB refuses such keys).
     const ids = (plan.spec.ids ?? []).filter((id) => id.length <= MAX_ID_LENGTH);
-    const found = await readRecords(entity, ids.map((id) => ({ id, tenantId: plan.tenantId })));
+    const found = await readRecords(layout, ids.map((id) => ({ id, tenantId: plan.tenantId })));
     const records = ids
       .map((id) => found.get(id))
       .filter((record): record is StoredRecord => record !== undefined)
@@ -282,12 +280,12 @@ export async function executeList(entity: LoadedEntity, plan: ListPlan, visible:
     const unique = [...new Map(records.map((r) => [r.id, r])).values()];
     return finish(entity, paging, unique.filter(inMemory(entity, plan)));
   }
-  const { partition, answered } = await narrowest(entity, plan);
+  const { partition, answered } = await narrowest(layout, plan);
   // Search words are matched in memory, page by page as the Queries come back (copies carry no
-  // folded text: shared/data/records-keys.ts); only the matches are kept. Partial copies pass the
+  // folded text: shared/data/items.ts); only the matches are kept. Partial copies pass the
   // pushed-down filter and are judged on their records (queryAll), so filters, search and sorts on
   // values they left out see the whole record.
-  const pushed = buildFilterExpression(plan.conditions.filter((c) => c !== answered?.condition && pushable(entity, c))).pushed;
-  const records = await queryAll(entity, partition, { range: plan.keyRange, filter: pushed, keep: inMemory(entity, plan), mayKeep: mayMatch(entity, plan) });
+  const pushed = buildFilterExpression(plan.conditions.filter((c) => c !== answered?.condition && pushable(layout, c))).pushed;
+  const records = await queryAll(layout, partition, { range: plan.keyRange, filter: pushed, keep: inMemory(entity, plan), mayKeep: mayMatch(entity, plan) });
   return finish(entity, paging, records);
 }

@@ -18,14 +18,26 @@ export interface PresentOptions {
 
 export type PublicRecord = Record<string, unknown> & { id: string };
 
+const shownKeys = new WeakMap<LoadedEntity, { fields: readonly string[]; links: readonly string[] }>();
+
+/** The fields a record shows (definition order, protected ones left out) and its manyToMany id lists: once per definition. */
+function shownOf(entity: LoadedEntity): { fields: readonly string[]; links: readonly string[] } {
+  let found = shownKeys.get(entity);
+  if (!found) {
+    found = { fields: Object.keys(entity.fields).filter((name) => !PROTECTED.has(name)), links: linkKeys(entity) };
+    shownKeys.set(entity, found);
+  }
+  return found;
+}
+
 export function present(entity: LoadedEntity, record: StoredRecord, options: PresentOptions = {}): PublicRecord {
   const out: PublicRecord = { id: record.id };
-  for (const name of Object.keys(entity.fields)) {
-    if (PROTECTED.has(name)) continue;
+  const { fields, links } = shownOf(entity);
+  for (const name of fields) {
     const value = record.data[name];
     if (value !== undefined) out[name] = value;
   }
-  for (const key of linkKeys(entity)) out[key] = (record.data[key] as string[] | undefined) ?? [];
+  for (const key of links) out[key] = (record.data[key] as string[] | undefined) ?? [];
   out.createdAt = record.createdAt;
   out.updatedAt = record.updatedAt;
   if (record.deletedAt) out.deletedAt = record.deletedAt;

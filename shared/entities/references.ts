@@ -5,6 +5,7 @@
  * identity and records tables); every failing field is reported at once (422).
  */
 import { batchGet, batchKey, fromItem, recordKey, userKey, type BatchRequest, type Key } from '../data/index.js';
+import type { LiveLayouts } from '../migrations/index.js';
 import { ValidationError } from '../errors.js';
 import type { AuthContext } from '../caller.js';
 import { findEntity, type LoadedEntity } from '../registry/index.js';
@@ -32,18 +33,18 @@ export function referenceChecks(entity: LoadedEntity, data: Record<string, unkno
   return checks;
 }
 
-function keyOf(target: string, id: string, tenantId: string): { table: 'records' | 'identity'; key: Key } | undefined {
+function keyOf(layouts: LiveLayouts, target: string, id: string, tenantId: string): { table: 'records' | 'identity'; key: Key } | undefined {
   if (target === 'users') return { table: 'identity', key: userKey(id) };
   const entity = findEntity(target);
-  return entity ? { table: 'records', key: recordKey(entity, id, tenantId) } : undefined;
+  return entity ? { table: 'records', key: recordKey(layouts.of(entity), id, tenantId) } : undefined;
 }
 
 /** The reads every check needs (records of the caller's tenant), for one BatchGetItem. */
-export function referenceReads(checks: readonly Check[], auth: AuthContext): BatchRequest[] {
+export function referenceReads(layouts: LiveLayouts, checks: readonly Check[], auth: AuthContext): BatchRequest[] {
   const requests: BatchRequest[] = [];
   for (const check of checks) {
     for (const id of check.ids) {
-      const k = keyOf(check.target, id, auth.tenantId);
+      const k = keyOf(layouts, check.target, id, auth.tenantId);
       if (k) requests.push({ table: k.table, keys: [k.key] });
     }
   }
@@ -51,13 +52,14 @@ export function referenceReads(checks: readonly Check[], auth: AuthContext): Bat
 }
 
 /** What is wrong with one check, given what the batch read found; undefined when it holds. */
-export function referenceProblem(check: Check, data: Record<string, unknown>, found: Map<string, Record<string, unknown>>, auth: AuthContext): string | undefined {
+export function referenceProblem(layouts: LiveLayouts, check: Check, data: Record<string, unknown>, found: Map<string, Record<string, unknown>>, auth: AuthContext): string | undefined {
   const missing = check.ids.filter((id) => {
-    const k = keyOf(check.target, id, auth.tenantId);
+    const k = keyOf(layouts, check.target, id, auth.tenantId);
     const item = k && found.get(batchKey(k.table, k.key));
     if (!item) return true;
     if (check.target === 'users') return item.tenantId !== auth.tenantId;
-    return !canSee(findEntity(check.target)!, fromItem(item), auth);
+    const target = findEntity(check.target)!;
+    return !canSee(target, fromItem(layouts.of(target), item), auth);
   });
   if (missing.length === 0) return undefined;
   const unknown = `(unknown: ${missing.join(', ')})`;
@@ -66,13 +68,13 @@ export function referenceProblem(check: Check, data: Record<string, unknown>, fo
   return `must be ids of ${check.target} records you can see ${unknown}`;
 }
 
-export async function checkReferences(entity: LoadedEntity, data: Record<string, unknown>, auth: AuthContext, skip: readonly string[] = []): Promise<void> {
+export async function checkReferences(layouts: LiveLayouts, entity: LoadedEntity, data: Record<string, unknown>, auth: AuthContext, skip: readonly string[] = []): Promise<void> {
   const checks = referenceChecks(entity, data, skip);
   if (checks.length === 0) return;
-  const found = await batchGet(referenceReads(checks, auth));
+  const found = await batchGet(referenceReads(layouts, checks, auth));
   const details: Record<string, string> = {};
   for (const check of checks) {
-    const problem = referenceProblem(check, data, found, auth);
+    const problem = referenceProblem(layouts, check, data, found, auth);
     if (problem) details[check.field] = problem;
   }
   if (Object.keys(details).length) throw new ValidationError(details);

@@ -22,6 +22,7 @@ import {
   type Key,
   type StoredRecord,
 } from '../data/index.js';
+import type { LiveLayouts } from '../migrations/index.js';
 import { BadRequestError } from '../errors.js';
 import type { AuthContext } from '../caller.js';
 import { findEntity, type LoadedEntity, type RelationDefinition } from '../registry/index.js';
@@ -82,9 +83,9 @@ export function parseIncludes(entity: LoadedEntity, query: Record<string, string
 }
 
 /** Where an included record is read: as the caller may find it (their tenant; none when anonymous). */
-function targetKey(target: string, id: string, auth: AuthContext | undefined): { table: 'records' | 'identity'; key: Key } {
+function targetKey(layouts: LiveLayouts, target: string, id: string, auth: AuthContext | undefined): { table: 'records' | 'identity'; key: Key } {
   if (target === 'users') return { table: 'identity', key: userKey(id) };
-  return { table: 'records', key: recordKey(findEntity(target)!, id, auth?.tenantId) };
+  return { table: 'records', key: recordKey(layouts.of(findEntity(target)!), id, auth?.tenantId) };
 }
 
 function idsOf(record: StoredRecord, relation: RelationDefinition): string[] {
@@ -93,8 +94,9 @@ function idsOf(record: StoredRecord, relation: RelationDefinition): string[] {
   return typeof value === 'string' && value ? [value] : [];
 }
 
-/** Adds the included relations to each presented record (same order as `records`). */
+/** Adds the included relations to each presented record (same order as `records`), read with the request's layouts. */
 export async function attachRelations(
+  layouts: LiveLayouts,
   entity: LoadedEntity,
   records: StoredRecord[],
   presented: PublicRecord[],
@@ -110,7 +112,7 @@ export async function attachRelations(
   for (const inc of lookups) {
     for (const record of records) {
       for (const id of idsOf(record, inc.relation)) {
-        const { table, key } = targetKey(inc.relation.entity, id, auth);
+        const { table, key } = targetKey(layouts, inc.relation.entity, id, auth);
         requests.push({ table, keys: [key] });
       }
     }
@@ -118,11 +120,11 @@ export async function attachRelations(
   const children = includes.filter((i) => i.relation.type === 'hasMany');
   const [found, childLists] = await Promise.all([
     requests.length ? batchGet(requests) : Promise.resolve(new Map<string, Record<string, unknown>>()),
-    Promise.all(children.map((inc) => Promise.all(records.map((r) => childrenOf(inc.relation, r, auth))))),
+    Promise.all(children.map((inc) => Promise.all(records.map((r) => childrenOf(layouts, inc.relation, r, auth))))),
   ]);
 
   const resolve = (target: string, id: string): { stored?: StoredRecord; out: Record<string, unknown> } | undefined => {
-    const { table, key } = targetKey(target, id, auth);
+    const { table, key } = targetKey(layouts, target, id, auth);
     const item = found.get(batchKey(table, key));
     if (!item) return undefined;
     if (target === 'users') {
@@ -130,7 +132,7 @@ export async function attachRelations(
       return { out: { id: item.id, name: item.name, email: item.email } };
     }
     const targetEntity = findEntity(target)!;
-    const stored = fromItem(item);
+    const stored = fromItem(layouts.of(targetEntity), item);
     return canSee(targetEntity, stored, auth) ? { stored, out: present(targetEntity, stored) } : undefined;
   };
 
@@ -168,15 +170,15 @@ export async function attachRelations(
   });
 
   for (const [inc, entry] of nestedOf) {
-    await attachRelations(findEntity(inc.relation.entity)!, entry.stored, entry.out, inc.nested ?? [], auth);
+    await attachRelations(layouts, findEntity(inc.relation.entity)!, entry.stored, entry.out, inc.nested ?? [], auth);
   }
 }
 
 /** The children of one parent the caller may see: one Query on the child's indexed partition. */
-async function childrenOf(relation: RelationDefinition, parent: StoredRecord, auth: AuthContext | undefined): Promise<StoredRecord[]> {
+async function childrenOf(layouts: LiveLayouts, relation: RelationDefinition, parent: StoredRecord, auth: AuthContext | undefined): Promise<StoredRecord[]> {
   const child = findEntity(relation.entity)!;
   if (!child.access.public && !auth) return [];
   const partition = listingPartitionFor(child, viewerOf(auth), { field: relation.foreignKey, value: parent.id });
-  const records = await queryPartition(child, partition, MAX_INCLUDED_CHILDREN);
+  const records = await queryPartition(layouts.of(child), partition, MAX_INCLUDED_CHILDREN);
   return records.filter((r) => canSee(child, r, auth));
 }

@@ -14,7 +14,7 @@
  * error envelope `{success: false, error, code}`.
  */
 import { execute, GraphQLError, parse, validate, type DocumentNode } from 'graphql';
-import { ensureLayouts } from '../migrations/index.js';
+import { loadLayouts } from '../migrations/index.js';
 import { ApiError, toApiError } from '../errors.js';
 import { jsonDepth, MAX_JSON_DEPTH } from '../json-depth.js';
 import type { ApiRequest, Reply } from '../http/index.js';
@@ -74,8 +74,6 @@ function paramsOf(req: ApiRequest): GraphQLParams | Reply {
 let connections: Set<string> | undefined;
 
 export async function runGraphQL(req: ApiRequest): Promise<Reply> {
-  // Records are read (defaults of new fields filled in) and planned with the layouts loaded now.
-  await ensureLayouts();
   const params = paramsOf(req);
   if ('status' in params) return params as Reply;
   const { query, variables, operationName } = params as GraphQLParams;
@@ -111,7 +109,9 @@ export async function runGraphQL(req: ApiRequest): Promise<Reply> {
     });
   }
 
-  const contextValue: GraphQLContext = { req, auth: req.auth, loader: new RelatedLoader(req.auth) };
+  // Related records are read with the layouts loaded now, once for the request (the resolvers'
+  // services load theirs: the same value while it is fresh).
+  const contextValue: GraphQLContext = { req, auth: req.auth, loader: new RelatedLoader(req.auth, await loadLayouts()) };
   const result = await execute({ schema, document, variableValues: vars, operationName: operationName as string | undefined, contextValue });
   const errors = result.errors?.map((e) => formatError(e, req.requestId));
   // No data at all: the variables did not coerce (a request error).

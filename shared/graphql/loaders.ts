@@ -9,6 +9,7 @@
 import { batchGet, batchKey, fromItem, recordKey, userKey, type Key } from '../data/index.js';
 import { canSee, present } from '../entities/index.js';
 import type { AuthContext } from '../caller.js';
+import type { LiveLayouts } from '../migrations/index.js';
 import { findEntity } from '../registry/index.js';
 
 type Related = Record<string, unknown> | null;
@@ -20,7 +21,10 @@ export class RelatedLoader {
   /** BatchGetItem rounds sent (for tests and the bench). */
   batches = 0;
 
-  constructor(private readonly auth: AuthContext | undefined) {}
+  constructor(
+    private readonly auth: AuthContext | undefined,
+    private readonly layouts: LiveLayouts,
+  ) {}
 
   /** The related record `id` of `target` ('users' or an entity slug), or null when unknown or not visible. */
   load(target: string, id: string): Promise<Related> {
@@ -40,7 +44,7 @@ export class RelatedLoader {
   private keyOf(target: string, id: string): { table: 'identity' | 'records'; key: Key } | undefined {
     if (target === 'users') return { table: 'identity', key: userKey(id) };
     const entity = findEntity(target);
-    return entity ? { table: 'records', key: recordKey(entity, id, this.auth?.tenantId) } : undefined;
+    return entity ? { table: 'records', key: recordKey(this.layouts.of(entity), id, this.auth?.tenantId) } : undefined;
   }
 
   private async flush(): Promise<void> {
@@ -67,7 +71,7 @@ export class RelatedLoader {
       return { id: item.id, name: item.name ?? null, email: item.email ?? null };
     }
     const entity = findEntity(target)!;
-    const record = fromItem(item);
+    const record = fromItem(this.layouts.of(entity), item);
     return canSee(entity, record, this.auth) ? present(entity, record) : null;
   }
 }

@@ -9,12 +9,13 @@
  *   `assigneeId: ID`), createdAt: String!, updatedAt: String!, deletedAt: String (soft-delete
  *   entities) }. So Task is SPEC.md's (id, title, description, status, priority, assignee,
  *   createdAt, updatedAt), with status and priority as enums (TaskStatus, TaskPriority: the same
- *   strings in JSON) and the stored assigneeId beside assignee. Inputs and filters take enum
- *   values as String.
+ *   strings in JSON) and the stored assigneeId beside assignee. Filters take the same enums
+ *   (`filter: {status: todo}`); create and update inputs take enum values as String.
  * - Query: <name>(id: ID!): <Type> (null when absent or not visible);
  *   <slug in camelCase>(page: Int, limit: Int, filter: <Type>Filter): <Type>Connection! with
  *   edges [{node}], pageInfo {hasNextPage, hasPreviousPage} and totalCount.
- *   <Type>Filter: equality on each field (AND) and `search` (the LIST `search`).
+ *   <Type>Filter: equality on each field (AND), typed as the field is (an enum field by its
+ *   enum), and `search` (the LIST `search`).
  * - Mutation: create<Type>(input: Create<Type>Input!): <Type>!, update<Type>(id: ID!, input:
  *   Update<Type>Input!, ifMatch: String): <Type>!, delete<Type>(id: ID!, ifMatch: String): Boolean!
  *   (ifMatch: READ's ETag or `*`, as the If-Match header) — each only when the
@@ -107,11 +108,12 @@ function enumerable(values: readonly string[] | undefined): values is readonly s
  * The GraphQL output types of an entity's fields: an enum field is a GraphQL enum `<Type><Field>`
  * whose values are the field's values (so its JSON is the same string); a field whose values are
  * not all GraphQL names (`in-progress`, `2x`) stays a String. Other fields map to their scalar.
- * Inputs and filters take enum values as String (`status: "todo"` keeps working, and a value
- * outside the enum is the service's 422 VALIDATION_FAILED with details, as in REST).
+ * Filters use these types too (one enum instance serves both: a schema holds one type per name).
+ * Create and update inputs take enum values as String (`status: "todo"` keeps working, and a
+ * value outside the enum is the service's 422 VALIDATION_FAILED with details, as in REST).
  */
-function fieldTypes(entity: LoadedEntity, taken: ReadonlySet<string>): Map<string, GraphQLOutputType> {
-  const types = new Map<string, GraphQLOutputType>();
+function fieldTypes(entity: LoadedEntity, taken: ReadonlySet<string>): Map<string, GraphQLOutputType & GraphQLInputType> {
+  const types = new Map<string, GraphQLOutputType & GraphQLInputType>();
   const type = namesOf(entity).type;
   for (const [name, field] of Object.entries(entity.fields)) {
     if (field.type !== 'enum' || !enumerable(field.values)) {
@@ -216,7 +218,8 @@ function buildSchema(): GraphQLSchema {
       },
     });
     const filterFields: GraphQLInputFieldConfigMap = {};
-    for (const [name, field] of Object.entries(entity.fields)) filterFields[name] = { type: scalarOf(field) };
+    const types = typesOf.get(entity.slug)!;
+    for (const name of Object.keys(entity.fields)) filterFields[name] = { type: types.get(name)! };
     filterFields.search = { type: GraphQLString, description: 'Words that must all appear in the searchable fields' };
     const filter = new GraphQLInputObjectType({ name: `${names.type}Filter`, fields: filterFields });
 

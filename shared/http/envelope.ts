@@ -97,8 +97,10 @@ export function errorToResult(error: unknown, req: ApiRequest | undefined, event
 export function envelope(): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, ApiLambdaContext> {
   return {
     after: function wrapSuccess(request) {
-      const reply = request.response as unknown as Reply;
-      request.response = replyToResult(reply ?? {}, request.context.api, request.event) as APIGatewayProxyResult;
+      // Until here the response is the operation's Reply (the stack's dispatch returns one).
+      const response: unknown = request.response;
+      const reply: Reply = typeof response === 'object' && response !== null ? response : {};
+      request.response = replyToResult(reply, request.context.api, request.event) as APIGatewayProxyResult;
     },
     onError: function wrapError(request) {
       request.response = errorToResult(request.error, request.context.api, request.event) as APIGatewayProxyResult;

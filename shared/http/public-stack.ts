@@ -5,30 +5,30 @@
  * AWS SDK and the identity code, which such a function never uses; leaving them out keeps its
  * bundle and its cold start small. Refuses, at load, an operation that is not a GET.
  *
- * Its routes are its operations' own, public by definition: not even the core route table is
- * loaded (test/shared/route-declarations.test.ts checks that each is a public GET route there).
+ * Its routes are the family's own declarations (shared/route-declarations/<family>.ts), each a
+ * public GET: not even the core route table is loaded.
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { MethodNotAllowedError } from '../errors.js';
-import { routeKey, routeLookup, type Family, type HttpMethod, type Route } from '../core-routes.js';
+import { routeLookup } from '../route-lookup.js';
+import type { Route } from '../route-types.js';
 import { apiVersion } from './api-version.js';
 import { cors } from './cors.js';
 import { envelope } from './envelope.js';
 import { requestContext } from './request-context.js';
 import { withRequestMetrics } from './request-metrics.js';
-import type { ApiEvent, ApiLambdaContext, Operation, Reply } from './types.js';
+import type { ApiEvent, ApiLambdaContext, Operations, OperationsOf, Reply } from './types.js';
 
-export function createPublicHandler(operations: Record<string, Operation>, family: Family = 'health') {
-  const routes: Route[] = Object.keys(operations).map((key) => {
-    const [method, path] = key.split(' ');
-    if (method !== 'GET' || !path) throw new Error(`createPublicHandler: '${key}' is not a GET route; use createApiHandler`);
-    return { method: method as HttpMethod, path, family, auth: 'public' };
-  });
+export function createPublicHandler<R extends Route>(routes: readonly R[], operations: OperationsOf<R>) {
+  for (const route of routes) {
+    if (route.method !== 'GET' || route.auth !== 'public') throw new Error(`createPublicHandler: ${route.method} ${route.path} is not a public GET route; use createApiHandler`);
+  }
   const lookup = routeLookup(routes);
+  const table: Operations = operations;
   async function dispatch(_event: ApiEvent, context: ApiLambdaContext): Promise<Reply> {
     const req = context.api!;
-    const operation = operations[routeKey(req.route.method, req.route.path)];
+    const operation = Object.hasOwn(table, req.route.operation) ? table[req.route.operation] : undefined;
     if (!operation) throw new MethodNotAllowedError(`${req.method} is not allowed on ${req.path}`);
     return operation(req);
   }
@@ -41,5 +41,5 @@ export function createPublicHandler(operations: Record<string, Operation>, famil
       .use(apiVersion()),
   );
   // What the route declarations' test checks against the family's declared routes.
-  return Object.assign(handler, { operations: async () => operations });
+  return Object.assign(handler, { operations: async () => table });
 }

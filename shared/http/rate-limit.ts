@@ -5,7 +5,8 @@
  * denial included — carries the headers (CONTRACT.md); a failed authentication is not counted.
  *
  * Subject of the general counter: the API key (RATE_LIMIT_API_KEY_PER_HOUR, 1000), else the
- * session's user (RATE_LIMIT_SESSION_PER_HOUR, 100), else the client IP
+ * session's user (RATE_LIMIT_SESSION_PER_HOUR, 100; an admin's session, the console's user,
+ * RATE_LIMIT_ADMIN_SESSION_PER_HOUR, 5,000: config.ts sessionLimit), else the client IP
  * (RATE_LIMIT_ANONYMOUS_PER_HOUR, 300); windows of RATE_LIMIT_WINDOW_SECONDS (3600). A route that
  * declares `rateLimit` gets a second counter of its own for the same subject. A limit of 0 turns
  * that counter off. The health check, the docs and the dashboard's files (static documents) are never counted.
@@ -34,7 +35,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { recordApiKeyUse } from '../auth/index.js';
-import { config } from '../config.js';
+import { config, sessionLimit } from '../config.js';
 import { apiKeySubject, DAY_SECONDS, holdTokens, increment, tightest, type CounterSpec, type CounterState } from '../data/index.js';
 import { RateLimitError } from '../errors.js';
 import { logger } from '../logger.js';
@@ -56,7 +57,11 @@ export {
   type CounterState,
 } from '../data/index.js';
 
-/** The general counter of a request: the key, else the session's user, else the client IP. */
+/**
+ * The general counter of a request: the key, else an identity provider's user (at the key's rate:
+ * their tokens are programs' credentials as often as people's), else the session's user, else the
+ * client IP.
+ */
 export function generalCounter(req: ApiRequest): CounterSpec {
   const { rateLimits } = config();
   const windowSeconds = rateLimits.windowSeconds;
@@ -64,7 +69,8 @@ export function generalCounter(req: ApiRequest): CounterSpec {
   if (auth?.type === 'api_key' && auth.keyId) {
     return { subject: apiKeySubject(auth.keyId), limit: rateLimits.apiKeyPerHour, windowSeconds, keepSeconds: DAY_SECONDS };
   }
-  if (auth) return { subject: `u:${auth.user.id}`, limit: rateLimits.sessionPerHour, windowSeconds, keepSeconds: 0 };
+  if (auth?.type === 'oidc') return { subject: `o:${auth.user.id}`, limit: rateLimits.apiKeyPerHour, windowSeconds, keepSeconds: 0 };
+  if (auth) return { subject: `u:${auth.user.id}`, limit: sessionLimit(rateLimits, auth.user.role), windowSeconds, keepSeconds: 0 };
   return { subject: `ip:${req.ip}`, limit: rateLimits.anonymousPerHour, windowSeconds, keepSeconds: 0 };
 }
 

@@ -53,7 +53,7 @@ function withHeaders(result: unknown, usage: RequestUsage): unknown {
   return response;
 }
 
-export type CallerType = 'api_key' | 'session' | 'anonymous';
+export type CallerType = 'api_key' | 'session' | 'oidc' | 'anonymous';
 
 /** The request log line's fields (no credentials, no body, no query string). */
 export function requestLogEntry(event: ApiEvent | undefined, context: ApiLambdaContext | undefined, result: unknown, usage: RequestUsage, now = performance.now()) {
@@ -93,8 +93,8 @@ export function withRequestMetrics<H extends (...args: never[]) => unknown>(hand
       return withHeaders(result, usage);
     });
   };
-  Object.assign(wrapped, handler);
-  return wrapped as unknown as H;
+  // The wrapper takes the handler's arguments and has its properties: it is an H.
+  return Object.assign(wrapped, handler);
 }
 
 /** The authentication middleware, its time (and DynamoDB time) recorded for Server-Timing. */

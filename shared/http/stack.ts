@@ -1,6 +1,7 @@
 /**
  * The middleware stack, composed once. Every family's Lambda is `createApiHandler(operations)`:
- * operations are keyed by route ("GET /api/v1/users/me") and receive the ApiRequest.
+ * operations are keyed by the names the family's route declarations give them (`getMe` of GET
+ * /api/v1/users/me: FamilyOperations checks the map against them) and receive the ApiRequest.
  *
  * Order of `before`: request context → inherited auth (batch sub-requests) → CORS (preflights
  * end here) → version → authenticate → rate limit → CSRF → scopes → JSON body → Idempotency-Key
@@ -13,7 +14,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { MethodNotAllowedError } from '../errors.js';
-import { coreRouteLookup, routeKey, type RouteLookup } from '../core-routes.js';
+import { coreRouteLookup, type RouteLookup } from '../core-routes.js';
 import { apiVersion } from './api-version.js';
 import { authenticate } from './authenticate.js';
 import { authorize, type AuthorizeOptions } from './authorize.js';
@@ -28,10 +29,10 @@ import { onFirstUse } from '../on-first-use.js';
 import type { RateLimitOptions } from './rate-limit.js';
 import { requestContext } from './request-context.js';
 import { timedAuthentication, withRequestMetrics } from './request-metrics.js';
-import type { ApiEvent, ApiLambdaContext, ApiRequest, Operation, Reply } from './types.js';
+import type { ApiEvent, ApiLambdaContext, ApiRequest, Operations, Reply } from './types.js';
 import { validateBody, type BodyValidationOptions } from './validate-body.js';
 
-export type Operations = Record<string, Operation>;
+export type { Operations } from './types.js';
 
 /**
  * A family's operations (and the stack options that come with them), imported by the first
@@ -98,14 +99,14 @@ export function createApiHandler(operations: Operations | OperationsLoader, opti
   const stackOptions: StackOptions = { ...options };
   let table: Operations | undefined = typeof operations === 'function' ? undefined : operations;
   const load = onFirstUse(async () => {
-    if (table) return;
-    const loaded = await (operations as OperationsLoader)();
+    if (typeof operations !== 'function') return;
+    const loaded = await operations();
     Object.assign(stackOptions, loaded.options);
     table = loaded.operations;
   });
   async function dispatch(_event: ApiEvent, context: ApiLambdaContext): Promise<Reply> {
     const req = context.api!;
-    const operation = (table ?? {})[routeKey(req.route.method, req.route.path)];
+    const operation = table && Object.hasOwn(table, req.route.operation) ? table[req.route.operation] : undefined;
     if (!operation) throw new MethodNotAllowedError(`${req.method} is not allowed on ${req.path}`);
     return operation(req, context);
   }

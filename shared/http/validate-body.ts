@@ -1,5 +1,5 @@
 /**
- * The request body checked against the route's declared schema (`body` of shared/core-routes.ts),
+ * The request body checked against the route's declared schema (`body` of its declaration, shared/route-declarations/),
  * by the precompiled validators the family passes (`bodies`, shared/http/bodies/*.generated.ts):
  * the very schema the API description shows is the one that refuses a body, with 422
  * VALIDATION_FAILED and details keyed by field. A missing body is checked as `{}`.
@@ -11,7 +11,6 @@
  */
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { routeKey } from '../core-routes.js';
 import { ValidationError } from '../errors.js';
 import type { SchemaError } from '../schema-details.js';
 import type { ApiEvent, ApiLambdaContext, ApiRequest } from './types.js';
@@ -22,11 +21,11 @@ interface CompiledValidator {
   errors?: SchemaError[] | null;
 }
 
-/** The `precompiled` table of a generated module: route key → {schema (its JSON), validate}. */
+/** The `precompiled` table of a generated module: the route's operation name → {schema (its JSON), validate}. */
 export type BodyValidators = Readonly<Record<string, { readonly schema: string; readonly validate: unknown }>>;
 
 export interface BodyValidationOptions {
-  /** The precompiled validators of the family's declared bodies, by route key. */
+  /** The precompiled validators of the family's declared bodies, by the routes' operation names. */
   bodies?: BodyValidators;
   /**
    * The domain's problems with a body the schema refused (`found`: the schema's details), for the
@@ -40,7 +39,8 @@ export function validateBody(options: BodyValidationOptions): middy.MiddlewareOb
   return {
     before: async function validateDeclaredBody(request) {
       const req = request.context.api!;
-      const check = options.bodies?.[routeKey(req.route.method, req.route.path)];
+      const bodies = options.bodies;
+      const check = bodies && Object.hasOwn(bodies, req.route.operation) ? bodies[req.route.operation] : undefined;
       if (!check) return;
       const validate = check.validate as CompiledValidator;
       if (validate(req.body ?? {})) return;

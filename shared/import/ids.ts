@@ -4,7 +4,7 @@
  * same request (a retry after a timeout or a fault part-way) plans the very same ids, and the
  * conditional Puts of shared/import/write.ts turn records already written into "already imported"
  * instead of duplicates; those ids carry no time, so their records keep a listing copy of their
- * own (shared/data/records-keys.ts recordKey). Without the header, ids are new ones created at the
+ * own (shared/data/partitions.ts recordKey). Without the header, ids are new ones created at the
  * import's time (a retry is a new import).
  */
 import { createHash } from 'node:crypto';

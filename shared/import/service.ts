@@ -42,6 +42,7 @@ import {
   type Key,
   type StoredRecord,
 } from '../data/index.js';
+import { loadLayouts, type LiveLayouts } from '../migrations/index.js';
 import {
   present,
   type PublicRecord,
@@ -182,17 +183,17 @@ function takenAtWrite(written: WrittenItems, results: ItemResult[]): void {
  * The reference checks of every item at once (ONE BatchGetItem per 100 keys, across tables):
  * the same rules as shared/entities/references.ts, reported into each item's details.
  */
-async function checkAllReferences(entity: LoadedEntity, results: ItemResult[], auth: AuthContext): Promise<void> {
+async function checkAllReferences(layouts: LiveLayouts, entity: LoadedEntity, results: ItemResult[], auth: AuthContext): Promise<void> {
   const pending = results.map((r) => {
     const data = r.input ? r.input.data : unvalidatedReferences(entity, r.item, r.details ?? {});
     return { result: r, data, checks: isPlainObject(r.item) ? referenceChecks(entity, data) : [] };
   });
-  const requests = referenceReads(pending.flatMap((p) => p.checks), auth);
+  const requests = referenceReads(layouts, pending.flatMap((p) => p.checks), auth);
   if (requests.length === 0) return;
   const found = await batchGet(requests);
   for (const { result, checks, data } of pending) {
     for (const check of checks) {
-      const problem = referenceProblem(check, data, found, auth);
+      const problem = referenceProblem(layouts, check, data, found, auth);
       if (!problem) continue;
       result.details ??= {};
       result.details[check.field] = problem;
@@ -203,6 +204,7 @@ async function checkAllReferences(entity: LoadedEntity, results: ItemResult[], a
 
 /** Validates every item as a single create would (no writes). */
 export async function validateItems(
+  layouts: LiveLayouts,
   entity: LoadedEntity,
   items: readonly unknown[],
   auth: AuthContext,
@@ -220,7 +222,7 @@ export async function validateItems(
       return { index, item, details: { ...(earlier ?? {}), ...((error.details ?? {}) as Record<string, string>) } };
     }
   });
-  await checkAllReferences(entity, results, auth);
+  await checkAllReferences(layouts, entity, results, auth);
   await checkUniqueValues(entity, results, auth, seed);
   return results;
 }
@@ -254,12 +256,13 @@ export interface WrittenItems {
 }
 
 /** Plans and writes the valid items (in request order). */
-async function writeValid(entity: LoadedEntity, valid: ItemResult[], seed: IdSeed | undefined, auth: AuthContext, withEvents: boolean): Promise<WrittenItems> {
+async function writeValid(layouts: LiveLayouts, entity: LoadedEntity, valid: ItemResult[], seed: IdSeed | undefined, auth: AuthContext, withEvents: boolean): Promise<WrittenItems> {
+  const layout = layouts.of(entity);
   const now = new Date().toISOString();
   const planned: PlannedRecord[] = valid.map((r) => {
     const record = newRecord(entity, auth, r.input!, importRecordId(entity, r.index, r.item, seed, Date.parse(now)), now);
     const event = withEvents
-      ? eventItem(entity, 'created', record, present(entity, record), {
+      ? eventItem(layout, 'created', record, present(entity, record), {
           eventId: seed ? `evt_${importSuffix(record.id)}` : newId('evt'),
           suffix: seed ? importSuffix(record.id) : randomBytes(6).toString('hex'),
           now,
@@ -267,7 +270,7 @@ async function writeValid(entity: LoadedEntity, valid: ItemResult[], seed: IdSee
       : undefined;
     return { index: r.index, record, ...(event ? { event } : {}) };
   });
-  const outcome = await writeRecords(entity, planned, recordTables(), (found, mine) => found.tenantId === mine.tenantId && found.ownerId === mine.ownerId && !found.deletedAt);
+  const outcome = await writeRecords(layout, planned, recordTables(), (found, mine) => found.tenantId === mine.tenantId && found.ownerId === mine.ownerId && !found.deletedAt);
   const records = new Map<number, PublicRecord>();
   for (const [index, record] of [...outcome.written, ...outcome.existing]) records.set(index, present(entity, record));
   return { records, failed: outcome.failed, taken: outcome.taken, writeRequests: outcome.writeRequests };
@@ -339,10 +342,12 @@ export async function importRecords(entity: LoadedEntity, { caller, body: payloa
   if (Object.keys(details).length) throw new ValidationError(details);
   const items = itemsOf(body, 'items');
 
-  const results = await validateItems(entity, items, auth, new Map(), seed);
+  // Every item is checked and written with the layout loaded once, for the request.
+  const layouts = await loadLayouts();
+  const results = await validateItems(layouts, entity, items, auth, new Map(), seed);
   const invalid = results.filter((r) => r.details);
   if (!skipInvalid && invalid.length) throw abortOn(invalid[0]);
-  const written = await writeValid(entity, results.filter((r) => r.input), seed, auth, true);
+  const written = await writeValid(layouts, entity, results.filter((r) => r.input), seed, auth, true);
   takenAtWrite(written, results);
 
   const failures: ImportFailure[] = [];
@@ -412,8 +417,9 @@ export async function importTasks({ caller, body: payload, seed }: ImportInput):
     return rest;
   });
 
-  const results = await validateItems(entity, bodies, auth, pre, seed);
-  const written = await writeValid(entity, results.filter((r) => r.input), seed, auth, notify);
+  const layouts = await loadLayouts();
+  const results = await validateItems(layouts, entity, bodies, auth, pre, seed);
+  const written = await writeValid(layouts, entity, results.filter((r) => r.input), seed, auth, notify);
   takenAtWrite(written, results);
   const errors: { index: number; task: unknown; error: string; details?: Record<string, string> }[] = [];
   for (const r of results) {

@@ -5,7 +5,7 @@
  * packed with other records' into TransactWriteItems of at most 100 items (and ~3.5 MB); the
  * counters of the partitions those records enter ride in the SAME transaction, one Update per
  * counter item with `ADD <n>` for each partition it counts (n = the records of that transaction
- * in it), all in one counter shard per transaction (shared/data/records-keys.ts). So:
+ * in it), all in one counter shard per transaction (shared/data/counters.ts). So:
  * - a record, its copies, its event and its share of every counter commit together or not at all:
  *   counters never drift from the copies, whatever fails part-way;
  * - each record Put is conditional (`attribute_not_exists(pk)`): with ids derived from the
@@ -33,13 +33,12 @@ import {
   sendTransaction,
   uniquePutField,
   type Listing,
+  type LiveLayout,
   type StoredRecord,
   type TableNames,
   type TransactItem,
 } from '../data/index.js';
 import { toApiError } from '../errors.js';
-import { ensureLayouts } from '../migrations/index.js';
-import type { LoadedEntity } from '../registry/index.js';
 
 export const MAX_TRANSACTION_ITEMS = 100;
 /** TransactWriteItems carries at most 4 MB; keep a margin for attribute overhead. */
@@ -60,10 +59,10 @@ export interface Chunk {
   items: TransactItem[];
 }
 
-function putsOf(entity: LoadedEntity, planned: PlannedRecord, tables: TableNames): { puts: TransactItem[]; entered: Listing[]; bytes: number } {
-  const entered = listings(entity, planned.record);
+function putsOf(layout: LiveLayout, planned: PlannedRecord, tables: TableNames): { puts: TransactItem[]; entered: Listing[]; bytes: number } {
+  const entered = listings(layout, planned.record);
   const puts: TransactItem[] = [
-    ...newRecordPuts(entity, planned.record, entered, tables),
+    ...newRecordPuts(layout, planned.record, entered, tables),
     ...(planned.event ? [{ Put: { TableName: tables.events, Item: planned.event } }] : []),
   ];
   return { puts, entered, bytes: JSON.stringify(puts).length };
@@ -75,7 +74,7 @@ function putsOf(entity: LoadedEntity, planned: PlannedRecord, tables: TableNames
  * MAX_TRANSACTION_ITEMS items each.
  */
 export function packTransactions(
-  entity: LoadedEntity,
+  layout: LiveLayout,
   planned: readonly PlannedRecord[],
   tables: TableNames,
   limits = { items: MAX_TRANSACTION_ITEMS, bytes: MAX_TRANSACTION_BYTES },
@@ -87,7 +86,7 @@ export function packTransactions(
   let puts: TransactItem[] = [];
   let counters = new Map<string, [Listing, number]>();
   let bytes = 0;
-  const counterItems = (entries: Iterable<[Listing, number]>) => counterUpdates(entity, tables, entries, shard);
+  const counterItems = (entries: Iterable<[Listing, number]>) => counterUpdates(tables, entries, shard);
   const close = () => {
     if (records.length === 0) return;
     chunks.push({ records, starts, items: [...puts, ...counterItems(counters.values())] });
@@ -101,7 +100,7 @@ export function packTransactions(
     for (const l of entered) into.set(l.partition, [l, (into.get(l.partition)?.[1] ?? 0) + 1]);
   };
   for (const p of planned) {
-    const own = putsOf(entity, p, tables);
+    const own = putsOf(layout, p, tables);
     const merged = new Map(counters);
     add(merged, own.entered);
     const counterCount = counterItems(merged.values()).length;
@@ -143,14 +142,13 @@ interface Cancelled {
  * same owner): only then is it reported as imported, otherwise the item fails.
  */
 export async function writeRecords(
-  entity: LoadedEntity,
+  layout: LiveLayout,
   planned: readonly PlannedRecord[],
   tables: TableNames,
   isOurs: (found: StoredRecord, planned: StoredRecord) => boolean,
 ): Promise<WriteOutcome> {
   const outcome: WriteOutcome = { written: new Map(), existing: new Map(), failed: new Map(), taken: new Map(), writeRequests: 0 };
-  await ensureLayouts();
-  const queue = packTransactions(entity, planned, tables);
+  const queue = packTransactions(layout, planned, tables);
   while (queue.length) {
     const chunk = queue.shift()!;
     let conflicts = 0;
@@ -176,7 +174,7 @@ export async function writeRecords(
           }
         });
         if (clashing.length || taken.size) {
-          const found = clashing.length ? await readRecords(entity, clashing.map((p) => p.record)) : new Map<string, StoredRecord>();
+          const found = clashing.length ? await readRecords(layout, clashing.map((p) => p.record)) : new Map<string, StoredRecord>();
           for (const p of clashing) {
             const existing = found.get(p.record.id);
             if (existing && isOurs(existing, p.record)) outcome.existing.set(p.index, existing);
@@ -185,7 +183,7 @@ export async function writeRecords(
           for (const [p, fields] of taken) outcome.taken.set(p.index, fields);
           const rest = chunk.records.filter((p) => !clashing.includes(p) && !taken.has(p));
           // The others of the transaction, repacked (their counters without the clashing records).
-          queue.unshift(...packTransactions(entity, rest, tables));
+          queue.unshift(...packTransactions(layout, rest, tables));
           break;
         }
         if (reasons.some((r) => r.Code === 'TransactionConflict') && ++conflicts < CONFLICT_ATTEMPTS) {

@@ -122,6 +122,7 @@ export const HEADERS: Record<string, Schema> = {
   'X-Total-Count': integerHeader('Records matching the query.'),
   'X-Page': integerHeader('The page returned.'),
   'X-Per-Page': integerHeader('The page size used.'),
+  Location: { description: 'Where a redirect sends the browser.', schema: { type: 'string' } },
   Link: { description: 'RFC 8288 links: rel="next" and rel="prev" pages of the same query.', schema: { type: 'string' } },
 };
 
@@ -133,7 +134,7 @@ export const SECURITY_SCHEMES: Record<string, Schema> = {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'sk_live_… / sk_test_…',
-    description: 'An API key: `Authorization: Bearer sk_live_<40 characters>`. The scopes listed on an operation are the key scopes it needs.',
+    description: 'An API key: `Authorization: Bearer sk_live_<40 characters>`, or a JWT of a configured identity provider (docs/authentication.md). The scopes listed on an operation are the key scopes it needs.',
   },
   apiKeyHeader: {
     type: 'apiKey',
@@ -215,13 +216,20 @@ export const COMMON_SCHEMAS: Record<string, Schema> = {
     properties: {
       id: { type: 'string' },
       tenantId: { type: 'string' },
-      email: { type: 'string', format: 'email' },
+      email: { anyOf: [{ type: 'string', format: 'email' }, { const: '' }], description: 'Empty for a user of an identity provider whose tokens carry no e-mail address.' },
       name: { type: 'string' },
       role: { type: 'string', enum: ['admin', 'user'] },
+      status: { type: 'string', enum: ['active', 'disabled'], description: '`disabled`: every credential of the user is refused.' },
+      issuer: { type: 'string', description: 'The identity provider the user signs in with (absent for users with a password).' },
       preferences: object,
       createdAt: isoDateTime,
       updatedAt: isoDateTime,
     },
+  },
+  SignInProvider: {
+    type: 'object',
+    required: ['id', 'name'],
+    properties: { id: { type: 'string', description: 'GET /api/v1/auth/oidc/{id} starts the sign-in.' }, name: { type: 'string', examples: ['Okta'] } },
   },
   Tenant: {
     type: 'object',

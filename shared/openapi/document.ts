@@ -1,7 +1,7 @@
 /**
  * The OpenAPI 3.1 document, built from the sources that build the API so that it cannot drift:
- * THE route table (shared/routes.ts), the entity registry and the per-route descriptions of
- * system.ts. Every route of the table appears — one the generator knows nothing about is described
+ * THE route table (shared/routes.ts), each core route's description beside its declaration
+ * (shared/route-declarations/), and the entity registry. Every route of the table appears — one the generator knows nothing about is described
  * generically, with the JSON Schemas a route may carry (`requestSchema`, `responseSchema`) — and
  * every registered entity expands the `{entity}` routes into paths of its own. Pure and
  * deterministic: the same sources give the same document, byte for byte.
@@ -9,6 +9,8 @@
 import { catalogueEntry } from '../errors.js';
 import type { LoadedEntity } from '../registry/index.js';
 import { isCountedFamily, routeKey, type Route } from '../routes.js';
+import { coreRouteDocs } from '../route-declarations/index.js';
+import type { RouteDoc, RouteDocSpec } from '../route-types.js';
 import {
   COMMON_SCHEMAS,
   ERROR_STATUSES,
@@ -20,8 +22,8 @@ import {
   type Schema,
 } from './components.js';
 import { COMMON_PARAMETERS, entityOperations, entitySchemas, pascalCase } from './entities.js';
-import type { OperationSpec, ResponseSpec, SystemSpec } from './operation.js';
-import { SYSTEM_OPERATIONS, SYSTEM_SCHEMAS } from './system.js';
+import type { OperationSpec, ResponseSpec } from './operation.js';
+import { routeDocTools, SYSTEM_SCHEMAS } from './system.js';
 import { webhookEntries } from './webhooks.js';
 
 export type OpenApiDocument = Record<string, unknown> & {
@@ -32,19 +34,24 @@ export type OpenApiDocument = Record<string, unknown> & {
   webhooks?: Record<string, Schema>;
 };
 
-/** What a family can say about one of its routes beyond the route table (plugins: their declarations). */
+/** What a plugin says about one of its routes beyond the route table (its declaration's plain data). */
 export interface RouteDetails {
   summary?: string;
   description?: string;
+  operationId?: string;
   requestSchema?: Schema;
+  /** An example request body. */
+  example?: unknown;
   responseSchema?: Schema;
+  /** The status a success answers (default: 201 for POST, else 200). */
+  status?: number;
 }
 
 export interface DocumentSources {
   routes: readonly Route[];
   entities: readonly LoadedEntity[];
   version: string;
-  /** Details of routes the description table does not know (a plugin's summary and schemas). */
+  /** Details of routes without a description of their own (a plugin's summary, words and schemas). */
   routeDetails?: (route: Route) => RouteDetails | undefined;
 }
 
@@ -86,7 +93,7 @@ function asOpenApiSchema(schema: Schema): Schema {
  * A route's description completed from its declaration: the summary (`{entity}` replaced by the
  * entity's slug), the body's JSON Schema and the query parameters are the declaration's.
  */
-export function declaredOperation(route: Route, spec: SystemSpec, entity?: LoadedEntity): OperationSpec {
+export function declaredOperation(route: Route, spec: RouteDocSpec, entity?: LoadedEntity): OperationSpec {
   const summary = route.summary?.replaceAll('{entity}', entity?.slug ?? 'records') ?? spec.summary ?? `${route.method} ${route.path}`;
   const query: Schema[] = (route.query ?? []).map((q) => ({
     name: q.name,
@@ -100,23 +107,26 @@ export function declaredOperation(route: Route, spec: SystemSpec, entity?: Loade
   const body = route.body ? asOpenApiSchema(route.body) : spec.requestBody?.schema;
   const requestBody = spec.requestBody || route.body ? { ...spec.requestBody, schema: body ?? ref('GenericObject') } : undefined;
   const { requestBody: _given, parameters: _parameters, ...rest } = spec;
-  return { ...rest, summary, ...(parameters.length ? { parameters } : {}), ...(requestBody ? { requestBody } : {}) };
+  return { ...rest, operationId: spec.operationId ?? route.operation, summary, ...(parameters.length ? { parameters } : {}), ...(requestBody ? { requestBody } : {}) };
 }
 
-function genericOperation(route: DescribedRoute): SystemSpec {
+function genericOperation(route: DescribedRoute): RouteDocSpec {
   const words = route.path
     .split('/')
     .filter((s) => s && s !== 'api' && s !== 'v1')
     .map((s) => (s.startsWith('{') ? `By${pascalCase(s.slice(1, -1))}` : pascalCase(s)));
   const tag = TAG_DESCRIPTIONS[pascalCase(route.family)] !== undefined ? pascalCase(route.family) : route.family;
-  const success = route.method === 'POST' ? 201 : 200;
+  const success = route.status ?? (route.method === 'POST' ? 201 : 200);
   const hasBody = ['POST', 'PATCH', 'PUT'].includes(route.method);
+  const bodySchema = route.body ?? route.requestSchema;
+  // A body is required where its schema requires a property (a missing body is checked as {}).
+  const bodyRequired = Array.isArray(bodySchema?.required) && bodySchema.required.length > 0;
   return {
     tag,
-    operationId: `${route.method.toLowerCase()}${words.join('')}`,
+    operationId: route.operationId ?? `${route.method.toLowerCase()}${words.join('')}`,
     summary: route.summary ?? `${route.method} ${route.path}`,
     description: route.description ?? `An endpoint of the ${route.family} family.`,
-    ...(hasBody ? { requestBody: { schema: route.body ?? route.requestSchema ?? ref('GenericObject'), required: false } } : {}),
+    ...(hasBody ? { requestBody: { schema: bodySchema ?? ref('GenericObject'), required: bodyRequired, ...(route.example !== undefined ? { example: route.example } : {}) } } : {}),
     responses: {
       [success]: {
         description: 'Success.',
@@ -288,6 +298,8 @@ export function buildOpenApiDocument(sources: DocumentSources): OpenApiDocument 
   const staticKeys = new Set(sources.routes.filter((r) => !r.path.includes('{entity}')).map((r) => routeKey(r.method, r.path)));
   const paths: Record<string, Record<string, Schema>> = {};
   const operationIds = new Map<string, number>();
+  // The core routes' descriptions (shared/route-declarations/), by family and operation.
+  const describedRoutes: Partial<Record<string, Readonly<Record<string, RouteDoc | undefined>>>> = coreRouteDocs();
 
   function add(route: Route, path: string, spec: OperationSpec, scope: string | undefined, anonymous: boolean): void {
     const method = route.method.toLowerCase();
@@ -300,7 +312,6 @@ export function buildOpenApiDocument(sources: DocumentSources): OpenApiDocument 
   }
 
   for (const route of sources.routes) {
-    const key = routeKey(route.method, route.path);
     if (route.family === 'entities' && route.path.includes('{entity}')) {
       for (const entity of entities) {
         const scope = route.scope?.replace('{entity}', entity.slug);
@@ -311,18 +322,18 @@ export function buildOpenApiDocument(sources: DocumentSources): OpenApiDocument 
       }
       continue;
     }
-    const describe = SYSTEM_OPERATIONS[key];
+    const describe = describedRoutes[route.family]?.[route.operation];
     if (route.path.includes('{entity}')) {
       for (const entity of entities) {
         const path = route.path.replace('{entity}', entity.slug);
         if (staticKeys.has(routeKey(route.method, path))) continue;
-        const spec = declaredOperation(route, describe ? describe({ entity }) : genericOperation(route), entity);
+        const spec = declaredOperation(route, describe ? describe(routeDocTools(entity)) : genericOperation(route), entity);
         add(route, path, spec, route.scope?.replace('{entity}', entity.slug), route.auth === 'optional');
       }
       continue;
     }
     const described: DescribedRoute = { ...sources.routeDetails?.(route), ...route };
-    add(route, route.path, declaredOperation(route, describe ? describe({}) : genericOperation(described)), route.scope, route.auth === 'optional');
+    add(route, route.path, declaredOperation(route, describe ? describe(routeDocTools()) : genericOperation(described)), route.scope, route.auth === 'optional');
   }
 
   const sortedPaths = Object.fromEntries(Object.entries(paths).filter(([, ops]) => Object.keys(ops).length));

@@ -17,9 +17,19 @@ export function openApiDocument(): OpenApiDocument {
   return built;
 }
 
-/** A plugin route's own summary and schemas (its declaration file), where system.ts has no entry. */
+/** A plugin route's own summary, words and schemas (its declaration file). */
 function pluginRouteDetails(route: Route): RouteDetails | undefined {
   if (route.family !== 'plugins') return undefined;
   const declared = pluginRouteDefinition(route.method, route.path);
-  return declared && { summary: declared.summary, requestSchema: declared.body, responseSchema: declared.response };
+  return (
+    declared && {
+      summary: declared.summary,
+      description: declared.description,
+      operationId: declared.operationId,
+      requestSchema: declared.body,
+      example: declared.example,
+      responseSchema: declared.response,
+      status: declared.status,
+    }
+  );
 }

@@ -42,18 +42,57 @@ const PAGE = `<!doctype html>
 // The page's own script (no inline script, so the CSP can forbid them). Cookies go along with
 // "try it" (same origin), so a logged-in browser session works as is.
 // The document is found from this script's own URL, so the page works at /api/docs and /api/docs/.
-const INIT = `window.ui = SwaggerUIBundle({
-  url: new URL('../v1/openapi.json', document.currentScript.src).href,
-  dom_id: '#swagger-ui',
-  deepLinking: true,
-  // Tags start collapsed: the page renders at once however many entities the registry has.
-  docExpansion: 'none',
-  defaultModelsExpandDepth: 0,
-  displayRequestDuration: true,
-  filter: true,
-  withCredentials: true,
-  validatorUrl: null,
-});
+// Before Swagger UI draws it, the document is read and shown as this page uses it:
+// - "Try it out" starts empty: a parameter's example and default (which Swagger UI puts in the
+//   inputs, so Execute sent a filtered, partial list) move into its description, where they stay
+//   readable;
+// - the server entry is this deployment's own address (the document names it relatively, '../..',
+//   which the dropdown showed as is).
+const INIT = `(function () {
+  var documentUrl = new URL('../v1/openapi.json', document.currentScript.src).href;
+  var server = new URL('../..', documentUrl).href.replace(/\\/$/, '');
+  function show(value) { return '\u0060' + (typeof value === 'string' ? value : JSON.stringify(value)) + '\u0060'; }
+  function emptied(parameter) {
+    var notes = [];
+    var schema = parameter.schema || {};
+    if (schema.default !== undefined) { notes.push('Default: ' + show(schema.default) + '.'); delete schema.default; }
+    var example = parameter.example !== undefined ? parameter.example : schema.example;
+    if (example === undefined && parameter.examples) {
+      var first = Object.keys(parameter.examples)[0];
+      if (first) example = parameter.examples[first].value;
+    }
+    if (example !== undefined) notes.push('Example: ' + show(example) + '.');
+    delete parameter.example; delete parameter.examples; delete schema.example; delete schema.examples;
+    if (notes.length) parameter.description = ((parameter.description || '') + ' ' + notes.join(' ')).trim();
+  }
+  function each(list) { (list || []).forEach(function (p) { if (p && !p.$ref) emptied(p); }); }
+  fetch(documentUrl, { credentials: 'same-origin' })
+    .then(function (response) { return response.json(); })
+    .then(function (spec) {
+      spec.servers = [{ url: server, description: 'This deployment' }];
+      Object.keys((spec.components && spec.components.parameters) || {}).forEach(function (name) { emptied(spec.components.parameters[name]); });
+      Object.keys(spec.paths || {}).forEach(function (path) {
+        var item = spec.paths[path];
+        each(item.parameters);
+        Object.keys(item).forEach(function (method) { if (item[method] && item[method].parameters) each(item[method].parameters); });
+      });
+      window.ui = SwaggerUIBundle({
+        spec: spec,
+        dom_id: '#swagger-ui',
+        deepLinking: true,
+        // Tags start collapsed: the page renders at once however many entities the registry has.
+        docExpansion: 'none',
+        defaultModelsExpandDepth: 0,
+        displayRequestDuration: true,
+        filter: true,
+        withCredentials: true,
+        validatorUrl: null,
+      });
+    })
+    .catch(function (error) {
+      document.getElementById('swagger-ui').textContent = 'The API description (' + documentUrl + ') could not be read: ' + error.message;
+    });
+})();
 `;
 
 export interface Asset {

@@ -106,12 +106,18 @@ export function pluginLoadError(): PluginError | undefined {
 
 const AUTH_MODES = { required: 'required', optional: 'optional', none: 'public' } as const;
 
+/** A plugin route's operation name: handlers are named within their plugin, and the plugins family serves every plugin's. */
+export function pluginOperation(plugin: Pick<PluginDefinition, 'name'>, route: Pick<PluginRouteDefinition, 'handler'>): string {
+  return `${plugin.name}.${route.handler}`;
+}
+
 /** One declared route as a route-table entry of the `plugins` family. */
 export function toRoute(plugin: PluginDefinition, route: PluginRouteDefinition): Route {
   const limit = route.rateLimit;
   return {
     method: route.method,
     path: route.path,
+    operation: pluginOperation(plugin, route),
     family: 'plugins',
     auth: AUTH_MODES[route.auth],
     // The first scope goes through the stack's scope check; the plugins family checks the others.

@@ -9,6 +9,7 @@ export {
   HANDLERS_SUFFIX,
   PluginError,
   pluginDeclarations,
+  pluginOperation,
   pluginRouteDefinition,
   pluginRoutes,
   pluginScopeResources,

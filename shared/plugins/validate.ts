@@ -23,7 +23,7 @@ const SCOPE = /^(\*|read|write|delete|[a-z][a-z0-9-]*:(read|write|delete|\*))$/;
 const WINDOW = /^([1-9][0-9]{0,5})(s|m|h|d)$/;
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 const DEFINITION_KEYS = new Set(['name', 'description', 'routes']);
-const ROUTE_KEYS = new Set(['path', 'method', 'handler', 'auth', 'scopes', 'rateLimit', 'body', 'response', 'summary', 'errors']);
+const ROUTE_KEYS = new Set(['path', 'method', 'handler', 'auth', 'scopes', 'rateLimit', 'body', 'response', 'summary', 'description', 'operationId', 'example', 'status', 'errors']);
 export const PLUGIN_PATH_PREFIX = '/api/v1/';
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -42,7 +42,7 @@ function checkRoute(route: unknown, at: string, problems: string[]): void {
     return;
   }
   for (const key of Object.keys(route)) if (!ROUTE_KEYS.has(key)) problems.push(`${at}: unknown key '${key}'`);
-  const { path, method, handler, auth, scopes, rateLimit, body, response, errors } = route as Partial<Record<keyof PluginRouteDefinition, unknown>>;
+  const { path, method, handler, auth, scopes, rateLimit, body, response, errors, description, operationId, status } = route;
   if (typeof path !== 'string' || !path.startsWith(PLUGIN_PATH_PREFIX)) {
     problems.push(`${at}.path: must be a string starting with ${PLUGIN_PATH_PREFIX}`);
   } else {
@@ -71,6 +71,9 @@ function checkRoute(route: unknown, at: string, problems: string[]): void {
     else if (method === 'GET') problems.push(`${at}.body: a GET route has no body`);
   }
   if (response !== undefined && !isObject(response)) problems.push(`${at}.response: must be a JSON Schema object`);
+  if (description !== undefined && typeof description !== 'string') problems.push(`${at}.description: must be a string`);
+  if (operationId !== undefined && (typeof operationId !== 'string' || !HANDLER.test(operationId))) problems.push(`${at}.operationId: must be a name of letters and digits`);
+  if (status !== undefined && (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 299)) problems.push(`${at}.status: must be a success status (200 to 299)`);
   if (errors !== undefined) {
     if (!Array.isArray(errors)) problems.push(`${at}.errors: must be an array of error codes`);
     else for (const code of errors) if (typeof code !== 'string' || !catalogueEntry(code)) problems.push(`${at}.errors: '${String(code)}' is not a code of shared/errors.ts`);

@@ -14,8 +14,9 @@
  * - `empty`:     a date range whose start is after its end: nothing can match; an empty page
  *                (200), on every date field and every collection, without reading anything.
  */
-import { fieldPartition, invertedTime, layoutFor, listingPartitionFor, MAX_PARTITION_KEY_BYTES, type Viewer } from '../data/records-keys.js';
-import type { LoadedEntity } from '../registry/index.js';
+import type { LiveLayout } from '../data/layout.js';
+import { listingPartitionFor, type Viewer } from '../data/listings.js';
+import { fieldPartition, invertedTime, MAX_PARTITION_KEY_BYTES } from '../data/partitions.js';
 import { shapeHash } from './cursor.js';
 import type { Condition } from './filter.js';
 import type { QuerySpec } from './params.js';
@@ -51,7 +52,7 @@ export interface ListPlan {
   spec: QuerySpec;
   /** Shape hash that cursors of this query carry. */
   hash: string;
-  /** The caller's tenant: where `ids` reads records by id (shared/data/records-keys.ts recordKey). */
+  /** The caller's tenant: where `ids` reads records by id (shared/data/partitions.ts recordKey). */
   tenantId?: string;
 }
 
@@ -68,7 +69,9 @@ export function createdAtKeyRange(start?: string, end?: string): KeyRange {
   return { lo, hi };
 }
 
-export function planQuery(entity: LoadedEntity, viewer: Viewer, spec: QuerySpec, parent?: { field: string; value: unknown }): ListPlan {
+/** The plan of a query on the entity of `layout`, as `viewer` sees it (only the layout's complete indexes are read). */
+export function planQuery(layout: LiveLayout, viewer: Viewer, spec: QuerySpec, parent?: { field: string; value: unknown }): ListPlan {
+  const { entity } = layout;
   const base = listingPartitionFor(entity, viewer);
   const conditions = [...spec.conditions];
   if (spec.dateRange?.start) conditions.push({ field: spec.dateRange.field, op: '$gte', value: spec.dateRange.start });
@@ -76,7 +79,7 @@ export function planQuery(entity: LoadedEntity, viewer: Viewer, spec: QuerySpec,
 
   // Only complete indexes are read: one still being built (or rebuilt) by a migration is not
   // there for the planner, which answers from the base partition with the condition pushed down.
-  const indexed = new Map(layoutFor(entity).indexes.filter((i) => i.ready).map((i) => [i.field, i.token]));
+  const indexed = layout.readable;
   const candidates: Candidate[] = [];
   if (parent) {
     const token = indexed.get(parent.field);

@@ -4,7 +4,7 @@
  * applies to the caller.
  */
 import { hasScope } from '../scopes.js';
-import { config } from '../config.js';
+import { config, sessionLimit } from '../config.js';
 import type { AuthContext } from '../caller.js';
 import { linkKeys } from './schemas.js';
 import { PROTECTED_FIELDS, type FieldDefinition, type LoadedEntity, type PermissionName } from './types.js';
@@ -81,7 +81,7 @@ function windowText(seconds: number): string {
 export function rateLimitFor(entity: LoadedEntity, auth: AuthContext | undefined): { limit: number; window: string } {
   if (entity.rateLimit) return { ...entity.rateLimit };
   const { rateLimits } = config();
-  const limit = !auth ? rateLimits.anonymousPerHour : auth.type === 'api_key' ? rateLimits.apiKeyPerHour : rateLimits.sessionPerHour;
+  const limit = !auth ? rateLimits.anonymousPerHour : auth.type !== 'session' ? rateLimits.apiKeyPerHour : sessionLimit(rateLimits, auth.user.role);
   return { limit, window: windowText(rateLimits.windowSeconds) };
 }
 

@@ -56,7 +56,8 @@ export function standaloneModule(
     ajv.addSchema(schemas.get(name)!, `s${i}`);
     exportsByName[`v${i}`] = `s${i}`;
   });
-  let code = (standaloneCode as unknown as (a: Ajv, refs: Record<string, string>) => string)(ajv, exportsByName);
+  // A CommonJS module: its default import is module.exports, whose `default` is the function (as addFormats's).
+  let code = standaloneCode.default(ajv, exportsByName);
   code = code.replace(/^"use strict";/, '');
   const imports: string[] = [];
   const required = new Map<string, string>();

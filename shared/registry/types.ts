@@ -52,7 +52,7 @@ export interface FieldDefinition {
   validation?: FieldValidation;
   /** Taking part in `search` (text fields). */
   searchable?: boolean;
-  /** Equality on this field is served by a listing partition of its own (see shared/data/records-keys.ts). */
+  /** Equality on this field is served by a listing partition of its own (see shared/data/listings.ts). */
   indexed?: boolean;
   /** May be used in `sort` (every non-protected field is sortable unless this is false). */
   sortable?: boolean;

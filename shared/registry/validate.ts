@@ -14,11 +14,10 @@ import {
   RELATION_TYPES,
   SYSTEM_ATTRIBUTES,
   type EntityDefinition,
-  type FieldDefinition,
+  type FieldType,
   type LoadedEntity,
   type OperationName,
   type PermissionName,
-  type RelationDefinition,
 } from './types.js';
 import { isCalendarDate } from './schemas.js';
 
@@ -50,6 +49,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+function isOneOf<T extends string>(list: readonly T[], value: unknown): value is T {
+  return typeof value === 'string' && (list as readonly string[]).includes(value);
+}
+
 function isPositiveInt(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value > 0;
 }
@@ -65,9 +68,10 @@ function checkField(name: string, field: unknown, problems: string[]): void {
     return;
   }
   for (const key of Object.keys(field)) if (!FIELD_KEYS.has(key)) problems.push(`${at}: unknown key '${key}'`);
-  const f = field as unknown as FieldDefinition;
-  if (!(FIELD_TYPES as readonly string[]).includes(f.type)) {
-    problems.push(`${at}: type must be one of ${FIELD_TYPES.join(', ')} (got ${JSON.stringify(f.type)})`);
+  const f = field;
+  const type = f.type;
+  if (!isOneOf(FIELD_TYPES, type)) {
+    problems.push(`${at}: type must be one of ${FIELD_TYPES.join(', ')} (got ${JSON.stringify(type)})`);
     return;
   }
   for (const flag of ['required', 'searchable', 'indexed', 'sortable', 'unique'] as const) {
@@ -113,31 +117,33 @@ function checkField(name: string, field: unknown, problems: string[]): void {
     }
   }
   if (f.default !== undefined) {
-    const problem = defaultProblem(f);
+    const problem = defaultProblem(type, f);
     if (problem) problems.push(`${at}: default ${JSON.stringify(f.default)} ${problem}`);
   }
   if (f.unique === true) {
-    if (!UNIQUE_TYPES.has(f.type)) problems.push(`${at}: type ${f.type} cannot be unique (types: ${[...UNIQUE_TYPES].join(', ')})`);
+    if (!UNIQUE_TYPES.has(type)) problems.push(`${at}: type ${f.type} cannot be unique (types: ${[...UNIQUE_TYPES].join(', ')})`);
     if (f.default !== undefined) problems.push(`${at}: a unique field cannot have a default (every record would take the same value)`);
     if ((PROTECTED_FIELDS as readonly string[]).includes(name)) problems.push(`${at}: a protected field cannot be unique`);
   }
-  if (f.indexed && !INDEXABLE.has(f.type)) problems.push(`${at}: type ${f.type} cannot be indexed`);
+  if (f.indexed && !INDEXABLE.has(type)) problems.push(`${at}: type ${f.type} cannot be indexed`);
   if (f.references !== undefined && (typeof f.references !== 'string' || f.references === '')) problems.push(`${at}: references must name an entity`);
-  if (f.references !== undefined && !TEXT_TYPES.has(f.type)) problems.push(`${at}: a reference holds an id (type string or uuid)`);
+  if (f.references !== undefined && !TEXT_TYPES.has(type)) problems.push(`${at}: a reference holds an id (type string or uuid)`);
   if ((PROTECTED_FIELDS as readonly string[]).includes(name) && (f.searchable || f.indexed || f.sortable)) {
     problems.push(`${at}: a protected field cannot be searchable, indexed or sortable`);
   }
 }
 
-function defaultProblem(f: FieldDefinition): string | undefined {
+/** Whether a field's default fits it; `f`: the field as declared (its keys checked above). */
+function defaultProblem(type: FieldType, f: Readonly<Record<string, unknown>>): string | undefined {
   const v = f.default;
-  switch (f.type) {
+  const validation = isObject(f.validation) ? f.validation : {};
+  switch (type) {
     case 'enum':
-      return typeof v === 'string' && f.values?.includes(v) ? undefined : `is not one of the values`;
+      return typeof v === 'string' && Array.isArray(f.values) && f.values.includes(v) ? undefined : `is not one of the values`;
     case 'number':
       if (typeof v !== 'number') return 'is not a number';
-      if (f.validation?.min !== undefined && v < f.validation.min) return `is below validation.min`;
-      if (f.validation?.max !== undefined && v > f.validation.max) return `is above validation.max`;
+      if (typeof validation.min === 'number' && v < validation.min) return `is below validation.min`;
+      if (typeof validation.max === 'number' && v > validation.max) return `is above validation.max`;
       return undefined;
     case 'boolean':
       return typeof v === 'boolean' ? undefined : 'is not a boolean';
@@ -147,13 +153,13 @@ function defaultProblem(f: FieldDefinition): string | undefined {
       return typeof v === 'string' && isCalendarDate(v) ? undefined : 'is not a calendar date YYYY-MM-DD';
     default:
       if (typeof v !== 'string') return 'is not a string';
-      if (f.maxLength !== undefined && v.length > f.maxLength) return 'is longer than maxLength';
-      if (f.validation?.pattern && !new RegExp(f.validation.pattern, 'u').test(v)) return 'does not match validation.pattern';
+      if (typeof f.maxLength === 'number' && v.length > f.maxLength) return 'is longer than maxLength';
+      if (typeof validation.pattern === 'string' && validation.pattern && !new RegExp(validation.pattern, 'u').test(v)) return 'does not match validation.pattern';
       return undefined;
   }
 }
 
-function checkRelation(name: string, relation: unknown, def: EntityDefinition, problems: string[]): void {
+function checkRelation(name: string, relation: unknown, def: Readonly<Record<string, unknown>>, problems: string[]): void {
   const at = `relation '${name}'`;
   if (!FIELD_NAME.test(name)) problems.push(`${at}: a relation name is a letter followed by letters, digits or _`);
   if (!isObject(relation)) {
@@ -161,8 +167,8 @@ function checkRelation(name: string, relation: unknown, def: EntityDefinition, p
     return;
   }
   for (const key of Object.keys(relation)) if (!['type', 'entity', 'foreignKey'].includes(key)) problems.push(`${at}: unknown key '${key}'`);
-  const r = relation as unknown as RelationDefinition;
-  if (!(RELATION_TYPES as readonly string[]).includes(r.type)) problems.push(`${at}: type must be one of ${RELATION_TYPES.join(', ')}`);
+  const r = relation;
+  if (!isOneOf(RELATION_TYPES, r.type)) problems.push(`${at}: type must be one of ${RELATION_TYPES.join(', ')}`);
   if (typeof r.entity !== 'string' || r.entity === '') problems.push(`${at}: entity must name an entity`);
   if (typeof r.foreignKey !== 'string' || !FIELD_NAME.test(r.foreignKey)) {
     problems.push(`${at}: foreignKey must name a field`);
@@ -185,7 +191,7 @@ export function definitionProblems(def: unknown): string[] {
   const problems: string[] = [];
   if (!isObject(def)) return ['the definition must be an object (export default {...})'];
   for (const key of Object.keys(def)) if (!DEFINITION_KEYS.has(key)) problems.push(`unknown key '${key}'`);
-  const d = def as unknown as EntityDefinition;
+  const d = def;
   if (typeof d.name !== 'string' || !/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(d.name)) problems.push('name must be a word (letters, digits, _ or -)');
   if (typeof d.slug !== 'string' || !/^[a-z][a-z0-9-]{0,63}$/.test(d.slug)) problems.push('slug must be lower-case letters, digits or - (a URL segment)');
   else if (RESERVED_SLUGS.has(d.slug)) problems.push(`slug '${d.slug}' is a core path and cannot be an entity`);
@@ -255,7 +261,8 @@ export function validateDefinition(def: unknown, source = 'inline'): LoadedEntit
     update: [`${slug}:write`],
     delete: [`${slug}:delete`],
   };
-  const permissions = Object.fromEntries(PERMISSIONS.map((p) => [p, [...(d.permissions?.[p] ?? defaults[p])]])) as unknown as Record<PermissionName, readonly string[]>;
+  const permission = (p: PermissionName): readonly string[] => [...(d.permissions?.[p] ?? defaults[p])];
+  const permissions: Record<PermissionName, readonly string[]> = { create: permission('create'), read: permission('read'), update: permission('update'), delete: permission('delete') };
   const loaded: LoadedEntity = {
     ...d,
     permissions,

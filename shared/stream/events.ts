@@ -1,6 +1,6 @@
 /**
  * Reading change events for the SSE stream: the items every record write puts in the events
- * table in its own transaction (shared/data/records-keys.ts describes the item). A stream reads
+ * table in its own transaction (shared/data/change-events.ts describes the item). A stream reads
  * its tenant's partition of one entity, `<tenant>#<table>`, by Query after the last sort key it
  * sent; that sort key (`<ISO time>#<suffix>`) is the SSE `id:` and what `Last-Event-ID` resumes
  * from. Parameters are built by pure functions; `readEventsAfter` is the only I/O.

@@ -11,7 +11,7 @@
  * after that.
  *
  * Why nothing is skipped. An event's position is the time its writer stamped on it just before
- * sending its transaction (shared/data/records.ts sendTransaction), so events can become visible
+ * sending its transaction (shared/data/transact.ts sendTransaction), so events can become visible
  * out of position order: a transaction stamped first may commit after one stamped later. Two
  * rules cover that:
  * - In order, with a hold-back: the stream's position (the SSE `id:` of each message, what a
@@ -35,8 +35,7 @@
  * query never makes a later late commit look old.
  */
 import { Readable } from 'node:stream';
-import { eventShardCounts } from '../data/index.js';
-import { ensureLayouts } from '../migrations/index.js';
+import { loadLayouts } from '../migrations/index.js';
 import { logger } from '../logger.js';
 import type { LoadedEntity } from '../registry/index.js';
 import { eventPartition, positionAt, positionTime, readEventsAfter, type EventPage, type StreamEvent } from './events.js';
@@ -126,14 +125,11 @@ export class EventStream extends Readable {
     this.settleMs = options.settleMs ?? SETTLE_MS;
     this.lookbackMs = options.lookbackMs ?? LOOKBACK_MS;
     this.partition = eventPartition(options.viewer.tenantId, options.entity);
-    // The event shards of the layout served now (a change of writeShards merges both counts'; the
-    // layout is refreshed before each read).
+    // The event shards of the layout loaded before each read (a stream outlives many refreshes;
+    // a change of writeShards merges both counts' events).
     this.read_ =
       options.read ??
-      (async (partition, after) => {
-        await ensureLayouts();
-        return readEventsAfter(partition, after, eventShardCounts(options.entity));
-      });
+      (async (partition, after) => readEventsAfter(partition, after, (await loadLayouts()).of(options.entity).shards.events));
     this.leases = options.leases ?? { renew: renewLease, release: releaseLease };
     this.push(retryHint(options.retryMs) + connectedMessage(this.position));
     if (options.reset) this.push(resetMessage(this.position));

@@ -9,7 +9,7 @@
  * A create or delete writes all three in one transaction. Parameters are built by pure functions;
  * the functions at the end do the I/O.
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type NativeAttributeValue, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
 import { db } from '../data/index.js';
 import type { AllowedType } from './limits.js';
@@ -47,7 +47,6 @@ export interface PendingUpload {
   expiresAt: number;
 }
 const COUNT_SK = '#count';
-const FIELDS = ['id', 'key', 'filename', 'size', 'type', 'ownerId', 'tenantId', 'createdAt'] as const;
 
 function table(): string {
   return config().tables.uploads;
@@ -65,8 +64,10 @@ export function listingSk(record: Pick<UploadRecord, 'createdAt' | 'id'>): strin
   return `${record.createdAt}#${record.id}`;
 }
 
-function pick(item: Record<string, unknown>): UploadRecord {
-  return Object.fromEntries(FIELDS.map((f) => [f, item[f]])) as unknown as UploadRecord;
+/** The record's own fields of a stored item (its keys and listing attributes left out). */
+function pick(item: Record<string, NativeAttributeValue>): UploadRecord {
+  const { id, key, filename, size, type, ownerId, tenantId, createdAt } = item;
+  return { id, key, filename, size, type, ownerId, tenantId, createdAt };
 }
 
 export function pendingKey(uuid: string): { pk: string; sk: string } {

@@ -24,6 +24,8 @@ import { headOf, parseMultipart, type FilePart } from './multipart.js';
 import { countOf, deletePending, deleteRecord, getPending, getRecord, listingSk, listRecords, putPending, putRecords, type Owner, type UploadRecord } from './records.js';
 import { copyObject, deleteObject, headObject, presignGet, presignPost, putObject, readHead } from './storage.js';
 import { fileUrl } from './url.js';
+import type { CheckedBody } from '../route-types.js';
+import type { uploadBodySchemas } from '../route-declarations/index.js';
 
 export interface UploadResult {
   id: string;
@@ -120,12 +122,10 @@ async function removeObjects(keys: readonly string[]): Promise<void> {
   }
 }
 
-/** A presign request, as its route declares it (shared/core-routes.ts; the stack has checked it). */
-export interface PresignInput {
-  filename: string;
-  type: string;
-  size: number;
-}
+/** A presign body, as its route declares it (shared/route-declarations/upload.ts; the stack has checked it). */
+export type PresignInput = CheckedBody<typeof uploadBodySchemas.presign>;
+/** A complete body, as its route declares it (shared/route-declarations/upload.ts; the stack has checked it). */
+export type CompleteInput = CheckedBody<typeof uploadBodySchemas.complete>;
 
 export interface PresignResult {
   url: string;
@@ -168,7 +168,7 @@ export function pendingUuidOf(caller: Caller, key: unknown): string | undefined 
  * (size from HeadObject, type from its first bytes), because a store may not have enforced the
  * policy; a bad one is deleted and answers 400, a good one moves to its final key and is recorded.
  */
-export async function complete(caller: Caller, body: { key: string }): Promise<UploadResult> {
+export async function complete(caller: Caller, body: CompleteInput): Promise<UploadResult> {
   const uuid = pendingUuidOf(caller, body.key);
   const pending = uuid ? await getPending(uuid) : undefined;
   if (!pending || pending.key !== body.key || pending.ownerId !== caller.ownerId || pending.tenantId !== caller.tenantId) {

@@ -1,8 +1,9 @@
 /**
  * The object store: one S3 client per container. S3_ENDPOINT (or AWS_ENDPOINT_URL_S3) points at
  * an S3-compatible server (s3rver under `npm start`), addressed path-style. Checksums are sent only
- * where S3 requires them: a streamed body then goes as is (no aws-chunked framing, which s3rver
- * would store as part of the object).
+ * where S3 requires them (no aws-chunked framing, which s3rver would store as part of the object).
+ * Bodies are buffers, never streams: the SDK retries a transient failure (a reset connection, a
+ * 5xx) by sending the request again, which it cannot do with a stream it has already read.
  */
 import {
   CopyObjectCommand,
@@ -14,7 +15,6 @@ import {
 } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { Readable } from 'node:stream';
 import { config } from '../config.js';
 
 let client: S3Client | undefined;
@@ -46,18 +46,38 @@ function bucket(): string {
   return config().uploads.bucket;
 }
 
-/** Stores a file given as chunks, streamed (never joined into one more buffer). */
+/**
+ * Stores a file given as chunks. The body is one buffer, so that the SDK can send it again after
+ * a transient failure (a stream body fails the request at the first reset).
+ */
 export async function putObject(key: string, chunks: readonly Buffer[], size: number, type: string, filename: string): Promise<void> {
   await s3().send(
     new PutObjectCommand({
       Bucket: bucket(),
       Key: key,
-      Body: Readable.from(chunks),
+      Body: oneBuffer(chunks),
       ContentLength: size,
       ContentType: type,
       Metadata: { filename: encodeURIComponent(filename) },
     }),
   );
+}
+
+/**
+ * The chunks as one buffer. The multipart parser's chunks are views into the request body, one
+ * after the other: they are then one view of that body, with no copy; otherwise they are joined
+ * (a file is at most MAX_FILE_BYTES).
+ */
+export function oneBuffer(chunks: readonly Buffer[]): Buffer {
+  if (chunks.length === 1) return chunks[0];
+  if (chunks.length === 0) return Buffer.alloc(0);
+  const { buffer, byteOffset } = chunks[0];
+  let end = byteOffset;
+  for (const chunk of chunks) {
+    if (chunk.buffer !== buffer || chunk.byteOffset !== end) return Buffer.concat(chunks);
+    end += chunk.length;
+  }
+  return Buffer.from(buffer, byteOffset, end - byteOffset);
 }
 
 export async function headObject(key: string): Promise<{ size: number; type?: string } | undefined> {

@@ -3,9 +3,11 @@
  *
  * The message carries the delivery itself, and its first attempt logs it (delivery.ts): the
  * fan-out makes no database write, so a busy engine, where every request waits its turn, does not
- * hold the change events back. A stream record fanned out twice (a retried batch) sends its
- * messages again: at least once, and the delivery function skips a delivery already logged as
- * succeeded or failed.
+ * hold the change events back. Delivery ids are derived from webhook and event, so a stream
+ * record fanned out twice sends the same deliveries again, and the delivery function skips one
+ * already logged as succeeded or failed. A batch that fails part-way queues nothing from its first
+ * failed event on: the stream hands that event and every later one over again, and those queued
+ * now would be queued twice.
  *
  * A delivery too large to travel in a message (over 24 KB) is logged first (pending), and
  * its message names it; those of a stream batch are read and written together (one engine request
@@ -34,8 +36,9 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
 }
 
 /**
- * Fans a batch of events out. Returns, for each event, whether all of its deliveries were logged
- * and queued (false: that event must be fanned out again).
+ * Fans a batch of events out, in order. Returns, for each event, whether all of its deliveries
+ * were logged and queued (false: that event must be fanned out again; from the first such event
+ * on, nothing is queued, except what a queue batch sent at the same time as a failing one took).
  */
 export async function fanOutEvents(events: readonly ChangeEvent[], entityOf: EntityOf, queue: DeliveryQueue): Promise<boolean[]> {
   const ok = events.map(() => true);
@@ -65,6 +68,7 @@ export async function fanOutEvents(events: readonly ChangeEvent[], entityOf: Ent
       fail(mine.map(({ i }) => i), 'subscriptions unreadable', error);
     }
   });
+  holdFrom(ok);
   const deliveries = planned.filter((p) => ok[p.event]).map((p) => ({ ...p, body: messageBody(p.delivery) }));
   if (!deliveries.length) return ok;
 
@@ -87,7 +91,8 @@ export async function fanOutEvents(events: readonly ChangeEvent[], entityOf: Ent
     }
   });
 
-  // The queue messages of every event whose large deliveries are all logged.
+  // The queue messages of every event before the first failure (its large deliveries all logged).
+  holdFrom(ok);
   const outgoing = deliveries.filter((p) => ok[p.event]);
   await pool(chunks(outgoing, SQS_BATCH), concurrency, async (chunk) => {
     const messages: OutgoingMessage[] = chunk.map((p, i) => ({ id: String(i), body: p.body.text }));
@@ -100,6 +105,15 @@ export async function fanOutEvents(events: readonly ChangeEvent[], entityOf: Ent
   });
   logger.debug('webhook deliveries queued', { events: events.length, deliveries: deliveries.length, logged: large.length });
   return ok;
+}
+
+/**
+ * Marks every event after the first failed one as not handled: the stream resumes from the first
+ * failure and hands the later ones over again, so they are queued then, once.
+ */
+function holdFrom(ok: boolean[]): void {
+  const first = ok.indexOf(false);
+  if (first >= 0) ok.fill(false, first);
 }
 
 /** A delivery's queue message: the delivery inside it, or (too large) only its ids. */

@@ -25,7 +25,7 @@ import type { LoadedEntity } from '../registry/index.js';
 import { parseMessage, type DeliveryMessage } from './delivery.js';
 import { changeEventFromImage, payloadOf, type ChangeEvent } from './events.js';
 import type { DeliveryQueue, OutgoingMessage } from './queue.js';
-import { createDelivery, getDelivery, getWebhook, markDeliveryFailed, pendingDelivery, reopenDelivery } from './store.js';
+import { createDelivery, getDelivery, getWebhook, markDeliveryFailed, pendingDelivery, recordAttempt, reopenDelivery } from './store.js';
 import { parseStreamFailure, readStreamBatch, StreamRecordsGoneError } from './stream-records.js';
 import { subscribers, tenantWebhooks } from './subscriptions.js';
 
@@ -148,7 +148,7 @@ export interface DeadLetterReport {
   markedFailed: number;
   /** Failed deliveries made pending again and queued. */
   replayed: number;
-  /** Deliveries that succeeded meanwhile: nothing to repeat, message deleted. */
+  /** Deliveries that succeeded meanwhile (or whose message carried its success, now logged): nothing to repeat, message deleted. */
   alreadyDelivered: number;
   /** Deliveries gone (expired after 30 days) or whose webhook is deleted or disabled: message deleted. */
   dropped: number;
@@ -176,6 +176,11 @@ export async function redriveDeadLetters(options: { source: MessageSource; queue
         report.dropped++;
         await options.source.delete(message.receiptHandle);
         continue;
+      }
+      if (delivery.status === 'pending' && parsed.outcome) {
+        // A success whose log write failed, handed over to the queue: logged now, never sent again.
+        await recordAttempt(delivery.webhookId, delivery.id, parsed.outcome, { keepSuccess: true });
+        delivery = { ...delivery, status: 'succeeded' };
       }
       if (delivery.status === 'succeeded') {
         report.alreadyDelivered++;

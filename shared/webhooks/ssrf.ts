@@ -97,7 +97,7 @@ export type Resolver = (host: string) => Promise<string[]>;
 const lookupAll = promisify(dnsLookup);
 
 export const systemResolver: Resolver = async (host) => {
-  const addresses = (await lookupAll(host, { all: true, verbatim: true })) as unknown as LookupAddress[];
+  const addresses: LookupAddress[] = await lookupAll(host, { all: true, verbatim: true });
   return addresses.map((a) => a.address);
 };
 

@@ -315,12 +315,24 @@ export interface AttemptRecord {
   nextAttemptAt: string | null;
 }
 
+export interface RecordOptions {
+  /** A delivery not logged yet (carried in its queue message): the entry is written if it is missing. */
+  create?: StoredDelivery;
+  /**
+   * Not over a logged success (the queue's attempts): a copy of the delivery handled elsewhere
+   * at the same time, whose attempt failed, cannot turn a success back into pending (which would
+   * send it again). An API replay records over anything.
+   */
+  keepSuccess?: boolean;
+}
+
 /**
- * Records one attempt: attempts + 1 and its outcome. With `create` (a delivery not logged yet,
- * carried in its queue message), the entry is written if it is missing; otherwise an entry gone
- * meanwhile (expired, its webhook deleted) is left gone.
+ * Records one attempt: attempts + 1 and its outcome. With `create`, the entry is written if it is
+ * missing; otherwise an entry gone meanwhile (expired, its webhook deleted) is left gone.
+ * Undefined when nothing was recorded (the entry is gone, or, with `keepSuccess`, succeeded).
  */
-export async function recordAttempt(webhookId: string, id: string, attempt: AttemptRecord, create?: StoredDelivery): Promise<StoredDelivery | undefined> {
+export async function recordAttempt(webhookId: string, id: string, attempt: AttemptRecord, options: RecordOptions = {}): Promise<StoredDelivery | undefined> {
+  const { create, keepSuccess } = options;
   const outcome = 'SET #status = :status, responseCode = :code, responseTimeMs = :time, #error = :error, responseBody = :body, lastAttemptAt = :last, nextAttemptAt = :next';
   const values: Record<string, unknown> = {
     ':status': attempt.status,
@@ -343,13 +355,19 @@ export async function recordAttempt(webhookId: string, id: string, attempt: Atte
       created += `, #c${i} = if_not_exists(#c${i}, :c${i})`;
     });
   }
+  const conditions: string[] = create ? [] : ['attribute_exists(pk)'];
+  if (keepSuccess) {
+    values[':succeeded'] = 'succeeded';
+    conditions.push(create ? '(attribute_not_exists(pk) OR #status <> :succeeded)' : '#status <> :succeeded');
+  }
+  const conditionExpression = conditions.join(' AND ');
   try {
     const { Attributes } = await send(
       new UpdateCommand({
         TableName: table(),
         Key: deliveryKey(webhookId, id),
         UpdateExpression: `${outcome}${created} ADD attempts :one`,
-        ...(create ? {} : { ConditionExpression: 'attribute_exists(pk)' }),
+        ...(conditionExpression ? { ConditionExpression: conditionExpression } : {}),
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
         ReturnValues: 'ALL_NEW',

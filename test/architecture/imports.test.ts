@@ -18,7 +18,8 @@ const HTTP_AREAS = ['http', 'openapi', 'graphql'];
 /**
  * Areas entered module by module, each with the reason it cannot have a front door. None: the
  * area-level loops are broken (scopes, the deployment secret, record ids and the route-table
- * types sit at the top of shared/; the live layout is data's), so every area has its index.ts.
+ * types sit at the top of shared/; the live layout's value is data's, its loader the
+ * migrations'), so every area has its index.ts.
  */
 const WITHOUT_FRONT_DOOR: string[] = [];
 /**
@@ -30,8 +31,9 @@ const WITHOUT_FRONT_DOOR: string[] = [];
  *   cold start loads those; auth's front door would bring API keys, node:crypto and the SDK;
  * - the per-request usage: the middleware stack counts it at every cold start; data's front door
  *   would bring the DynamoDB client and the SDK;
- * - data's key building alone (pure): the query planner takes it, which the API description (docs)
- *   loads at cold start; data's front door would bring the client and the SDK there;
+ * - data's layout value and key building alone (pure: layout.ts, partitions.ts, listings.ts): the
+ *   query planner takes them, which the API description (docs) loads at cold start; data's front
+ *   door would bring the client and the SDK there (the layout loader takes layout.ts's maker too);
  * - the plugin declarations without their route validators: the route table and the API
  *   description load them at cold start (docs, batch), and the key scopes check the resources they
  *   name (keys); the validators, and ajv behind them, are the plugins family's;
@@ -43,7 +45,9 @@ const NARROW_ENTRIES = [
   'shared/query/params.ts',
   'shared/auth/body-schemas.ts',
   'shared/data/usage.ts',
-  'shared/data/records-keys.ts',
+  'shared/data/layout.ts',
+  'shared/data/partitions.ts',
+  'shared/data/listings.ts',
   'shared/plugins/declarations.ts',
   'shared/registry/schema-compiler.ts',
 ];
@@ -91,6 +95,38 @@ function importsOf(file: string): Import[] {
 
 const files = SOURCE_DIRS.flatMap((dir) => sourceFiles(dir));
 const imports = files.flatMap(importsOf);
+
+/** A name an import or re-export declaration takes from its module (`*`: all of them). */
+interface NamedImport {
+  from: string;
+  to: string;
+  name: string;
+}
+
+function namedImportsOf(file: string): NamedImport[] {
+  const source = ts.createSourceFile(file, readFileSync(path.join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, false);
+  const found: NamedImport[] = [];
+  for (const node of source.statements) {
+    const specifier = ts.isImportDeclaration(node) || ts.isExportDeclaration(node) ? node.moduleSpecifier : undefined;
+    if (!specifier || !ts.isStringLiteralLike(specifier) || !specifier.text.startsWith('.')) continue;
+    const to = resolve(file, specifier.text);
+    if (!to) continue;
+    const names: string[] = [];
+    if (ts.isImportDeclaration(node)) {
+      const bindings = node.importClause?.namedBindings;
+      if (bindings && ts.isNamedImports(bindings)) names.push(...bindings.elements.map((e) => (e.propertyName ?? e.name).text));
+      else if (bindings) names.push('*');
+    } else if (ts.isExportDeclaration(node)) {
+      const clause = node.exportClause;
+      if (clause && ts.isNamedExports(clause)) names.push(...clause.elements.map((e) => (e.propertyName ?? e.name).text));
+      else names.push('*');
+    }
+    found.push(...names.map((name) => ({ from: file, to, name })));
+  }
+  return found;
+}
+
+const namedImports = files.flatMap(namedImportsOf);
 
 /** The area of shared/ a file belongs to (its first folder), undefined outside one. */
 function areaOf(file: string): string | undefined {
@@ -189,5 +225,57 @@ describe('imports', () => {
     const entered = new Set(imports.filter(({ from, to }) => from.startsWith('shared/') && areaOf(to) && areaOf(to) !== areaOf(from)).map(({ to }) => areaOf(to)!));
     const missing = [...entered].filter((area) => !WITHOUT_FRONT_DOOR.includes(area) && !existsSync(path.join(ROOT, 'shared', area, 'index.ts')));
     expect(missing).toEqual([]);
+  });
+});
+
+it('no `as unknown as` in shared/ and functions/', () => {
+  const found = files
+    .filter((file) => /^(shared|functions)\//.test(file))
+    .flatMap((file) =>
+      readFileSync(path.join(ROOT, file), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (/\bas unknown as\b/.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+    );
+
+  expect(found).toEqual([]);
+});
+
+/** THE layout loader: the one module that reads, for requests, which layout they write and read with, and keeps it between calls. */
+const LAYOUT_LOADER = 'shared/migrations/live-layouts.ts';
+/** The layout value and its maker (shared/data/layout.ts buildLayout): the loader's alone; definitionLayout is the definition's. */
+const LAYOUT_VALUE = 'shared/data/layout.ts';
+/** The migration states (read and written): the migrations area's and its job's (functions/migration-job/, `npm start`'s infra/local/migrations.ts). */
+const MIGRATION_STATES = 'shared/migrations/state.ts';
+/** Where the loader's value goes as an argument: keys, items, transactions, readers, plans, definitions. */
+const BELOW_LOADER = ['shared/data/', 'shared/query/', 'shared/registry/'];
+
+describe('the live layout (docs/project-layout.md)', () => {
+  it('is read by nothing below its loader: data, query and the registry import nothing of shared/migrations/ (a layout reaches them as an argument)', () => {
+    expect(show(imports.filter(({ from, to }) => BELOW_LOADER.some((dir) => from.startsWith(dir)) && to.startsWith('shared/migrations/')))).toEqual([]);
+  });
+
+  it('is made by its loader alone: no other module imports the maker of layout values', () => {
+    const makers = namedImports.filter(({ to, name }) => to === LAYOUT_VALUE && (name === 'buildLayout' || name === '*'));
+    expect(makers.map(({ from }) => from)).toEqual([LAYOUT_LOADER]);
+  });
+
+  it('comes from migration states that only the loader, the rest of the migrations area and its job read: a service gets them from the loader', () => {
+    const readers = imports.filter(({ from, to }) => to === MIGRATION_STATES && !from.startsWith('shared/migrations/'));
+    expect(show(readers.filter(({ from }) => !from.startsWith('functions/migration-job/') && from !== 'infra/local/migrations.ts'))).toEqual([]);
+    expect(imports.some(({ from, to }) => from === LAYOUT_LOADER && to === MIGRATION_STATES)).toBe(true);
+  });
+});
+
+/** The record core: the folders a change to how records are stored, listed and migrated goes through. */
+const CORE_DIRS = ['shared/data/', 'shared/entities/', 'shared/migrations/'];
+const MAX_CORE_LINES = 450;
+
+describe('the record core', () => {
+  it(`keeps every file of ${CORE_DIRS.join(', ')} within ${MAX_CORE_LINES} lines, readable at once`, () => {
+    const long = files
+      .filter((file) => CORE_DIRS.some((dir) => file.startsWith(dir)))
+      .map((file) => ({ file, lines: readFileSync(path.join(ROOT, file), 'utf8').split('\n').length - 1 }))
+      .filter(({ lines }) => lines > MAX_CORE_LINES);
+    expect(long).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ListCost } from '../../bench/list-costs.js';
-import { COUNTER_SHARDS } from '../../shared/data/records-keys.js';
+import { COUNTER_SHARDS } from '../../shared/data/counters.js';
 
 let costs: Map<string, ListCost>;
 

@@ -40,6 +40,34 @@ function admin(args: string[], options: { killWhen?: RegExp } = {}): Promise<Run
   });
 }
 
+/**
+ * The CLI in a terminal of its own (a pseudo-terminal made by util-linux's `script`), so it draws
+ * its progress bar as a person sees it; `interruptWhen` types Ctrl-C once the output matches.
+ */
+function adminInTerminal(args: string[], options: { interruptWhen: RegExp }): Promise<{ code: number | null; output: string }> {
+  const quote = (a: string) => `'${a.replace(/'/g, `'\\''`)}'`;
+  const command = [process.execPath, '--import', 'tsx', 'bin/admin.ts', ...args].map(quote).join(' ');
+  return new Promise((resolve) => {
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: join(work, 'data'), DYNAMODB_ENDPOINT: inject('dynamoEndpoint'), API_URL: baseUrl(), AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', COLUMNS: '120' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let sent = false;
+    const collect = (c: Buffer) => {
+      output += c;
+      if (!sent && options.interruptWhen.test(output)) {
+        sent = true;
+        child.stdin.write('\x03');
+      }
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+}
+
 const password = /with password (\S+) \(shown once\)/;
 let tenantId: string;
 let tenantAdmin: { email: string; password: string };
@@ -129,6 +157,20 @@ describe('npm run admin', () => {
     const listed = await api('GET', '/api/v1/tasks?limit=1', { cookie });
     expect(listed.body.pagination.total).toBe(9997);
   }, 600_000);
+
+  it('import in a terminal, interrupted with Ctrl-C: the cursor is shown again and it says how to resume', async () => {
+    const file = join(work, 'interrupted.csv');
+    writeFileSync(file, ['title,priority', ...Array.from({ length: 3000 }, (_, i) => `Interrupted ${i},low`)].join('\n'));
+
+    const run = await adminInTerminal(['import', 'tasks', file, '--as', tenantAdmin.email], { interruptWhen: /import tasks \|.*\b[1-9]\d{2,3}\/3000/ });
+    const hidden = run.output.indexOf('\x1b[?25l');
+    const shown = run.output.lastIndexOf('\x1b[?25h');
+
+    expect(run.code).toBe(130);
+    expect(hidden).toBeGreaterThanOrEqual(0);
+    expect(shown).toBeGreaterThan(hidden);
+    expect(run.output).toMatch(/import tasks interrupted after \d+ of 3000 rows\. Run the same command again to resume: the rows already imported are recognised and not imported twice\./);
+  }, 120_000);
 
   it('export writes CSV that imports back to the same records; NDJSON in, a filter out', async () => {
     const owner = uniqueEmail('cli-export');

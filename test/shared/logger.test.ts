@@ -64,9 +64,9 @@ describe('logger', () => {
   it("has a family's handler return only once the lines its request logged are written", async () => {
     const { logger } = await freshLogger();
     const { createPublicHandler } = await import('../../shared/http/public-stack.js');
-    const { routeKey } = await import('../../shared/core-routes.js');
-    const handler = createPublicHandler({
-      [routeKey('GET', '/api/health')]: async () => {
+    const { healthRoutes } = await import('../../shared/route-declarations/index.js');
+    const handler = createPublicHandler(healthRoutes, {
+      getHealth: async () => {
         logger.warn('health check failed', { error: 'TimeoutError' });
         return { data: { ok: true } };
       },

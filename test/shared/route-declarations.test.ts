@@ -1,6 +1,6 @@
 /**
- * One declaration per route (shared/core-routes.ts and the plugins' declarations), checked in both
- * directions: every declared route has an API Gateway method (the synthesized template), an
+ * One declaration per route (shared/route-declarations/ and the plugins' declarations), checked in
+ * both directions: every declared route has an API Gateway method (the synthesized template), an
  * operation of the OpenAPI document and a handler in its family, and nothing else has one.
  */
 import { App } from 'aws-cdk-lib';
@@ -16,7 +16,6 @@ import { buildOpenApiDocument, type OpenApiDocument } from '../../shared/openapi
 import { authBodySchemas } from '../../shared/auth/body-schemas.js';
 import { generatedBodyValidators, VALIDATED_FAMILIES } from '../../shared/http/bodies/generate.js';
 import type { BodyValidators } from '../../shared/http/validate-body.js';
-import { SYSTEM_OPERATIONS } from '../../shared/openapi/system.js';
 import { loadDefinitions } from '../../shared/registry/index.js';
 import { coreRoutes, families, matchPath, routeKey, routes, type Family } from '../../shared/routes.js';
 
@@ -76,9 +75,9 @@ describe('the route declarations', () => {
       const module = (await import(`../../functions/${family}/handler.ts`)) as { handler: { operations?: () => Promise<Operations> } };
       expect(module.handler.operations, `functions/${family}/handler.ts is built by createApiHandler or createPublicHandler`).toBeTypeOf('function');
       const served = new Set(Object.keys(await module.handler.operations!()));
-      const own = routes.filter((r) => r.family === family).map((r) => routeKey(r.method, r.path));
-      for (const key of own) if (!served.has(key)) problems.push(`${family}: no handler for ${key}`);
-      for (const key of served) if (!own.includes(key)) problems.push(`${family}: a handler for ${key}, which is not its declared route`);
+      const own = routes.filter((r) => r.family === family);
+      for (const route of own) if (!served.has(route.operation)) problems.push(`${family}: no handler for ${route.method} ${route.path} (${route.operation})`);
+      for (const name of served) if (!own.some((r) => r.operation === name)) problems.push(`${family}: a handler ${name}, which no declared route of the family names`);
     }
 
     expect(problems).toEqual([]);
@@ -98,8 +97,10 @@ describe('the route declarations', () => {
     }
   });
 
-  it('leave the description table (shared/openapi/system.ts) no entry for a route that is not declared', () => {
-    expect(Object.keys(SYSTEM_OPERATIONS).filter((key) => !declared.has(key))).toEqual([]);
+  it('name each operation once within its family', () => {
+    const names = routes.map((r) => `${r.family} ${r.operation}`);
+
+    expect(names.filter((name, i) => names.indexOf(name) !== i)).toEqual([]);
   });
 
   it('use a body schema as the API describes it: the operation\'s request body is the declared one', () => {
@@ -118,7 +119,7 @@ describe('the route declarations', () => {
         if (!Object.values(authBodySchemas).includes(route.body as never)) differing.push(key);
       } else if ((VALIDATED_FAMILIES as readonly Family[]).includes(route.family)) {
         const { precompiled } = (await import(`../../shared/http/bodies/${route.family}.generated.ts`)) as { precompiled: BodyValidators };
-        if (precompiled[key]?.schema !== JSON.stringify(route.body)) differing.push(key);
+        if (precompiled[route.operation]?.schema !== JSON.stringify(route.body)) differing.push(key);
       } else {
         unchecked.push(key);
       }

@@ -7,7 +7,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, client, collectionPath, recordPath, unwrap, type ApiRecord } from '../api.js';
 import { formFields, initialValues, parseMetadata, toBody, type EntityDescription, type FormField, type FormValues } from '../form.js';
 import { href, navigate } from '../router.js';
-import { describe, flash } from '../state.js';
+import { describe, flash, pagePath } from '../state.js';
+import { labelOf } from '../labels.js';
+import { book } from '../lookup.js';
 import { Confirm, ErrorText, Loading } from '../ui.js';
 
 interface Loaded {
@@ -33,12 +35,14 @@ const choiceCache = new Map<string, { at: number; pending: Promise<Choice[]> }>(
 function loadChoices(entity: string): Promise<Choice[]> {
   const cached = choiceCache.get(entity);
   if (cached && Date.now() - cached.at < CHOICES_TTL_MS) return cached.pending;
-  const pending = unwrap<{ data: Record<string, unknown>[] }>(client.GET(collectionPath(entity), { params: { query: { limit: 100 } as never } })).then(({ body }) =>
-    body.data.map((r) => {
-      const label = ['name', 'title', 'email'].map((k) => r[k]).find((v) => typeof v === 'string') as string | undefined;
+  const pending = unwrap<{ data: Record<string, unknown>[] }>(client.GET(collectionPath(entity), { params: { query: { limit: 100 } as never } })).then(({ body }) => {
+    // The table shows these records' labels too: what a picker read is not looked up again.
+    book.learn(entity, body.data);
+    return body.data.map((r) => {
+      const label = labelOf(r);
       return { id: String(r.id), label: label ? `${label} (${String(r.id)})` : String(r.id) };
-    }),
-  );
+    });
+  });
   pending.catch(() => choiceCache.delete(entity));
   choiceCache.set(entity, { at: Date.now(), pending });
   return pending;
@@ -88,7 +92,7 @@ export function Editor({ slug, id }: { slug: string; id?: string }) {
     load().catch(setLoadError);
   }, [slug, id]);
 
-  if (loadError) return <ErrorText message={loadError.message} code={(loadError as ApiFailure).code} />;
+  if (loadError) return <ErrorText error={loadError} />;
   if (!loaded) return <Loading label={id ? `Loading ${id}` : 'Loading the form'} />;
   const { description, fields, record } = loaded;
   const softDelete = 'deletedAt' in description.schema;
@@ -123,7 +127,7 @@ export function Editor({ slug, id }: { slug: string; id?: string }) {
         flash(`Saved ${id}.`);
       } else {
         const { body: answer } = await unwrap<{ data: ApiRecord }>(client.POST(collectionPath(slug), { body: body as never }));
-        flash(`Created ${answer.data.id}.`);
+        flash(`Created ${answer.data.id}.`, 'success', pagePath([slug, answer.data.id]));
         navigate(`${slug}/${encodeURIComponent(answer.data.id)}`);
       }
     } catch (err) {
@@ -149,7 +153,7 @@ export function Editor({ slug, id }: { slug: string; id?: string }) {
     setBusy(true);
     try {
       await unwrap(client.DELETE(recordPath(slug), { params: { path: { id: id! } } }));
-      flash(softDelete ? `${id} was soft-deleted: it has a deletedAt time and no longer appears in lists.` : `${id} was deleted.`);
+      flash(softDelete ? `${id} was soft-deleted: it has a deletedAt time and no longer appears in lists.` : `${id} was deleted.`, 'success', pagePath([slug]));
       navigate(slug);
     } catch (err) {
       setFailure(err as ApiFailure);

@@ -1,32 +1,35 @@
 /**
- * The records explorer of one entity: LIST as a table whose columns are the entity's fields,
- * with sort, search, a filter builder over SPEC.md's operators, page size, cursor paging and the
- * total. The view lives in the URL; the panel shows the exact request and what it cost.
+ * The records explorer of one entity: LIST as a table of the columns the user chose (in their
+ * order and widths), references by their labels, cells edited in place, sort, search, a filter
+ * builder over SPEC.md's operators, page size, cursor paging and a total that follows the live
+ * rows. The view lives in the URL (so it can be saved, bookmarked and shared); one view costs one
+ * request. The panel shows the exact request and what it cost.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiFailure, apiOrigin, basePath, client, collectionPath, unwrap, type ApiRecord, type Pagination } from '../api.js';
-import { columns as columnsOf, type EntityDescription } from '../form.js';
-import { clientCall, curlCommand, listQuery, OPERATOR_LABELS, OPERATORS, PAGE_SIZES, paramsToView, viewToParams, type FilterRow, type View } from '../query.js';
+import type { EntityDescription } from '../form.js';
+import { includeOf, referencesOf } from '../labels.js';
+import { useLive } from '../live.js';
+import { book, lookUpLabels } from '../lookup.js';
+import { clientCall, curlCommand, firstPage, listQuery, liveTotal, OPERATOR_LABELS, OPERATORS, PAGE_SIZES, paramsToView, viewToParams, visibleColumns, type FilterRow, type View } from '../query.js';
 import { href, navigate, route } from '../router.js';
-import { describe, flash } from '../state.js';
+import { describe, flash, me } from '../state.js';
+import { RecordsTable } from '../table.js';
 import { Confirm, ErrorText, Loading } from '../ui.js';
+import { rememberView } from '../views.js';
+import { ColumnsDialog, SavedViews } from './views.js';
 import { ExportDialog, ImportDialog } from './transfer.js';
 
 interface ListState {
   records: ApiRecord[];
   pagination: Pagination;
+  query: Record<string, string>;
   cost: string | null;
   timing: string | null;
 }
 
 export function numericFields(description?: EntityDescription): Set<string> {
   return new Set(Object.entries(description?.schema ?? {}).filter(([, d]) => d.type === 'number').map(([n]) => n));
-}
-
-function cell(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
 }
 
 export function Explorer({ slug }: { slug: string }) {
@@ -40,12 +43,14 @@ export function Explorer({ slug }: { slug: string }) {
   const [reload, setReload] = useState(0);
   const [importing, setImporting] = useState(false);
   const [exporting, setExporting] = useState<'csv' | 'ndjson'>();
+  const [choosing, setChoosing] = useState(false);
 
   const live = useLive(slug, Boolean(description?.permissions.read));
   const params = route.value.params;
   const view = useMemo(() => paramsToView(params), [params.toString()]);
   const numeric = numericFields(description);
   const query = listQuery(view, numeric);
+  const references = useMemo(() => (description ? referencesOf(description) : []), [description]);
   const path = `/api/v1/${slug}`;
 
   useEffect(() => {
@@ -53,16 +58,26 @@ export function Explorer({ slug }: { slug: string }) {
   }, [slug]);
 
   useEffect(() => {
+    // The view is remembered as the place to come back to after the next sign-in.
+    if (me.value) rememberView(me.value.id, slug, viewToParams(firstPage(view)).toString());
+  }, [slug, params.toString()]);
+
+  useEffect(() => {
     if (!description) return;
     let current = true;
     setLoading(true);
     setError(undefined);
-    unwrap<{ data: ApiRecord[]; pagination: Pagination }>(client.GET(collectionPath(slug), { params: { query: query as never } }))
+    // The references' records come embedded in the same request: their labels cost nothing more.
+    const include = includeOf(references);
+    const sent = { ...query, ...(include ? { include } : {}) };
+    unwrap<{ data: ApiRecord[]; pagination: Pagination }>(client.GET(collectionPath(slug), { params: { query: sent as never } }))
       .then(({ body, response }) => {
         if (!current) return;
-        setList({ records: body.data, pagination: body.pagination, cost: response.headers.get('X-Request-Cost'), timing: response.headers.get('Server-Timing') });
+        book.learnEmbedded(references, body.data);
+        setList({ records: body.data, pagination: body.pagination, query: sent, cost: response.headers.get('X-Request-Cost'), timing: response.headers.get('Server-Timing') });
         setSelected(new Set());
         live.reset();
+        lookUpLabels(references, body.data);
       })
       .catch((e: Error) => current && setError(e))
       .finally(() => current && setLoading(false));
@@ -71,13 +86,21 @@ export function Explorer({ slug }: { slug: string }) {
     };
   }, [description, JSON.stringify(query), reload]);
 
-  function show(next: View) {
-    navigate(slug, viewToParams(next, numeric));
+  useEffect(() => {
+    // Rows that arrived live carry no embedded records: their labels are looked up in one batch.
+    if (!live.added.length && !live.latest.size) return;
+    const timer = setTimeout(() => lookUpLabels(references, [...live.added, ...live.latest.values()]), 500);
+    return () => clearTimeout(timer);
+  }, [live.added, live.latest]);
+
+  function show(next: View, options: { replace?: boolean } = {}) {
+    navigate(slug, viewToParams(next, numeric), options);
   }
 
-  const cols = description ? columnsOf(description) : [];
+  const all = description ? Object.keys(description.schema) : [];
+  const cols = visibleColumns(view, all);
   const canWrite = description?.permissions.write && description.methods.includes('POST');
-  const canDelete = description?.permissions.delete && description.methods.includes('DELETE');
+  const canDelete = Boolean(description?.permissions.delete && description.methods.includes('DELETE'));
   const filtered = Boolean(view.search || view.filters.length);
 
   async function bulkDelete() {
@@ -93,6 +116,14 @@ export function Explorer({ slug }: { slug: string }) {
       setConfirming(false);
     }
   }
+
+  const rows = list
+    ? [...live.added.filter((r) => !list.records.some((x) => x.id === r.id)), ...list.records].map((original) => ({
+        record: live.latest.get(original.id) ?? original,
+        mark: live.marks.get(original.id),
+      }))
+    : [];
+  const total = list ? liveTotal(list.pagination.total, list.records.map((r) => r.id), live.added, live.marks) : 0;
 
   return (
     <section class="explorer">
@@ -114,6 +145,9 @@ export function Explorer({ slug }: { slug: string }) {
               Import
             </button>
           )}
+          <a href={href(`${slug}/schema`)} role="button" class="secondary outline">
+            Schema
+          </a>
           {canWrite && (
             <a href={href(`${slug}/new`)} role="button">
               New
@@ -122,13 +156,21 @@ export function Explorer({ slug }: { slug: string }) {
         </div>
       </div>
       <Toolbar view={view} description={description} onChange={show} />
-      {error && <ErrorText message={error.message} code={(error as ApiFailure).code} />}
+      {description && (
+        <div class="view-bar">
+          <SavedViews slug={slug} view={view} numeric={numeric} />
+          <button type="button" class="secondary outline small" onClick={() => setChoosing(true)}>
+            Columns
+          </button>
+        </div>
+      )}
+      {error && <ErrorText error={error} />}
       {!description && !error && <Loading label={`Loading the description of ${slug}`} />}
       {description && list && (
         <>
           <div class="list-meta">
-            <span>
-              {list.pagination.total} {list.pagination.total === 1 ? 'record' : 'records'}
+            <span aria-live="polite">
+              {total} {total === 1 ? 'record' : 'records'}
               {filtered ? ' match this view' : ''}
             </span>
             {canDelete && selected.size > 0 && (
@@ -138,76 +180,28 @@ export function Explorer({ slug }: { slug: string }) {
             )}
           </div>
           <div class="table-wrap" aria-busy={loading ? 'true' : undefined}>
-            <table class="striped">
-              <caption class="visually-hidden">
-                {slug}: {list.records.length} of {list.pagination.total}
-              </caption>
-              <thead>
-                <tr>
-                  {canDelete && (
-                    <th scope="col" class="check">
-                      <input
-                        type="checkbox"
-                        aria-label="Select all on this page"
-                        checked={list.records.length > 0 && selected.size === list.records.length}
-                        onChange={(e) => setSelected(e.currentTarget.checked ? new Set(list.records.map((r) => r.id)) : new Set())}
-                      />
-                    </th>
-                  )}
-                  {cols.map((c) => (
-                    <th key={c} scope="col" aria-sort={view.sort === c ? (view.order === 'asc' ? 'ascending' : 'descending') : undefined}>
-                      <button
-                        type="button"
-                        class="sort"
-                        onClick={() => show({ ...view, sort: c, order: view.sort === c && view.order === 'asc' ? 'desc' : 'asc', cursor: '', trail: [] })}
-                      >
-                        {c}
-                        <span aria-hidden="true">{view.sort === c ? (view.order === 'asc' ? ' ▲' : ' ▼') : ''}</span>
-                      </button>
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {[...live.added.filter((r) => !list.records.some((x) => x.id === r.id)), ...list.records].map((original) => {
-                  const mark = live.marks.get(original.id);
-                  const r = live.latest.get(original.id) ?? original;
-                  return (
-                  <tr key={r.id} class={[selected.has(r.id) ? 'selected' : '', mark ? `live-${mark}` : ''].join(' ').trim() || undefined}>
-                    {canDelete && (
-                      <td class="check">
-                        <input
-                          type="checkbox"
-                          aria-label={`Select ${r.id}`}
-                          checked={selected.has(r.id)}
-                          onChange={(e) => {
-                            const next = new Set(selected);
-                            if (e.currentTarget.checked) next.add(r.id);
-                            else next.delete(r.id);
-                            setSelected(next);
-                          }}
-                        />
-                      </td>
-                    )}
-                    {cols.map((c) => (
-                      <td key={c}>
-                        {c === 'id' ? (
-                          <>
-                            <a href={href(`${slug}/${encodeURIComponent(r.id)}`)}>{r.id}</a>
-                            {mark && <span class={`live-badge ${mark}`}>{mark}</span>}
-                          </>
-                        ) : (
-                          <span class="cell">{cell(r[c])}</span>
-                        )}
-                      </td>
-                    ))}
-                  </tr>
-                  );
-                })}
-              </tbody>
-            </table>
+            <RecordsTable
+              slug={slug}
+              description={description}
+              rows={rows}
+              columns={cols}
+              view={view}
+              references={references}
+              selectable={canDelete}
+              selected={selected}
+              onSelect={setSelected}
+              onSort={(c) => show({ ...firstPage(view), sort: c, order: view.sort === c && view.order === 'asc' ? 'desc' : 'asc' })}
+              onResize={(c, width) => {
+                const widths = { ...view.widths };
+                if (width === undefined) delete widths[c];
+                else widths[c] = width;
+                show({ ...view, widths }, { replace: true });
+              }}
+              onRecord={live.put}
+              caption={`${slug}: ${rows.length} of ${total}`}
+            />
           </div>
-          {list.records.length === 0 && (
+          {list.records.length === 0 && live.added.length === 0 && (
             <p class="empty">
               {filtered
                 ? 'No records match this view. Change the search or the filters, or clear them.'
@@ -222,10 +216,11 @@ export function Explorer({ slug }: { slug: string }) {
             {live.announcement ? ` · ${live.announcement}` : ''}
           </p>
           <Pager view={view} pagination={list.pagination} onChange={show} />
-          <RequestPanel path={path} query={query} cost={list.cost} timing={list.timing} />
+          <RequestPanel path={path} query={list.query} cost={list.cost} timing={list.timing} />
         </>
       )}
       {description && !list && !error && <Loading label={`Loading ${slug}`} />}
+      {choosing && description && <ColumnsDialog all={all} view={view} onChange={(next) => show(next, { replace: true })} onClose={() => setChoosing(false)} />}
       {exporting && description && list && (
         <ExportDialog slug={slug} description={description} query={query} total={list.pagination.total} format={exporting} onClose={() => setExporting(undefined)} />
       )}
@@ -244,55 +239,6 @@ export function Explorer({ slug }: { slug: string }) {
   );
 }
 
-type Mark = 'created' | 'updated' | 'deleted';
-
-/**
- * The entity's event stream (GET /api/v1/stream/{slug}, text/event-stream): created records are
- * shown on top, changed and deleted ones are marked. The browser's EventSource reconnects by
- * itself with Last-Event-ID, so nothing is missed; one open stream costs one request however
- * long it stays open (the server ends it after 14 minutes, and the browser reconnects).
- */
-function useLive(slug: string, enabled: boolean) {
-  const [connected, setConnected] = useState(false);
-  const [added, setAdded] = useState<ApiRecord[]>([]);
-  const [marks, setMarks] = useState<Map<string, Mark>>(new Map());
-  const [latest, setLatest] = useState<Map<string, ApiRecord>>(new Map());
-  const [announcement, setAnnouncement] = useState('');
-
-  useEffect(() => {
-    if (!enabled) return;
-    const source = new EventSource(`${apiOrigin}/api/v1/stream/${encodeURIComponent(slug)}`, { withCredentials: true });
-    source.onopen = () => setConnected(true);
-    source.onerror = () => setConnected(source.readyState === EventSource.OPEN);
-    source.onmessage = (message) => {
-      let payload: { type?: string; record?: ApiRecord };
-      try {
-        payload = JSON.parse(message.data as string);
-      } catch {
-        return;
-      }
-      const change = payload.type?.slice(payload.type.lastIndexOf('.') + 1) as Mark | undefined;
-      const record = payload.record;
-      if (!record?.id || !change || !['created', 'updated', 'deleted'].includes(change)) return;
-      setMarks((m) => new Map(m).set(record.id, change === 'updated' && m.get(record.id) === 'created' ? 'created' : change));
-      if (change === 'created') setAdded((a) => [record, ...a.filter((r) => r.id !== record.id)]);
-      if (change !== 'deleted') setLatest((l) => new Map(l).set(record.id, record));
-      setAnnouncement(`${record.id} ${change}`);
-    };
-    return () => source.close();
-  }, [slug, enabled]);
-
-  return {
-    connected,
-    added,
-    marks,
-    latest,
-    announcement,
-    /** A new page of results: marks of what it shows are kept, the rows added live go. */
-    reset: () => setAdded([]),
-  };
-}
-
 function Toolbar({ view, description, onChange }: { view: View; description?: EntityDescription; onChange: (v: View) => void }) {
   const [search, setSearch] = useState(view.search);
   const [rows, setRows] = useState<FilterRow[]>(view.filters);
@@ -304,17 +250,19 @@ function Toolbar({ view, description, onChange }: { view: View; description?: En
 
   function apply(e: Event) {
     e.preventDefault();
-    onChange({ ...view, search: search.trim(), filters: rows.filter((r) => r.field), cursor: '', trail: [] });
+    onChange({ ...firstPage(view), search: search.trim(), filters: rows.filter((r) => r.field) });
   }
   const update = (i: number, patch: Partial<FilterRow>) => setRows(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
 
   return (
-    <form class="toolbar" onSubmit={apply} role="search" aria-label="Search and filter">
+    // <search>, not role="search": Pico draws [role=search] as one pill-shaped group.
+    <search class="toolbar" aria-label="Search and filter">
+    <form onSubmit={apply}>
       <div class="toolbar-row">
         <input type="search" name="search" aria-label="Search" placeholder="Search…" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
         <label class="inline">
           <span>Page size</span>
-          <select aria-label="Page size" value={String(view.limit)} onChange={(e) => onChange({ ...view, limit: Number(e.currentTarget.value), cursor: '', trail: [] })}>
+          <select aria-label="Page size" value={String(view.limit)} onChange={(e) => onChange({ ...firstPage(view), limit: Number(e.currentTarget.value) })}>
             {PAGE_SIZES.map((n) => (
               <option key={n} value={n}>
                 {n}
@@ -352,12 +300,13 @@ function Toolbar({ view, description, onChange }: { view: View; description?: En
               </button>
             </div>
           ))}
-          <button type="button" class="secondary outline small" onClick={() => onChange({ ...view, search: '', filters: [], cursor: '', trail: [] })}>
+          <button type="button" class="secondary outline small" onClick={() => onChange({ ...firstPage(view), search: '', filters: [] })}>
             Clear search and filters
           </button>
         </fieldset>
       )}
     </form>
+    </search>
   );
 }
 

@@ -9,7 +9,7 @@
  * cannot report.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiFailure, apiOrigin, client, unwrap, type Pagination } from '../api.js';
+import { ApiFailure, apiOrigin, client, noteAnswer, unwrap, type Pagination } from '../api.js';
 import { flash } from '../state.js';
 import { Confirm, ErrorText, Loading } from '../ui.js';
 
@@ -55,7 +55,11 @@ function post(url: string, form: FormData, onProgress: (fraction: number) => voi
     xhr.open('POST', url);
     if (options.json) xhr.responseType = 'json';
     xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded / e.total);
-    xhr.onload = () => resolve(xhr);
+    xhr.onload = () => {
+      // The API's answers tell the rate-limit window (the object store, another origin, has none to tell).
+      if (new URL(url, location.href).origin === location.origin) noteAnswer(xhr.status, (name) => xhr.getResponseHeader(name));
+      resolve(xhr);
+    };
     xhr.onerror = () => reject(new ApiFailure(0, 'NETWORK_ERROR', `The upload could not reach ${new URL(url, location.href).origin}`));
     xhr.send(form);
   });
@@ -177,7 +181,7 @@ export function Files() {
           </div>
         )}
       </div>
-      {error && <ErrorText message={error.message} code={(error as ApiFailure).code} />}
+      {error && <ErrorText error={error} />}
       {!files && !error && <Loading label="Loading your files" />}
       {files && files.length === 0 && <p class="empty">No files yet. Drop one above to upload it.</p>}
       {files && files.length > 0 && (

@@ -65,12 +65,12 @@ export function Keys() {
       </div>
       <p class="muted">Keys authenticate programs (Authorization: Bearer). They are yours: each acts as you, within its scopes.</p>
       {created && <NewKey created={created} onDone={() => setCreated(undefined)} />}
-      {error && <ErrorText message={error.message} code={(error as ApiFailure).code} />}
+      {error && <ErrorText error={error} />}
       {!keys && !error && <Loading label="Loading your keys" />}
       {keys && keys.length === 0 && <p class="empty">You have no API keys yet. Create one with Create key; it is shown once.</p>}
       {keys && keys.length > 0 && (
         <div class="table-wrap">
-          <table class="striped">
+          <table class="striped cards">
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -86,20 +86,22 @@ export function Keys() {
             <tbody>
               {keys.map((k) => (
                 <tr key={k.id}>
-                  <td>{k.name}</td>
-                  <td>
+                  <td data-label="Name">{k.name}</td>
+                  <td data-label="Prefix">
                     <code>{k.keyPrefix}…</code>
                   </td>
-                  <td class="scopes">{k.scopes.join(', ')}</td>
-                  <td>
+                  <td data-label="Scopes" class="scopes">
+                    {k.scopes.join(', ')}
+                  </td>
+                  <td data-label="Status">
                     <span class={`badge ${k.status}`}>{k.status}</span>
                   </td>
-                  <td>{when(k.expiresAt)}</td>
-                  <td>{when(k.lastUsedAt)}</td>
-                  <td>
+                  <td data-label="Expires">{when(k.expiresAt)}</td>
+                  <td data-label="Last used">{when(k.lastUsedAt)}</td>
+                  <td data-label="Requests (24 h / total)">
                     {k.requestsLast24h} / {k.totalRequests}
                   </td>
-                  <td class="row-actions">
+                  <td data-label="Actions" class="row-actions">
                     {k.status === 'active' && (
                       <button type="button" class="secondary outline small" aria-label={`Deactivate ${k.name}`} onClick={() => setStatus(k, 'inactive')}>
                         Deactivate
@@ -292,7 +294,7 @@ function Audit({ id, name }: { id: string; name: string }) {
   return (
     <section aria-labelledby="audit-title" class="audit">
       <h2 id="audit-title">Audit log of {name}</h2>
-      {error && <ErrorText message={error.message} />}
+      {error && <ErrorText error={error} />}
       {!entries && !error && <Loading label="Loading the audit log" />}
       {entries && entries.length === 0 && <p class="empty">Nothing recorded yet.</p>}
       {entries && entries.length > 0 && (

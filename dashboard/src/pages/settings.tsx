@@ -85,7 +85,7 @@ function Preferences() {
   return (
     <article aria-labelledby="prefs-title">
       <h2 id="prefs-title">Your preferences</h2>
-      {error && <ErrorText message={error.message} />}
+      {error && <ErrorText error={error} />}
       {!user && !error && <Loading label="Loading your preferences" />}
       {user && (
         <JsonEditor
@@ -115,7 +115,7 @@ function Tenant() {
   return (
     <article aria-labelledby="tenant-title">
       <h2 id="tenant-title">Tenant {tenant ? `“${tenant.name}”` : ''}</h2>
-      {error && <ErrorText message={error.message} />}
+      {error && <ErrorText error={error} />}
       {!tenant && !error && <Loading label="Loading the tenant" />}
       {tenant && (
         <JsonEditor
@@ -194,7 +194,7 @@ function Users() {
   return (
     <article aria-labelledby="users-title">
       <h2 id="users-title">Users of the tenant</h2>
-      {error && <ErrorText message={error.message} code={(error as ApiFailure).code} />}
+      {error && <ErrorText error={error} />}
       {!users && !error && <Loading label="Loading the users" />}
       {users && (
         <div class="table-wrap">

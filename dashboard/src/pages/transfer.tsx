@@ -1,14 +1,34 @@
 /**
  * Import into an entity (CSV or JSON, with a preview, per-row errors from the server and a
  * progress bar over batches of 100) and export of the explorer's current view (CSV or NDJSON,
- * every page of it by cursor, with its cost shown first, a progress bar, and a cancel button).
+ * every page of it by cursor, with a progress bar and a cancel button). Both say before they
+ * start how many requests they take and about how long, and pace themselves within the session's
+ * rate-limit window: they leave a reserve for the user's other pages, wait for the window's reset
+ * when they need more (saying when they go on), and wait out a 429 the same way.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiFailure, client, collectionPath, lastCall, unwrap, type ApiRecord, type Pagination } from '../api.js';
+import { ApiFailure, budget, callMs, client, collectionPath, unwrap, type ApiRecord, type Pagination } from '../api.js';
+import { clock, count, duration, mustPause, plan, reserveOf, windowMs } from '../budget.js';
 import { columns as columnsOf, type EntityDescription } from '../form.js';
 import { flash } from '../state.js';
-import { csvPage, EXPORT_PAGE, exportCost, IMPORT_BATCH, parseRows, readUnits, toItem, toNdjson } from '../transfer.js';
+import { csvPage, EXPORT_PAGE, exportRequests, IMPORT_BATCH, importRequests, parseRows, readUnits, toItem, toNdjson } from '../transfer.js';
 import { ErrorText, Modal } from '../ui.js';
+
+/** What a transfer of `requests` requests costs and takes, said before it starts. */
+function PlanText({ requests, what, windowText }: { requests: number; what: string; windowText?: string }) {
+  const b = budget.value;
+  const p = plan(requests, b, callMs.value, windowMs(windowText));
+  const reset = p.resetAt ? clock(p.resetAt, true) : '';
+  const left = b && b.resetAt > Date.now() ? b.remaining : b?.limit;
+  return (
+    <p class="plan">
+      {what}: <strong>{requests}</strong> {requests === 1 ? 'request' : 'requests'} of your session's rate-limit window, about <strong>{duration(p.ms)}</strong>.
+      {b && ` The window has ${count(left!)} of ${count(b.limit)} left until ${reset}.`}
+      {b && p.waits > 0 &&
+        ` It sends ${p.now} now, keeping ${reserveOf(b.limit)} for your other pages, then waits for the window to reset at ${reset}${p.waits > 1 ? ` (and ${p.waits - 1} more ${p.waits === 2 ? 'reset' : 'resets'})` : ''} and goes on by itself.`}
+    </p>
+  );
+}
 
 interface RowError {
   row: number;
@@ -32,9 +52,12 @@ export function ImportDialog({ slug, description, onClose, onDone }: { slug: str
   const [rows, setRows] = useState<Record<string, unknown>[]>();
   const [fileName, setFileName] = useState('');
   const [parseError, setParseError] = useState<string>();
-  const [progress, setProgress] = useState<{ done: number; total: number }>();
+  const [progress, setProgress] = useState<{ done: number; total: number; resumesAt?: Date }>();
   const [result, setResult] = useState<{ created: number; errors: RowError[] }>();
   const [failure, setFailure] = useState<ApiFailure>();
+  const controller = useRef<AbortController | undefined>(undefined);
+  // Closing the dialog (Escape included) stops an import between batches.
+  useEffect(() => () => controller.current?.abort(), []);
 
   async function choose(file: File) {
     setResult(undefined);
@@ -50,17 +73,32 @@ export function ImportDialog({ slug, description, onClose, onDone }: { slug: str
     const items = rows.map((r) => toItem(r, description));
     let created = 0;
     const errors: RowError[] = [];
+    const abort = (controller.current = new AbortController());
     setProgress({ done: 0, total: items.length });
     try {
-      for (let offset = 0; offset < items.length; offset += IMPORT_BATCH) {
-        const batch = await importBatch(slug, items.slice(offset, offset + IMPORT_BATCH));
+      for (let offset = 0; offset < items.length; ) {
+        await paced(abort.signal, (until) => setProgress({ done: offset, total: items.length, resumesAt: until }));
+        let batch: Awaited<ReturnType<typeof importBatch>>;
+        try {
+          batch = await importBatch(slug, items.slice(offset, offset + IMPORT_BATCH));
+        } catch (e) {
+          // A 429 wrote nothing: the same batch goes again when the window resets.
+          if (e instanceof ApiFailure && e.status === 429) {
+            await waitOut(e, abort.signal, (until) => setProgress({ done: offset, total: items.length, resumesAt: until }));
+            continue;
+          }
+          throw e;
+        }
         created += batch.created;
         // Row numbers as in the file: 1 is the first record (after a CSV's header row).
         errors.push(...batch.failures.map((f) => ({ row: offset + f.index + 1, error: f.error })));
-        setProgress({ done: Math.min(items.length, offset + IMPORT_BATCH), total: items.length });
+        offset += IMPORT_BATCH;
+        setProgress({ done: Math.min(items.length, offset), total: items.length });
       }
     } catch (e) {
-      setFailure(e as ApiFailure);
+      if (!(e instanceof Cancelled)) setFailure(e as ApiFailure);
+    } finally {
+      controller.current = undefined;
     }
     setResult({ created, errors });
     if (created) {
@@ -79,6 +117,7 @@ export function ImportDialog({ slug, description, onClose, onDone }: { slug: str
       {parseError && <ErrorText message={`${fileName}: ${parseError}`} />}
       {rows && rows.length > 0 && !result && (
         <>
+          {!progress && <PlanText requests={importRequests(rows.length)} what={`${rows.length} ${rows.length === 1 ? 'record' : 'records'} in batches of ${IMPORT_BATCH}`} windowText={description.rateLimit?.window} />}
           <p>
             {rows.length} {rows.length === 1 ? 'record' : 'records'} in {fileName}; the first {preview.length}:
           </p>
@@ -115,6 +154,7 @@ export function ImportDialog({ slug, description, onClose, onDone }: { slug: str
             Imported batches: {progress.done} of {progress.total} records sent
           </label>
           <progress id="import-progress" value={progress.done} max={progress.total} />
+          {progress.resumesAt && !result && <p role="status">The import waits for the session's rate-limit window to reset: it goes on at {clock(progress.resumesAt.getTime(), true)}.</p>}
         </div>
       )}
       {failure && <ErrorText message={failure.message} code={failure.code} />}
@@ -161,15 +201,40 @@ function download(name: string, blob: Blob): void {
 
 class Cancelled extends Error {}
 
-/** Waits `seconds`, or rejects with Cancelled as soon as the export is cancelled. */
+/** Waits `seconds`, or rejects with Cancelled as soon as the transfer is cancelled. */
 function pause(seconds: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new Cancelled());
     const timer = setTimeout(resolve, seconds * 1000);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(new Cancelled());
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(new Cancelled());
+      },
+      { once: true },
+    );
   });
+}
+
+/**
+ * Before a transfer's next request: when the window is down to the reserve it keeps for the
+ * user's other pages, wait for the reset (saying until when) instead of spending it.
+ */
+async function paced(signal: AbortSignal, onWait: (until: Date | undefined) => void): Promise<void> {
+  const b = budget.value;
+  if (!mustPause(b)) return;
+  onWait(new Date(b!.resetAt));
+  await pause((b!.resetAt - Date.now()) / 1000 + 0.25, signal);
+  onWait(undefined);
+}
+
+/** A 429 anyway (another tab, another container's tokens): wait for its Retry-After, saying until when. */
+async function waitOut(e: ApiFailure, signal: AbortSignal, onWait: (until: Date | undefined) => void): Promise<void> {
+  const seconds = Math.max(1, e.retryAfter ?? 60);
+  onWait(new Date(Date.now() + seconds * 1000));
+  await pause(seconds, signal);
+  onWait(undefined);
 }
 
 interface ExportProgress {
@@ -184,8 +249,8 @@ interface ExportProgress {
 /**
  * Every record of the view (its filter, search and sort), page after page by cursor, EXPORT_PAGE
  * at a time. Each page is written out as text at once and only that text is kept (a Blob part,
- * which the browser may keep on disk), so memory does not grow with the records. A 429 pauses
- * the walk until the window resets (Retry-After), then it goes on from the same cursor.
+ * which the browser may keep on disk), so memory does not grow with the records. The walk pauses
+ * at the window's reserve (or on a 429) until the window resets, then goes on from the same cursor.
  */
 async function walkView(
   slug: string,
@@ -205,14 +270,14 @@ async function walkView(
   do {
     const page: Record<string, string> = { ...view, limit: String(EXPORT_PAGE), ...(cursor ? { cursor } : {}) };
     let answer: { body: { data: ApiRecord[]; pagination: Pagination }; response: Response };
+    const waiting = (until: Date | undefined) => onProgress({ ...progress, resumesAt: until });
+    await paced(signal, waiting);
     try {
       answer = await unwrap(client.GET(collectionPath(slug), { params: { query: page as never }, signal } as never));
     } catch (e) {
       if (signal.aborted) throw new Cancelled();
       if (e instanceof ApiFailure && e.status === 429) {
-        const seconds = Math.max(1, e.retryAfter ?? 60);
-        onProgress({ ...progress, resumesAt: new Date(Date.now() + seconds * 1000) });
-        await pause(seconds, signal);
+        await waitOut(e, signal, waiting);
         continue;
       }
       throw e;
@@ -240,8 +305,7 @@ export function ExportDialog({ slug, description, query, total, format, onClose 
   const [failure, setFailure] = useState<ApiFailure>();
   const controller = useRef<AbortController | undefined>(undefined);
   const latest = useRef<ExportProgress | undefined>(undefined);
-  const remaining = lastCall.value?.rateLimitRemaining ? Number(lastCall.value.rateLimitRemaining) : undefined;
-  const cost = exportCost(total, remaining);
+  const requests = exportRequests(total);
   const label = format.toUpperCase();
 
   // Closing the dialog (Escape included) cancels a running export.
@@ -279,11 +343,7 @@ export function ExportDialog({ slug, description, query, total, format, onClose 
   return (
     <Modal title={`Export ${slug} as ${label}`} onClose={onClose}>
       {!running && !result && (
-        <p>
-          {total} {total === 1 ? 'record' : 'records'} in this view (its filter, search and sort), read {EXPORT_PAGE} at a time: about <strong>{cost.requests}</strong> {cost.requests === 1 ? 'request' : 'requests'} of your session's hourly limit
-          {remaining !== undefined ? `, which has ${remaining} left` : ''}.
-          {!cost.fits && ' The export pauses when the limit is reached and goes on by itself when the window resets.'}
-        </p>
+        <PlanText requests={requests} what={`${total} ${total === 1 ? 'record' : 'records'} in this view (its filter, search and sort), read ${EXPORT_PAGE} at a time`} windowText={description.rateLimit?.window} />
       )}
       {shown && (
         <div class="progress">
@@ -292,7 +352,7 @@ export function ExportDialog({ slug, description, query, total, format, onClose 
           </label>
           <progress id="export-progress" value={shown.records} max={Math.max(1, shown.total)} />
           {running && progress?.resumesAt && (
-            <p role="status">The session's rate limit is used up: the export goes on at {progress.resumesAt.toLocaleTimeString()}.</p>
+            <p role="status">The export waits for the session's rate-limit window to reset: it goes on at {clock(progress.resumesAt.getTime(), true)}.</p>
           )}
         </div>
       )}

@@ -101,12 +101,12 @@ export function Webhooks() {
           </button>
         </article>
       )}
-      {error && <ErrorText message={error.message} code={(error as ApiFailure).code} />}
+      {error && <ErrorText error={error} />}
       {!hooks && !error && <Loading label="Loading the webhooks" />}
       {hooks && hooks.length === 0 && <p class="empty">No webhooks yet. Register one with Register webhook to receive record changes.</p>}
       {hooks && hooks.length > 0 && (
         <div class="table-wrap">
-          <table class="striped">
+          <table class="striped cards">
             <thead>
               <tr>
                 <th scope="col">URL</th>
@@ -119,13 +119,17 @@ export function Webhooks() {
             <tbody>
               {hooks.map((h) => (
                 <tr key={h.id}>
-                  <td class="cell">{h.url}</td>
-                  <td class="scopes">{h.events.join(', ')}</td>
-                  <td>
+                  <td data-label="URL" class="cell">
+                    {h.url}
+                  </td>
+                  <td data-label="Events" class="scopes">
+                    {h.events.join(', ')}
+                  </td>
+                  <td data-label="Status">
                     <span class={`badge ${h.status === 'active' ? 'active' : 'inactive'}`}>{h.status}</span>
                   </td>
-                  <td>{when(h.createdAt)}</td>
-                  <td class="row-actions">
+                  <td data-label="Registered">{when(h.createdAt)}</td>
+                  <td data-label="Actions" class="row-actions">
                     <button type="button" class="secondary outline small" aria-label={`Deliveries of ${h.url}`} aria-expanded={open === h.id} onClick={() => setOpen(open === h.id ? undefined : h.id)}>
                       Deliveries
                     </button>
@@ -267,7 +271,7 @@ function Deliveries({ hook }: { hook?: Webhook }) {
           Refresh
         </button>
       </div>
-      {error && <ErrorText message={error.message} />}
+      {error && <ErrorText error={error} />}
       {!items && !error && <Loading label="Loading the deliveries" />}
       {items && items.length === 0 && <p class="empty">Nothing delivered yet. Send a test, or change a record of a subscribed entity.</p>}
       {items && items.length > 0 && (

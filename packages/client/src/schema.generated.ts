@@ -52,7 +52,7 @@ export interface paths {
         put?: never;
         /**
          * Log out
-         * @description Ends the session on the server and clears the cookie.
+         * @description Ends the session on the server and clears the cookie. A session begun through an identity provider that has an end-session endpoint also answers `data.endSession: {name, url}`: its own sign-out.
          */
         post: operations["logout"];
         delete?: never;
@@ -89,6 +89,63 @@ export interface paths {
         put?: never;
         /** Refresh the session (short path) */
         post: operations["refreshSessionShort"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Identity providers the console signs in with */
+        get: operations["listSignInProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The identity provider sends the browser back here (a redirect to the console, signed in)
+         * @description Where the provider sends the browser back: the code is exchanged, the ID token verified, the user found or created, and a session begun.
+         */
+        get: operations["finishSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sign in to the console with an identity provider (a redirect to it)
+         * @description Authorization code flow with PKCE, `state` and `nonce`; sets the 10-minute `oidc_flow` cookie that ties the answer to this browser.
+         */
+        get: operations["startSignIn"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1868,11 +1925,18 @@ export interface components {
         User: {
             id: string;
             tenantId: string;
-            /** Format: email */
-            email: string;
+            /** @description Empty for a user of an identity provider whose tokens carry no e-mail address. */
+            email: string | "";
             name: string;
             /** @enum {string} */
             role: "admin" | "user";
+            /**
+             * @description `disabled`: every credential of the user is refused.
+             * @enum {string}
+             */
+            status?: "active" | "disabled";
+            /** @description The identity provider the user signs in with (absent for users with a password). */
+            issuer?: string;
             preferences?: {
                 [key: string]: unknown;
             };
@@ -1880,6 +1944,12 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        SignInProvider: {
+            /** @description GET /api/v1/auth/oidc/{id} starts the sign-in. */
+            id: string;
+            /** @example Okta */
+            name: string;
         };
         Tenant: {
             id: string;
@@ -3485,6 +3555,8 @@ export interface components {
         "X-Page": number;
         /** @description The page size used. */
         "X-Per-Page": number;
+        /** @description Where a redirect sends the browser. */
+        Location: string;
         /** @description RFC 8288 links: rel="next" and rel="prev" pages of the same query. */
         Link: string;
     };
@@ -3677,6 +3749,107 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    listSignInProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The providers offering console sign-in; empty when none does. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["SignInProvider"][];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    finishSignIn: {
+        parameters: {
+            query?: {
+                /** @description Set by the identity provider (OAuth 2.0 authorization response). */
+                code?: string;
+                /** @description Set by the identity provider (OAuth 2.0 authorization response). */
+                state?: string;
+                /** @description Set by the identity provider (OAuth 2.0 authorization response). */
+                iss?: string;
+                /** @description Set by the identity provider (OAuth 2.0 authorization response). */
+                error?: string;
+                /** @description Set by the identity provider (OAuth 2.0 authorization response). */
+                error_description?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To `/dashboard` with the `session` cookie set, or to `/dashboard?signin=failed` (or `cancelled`) with the reason in the log. */
+            302: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    startSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The provider. */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the provider's authorization endpoint (to `/dashboard?signin=failed` when it cannot be reached). */
+            302: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3957,6 +4130,8 @@ export interface operations {
                     /** @enum {string} */
                     role?: "admin" | "user";
                     password?: string;
+                    /** @enum {string} */
+                    status?: "active" | "disabled";
                 };
             };
         };
@@ -5214,7 +5389,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The generated text. */
+            /** @description Success. */
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -5230,7 +5405,9 @@ export interface operations {
                         data: {
                             text: string;
                             tokensUsed: number;
-                            model: string;
+                            /** @enum {string} */
+                            model: "fast" | "quality";
+                            modelId?: string;
                         };
                     };
                 };
@@ -5358,7 +5535,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     amount: number;
@@ -5368,7 +5545,7 @@ export interface operations {
         };
         responses: {
             /** @description Success. */
-            201: {
+            200: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5417,7 +5594,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     name: string;
@@ -5428,7 +5605,7 @@ export interface operations {
         };
         responses: {
             /** @description Success. */
-            201: {
+            200: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

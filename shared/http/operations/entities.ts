@@ -1,12 +1,12 @@
 /**
- * The entities family's operations, keyed by route: resolve the slug (custom override first,
+ * The entities family's operations, by the names of its route declarations: resolve the slug (custom override first,
  * then the registry; an unregistered slug → 404 ENTITY_NOT_FOUND, a core word → 404 NOT_FOUND),
  * parse the request once (its query string into a typed list or read query), run the service (shared/entities/), and build the reply and its headers
  * (ETag, Location, Link, X-Total-Count). Also the two callbacks the middleware stack asks before
  * the operation: which anonymous requests are public reads, and when the route's
  * `{entity}:action` scope applies.
  */
-import { routeKey, type RouteRateLimit } from '../../core-routes.js';
+import type { RouteRateLimit } from '../../core-routes.js';
 import {
   bulkDelete,
   bulkUpdate,
@@ -29,7 +29,7 @@ import { describeEntity, findEntity, RESERVED_SLUGS, windowSeconds, type LoadedE
 import type { Pagination } from '../../pagination.js';
 import { apiPath, apiUrl } from '../../urls.js';
 import type { StackOptions } from '../stack.js';
-import type { ApiRequest, Operation, Reply } from '../types.js';
+import type { ApiRequest, FamilyOperations, Reply } from '../types.js';
 import { API_INDEX_PATH, apiIndex } from './api-index.js';
 import { findOverride, type OverridableOperation } from './entity-overrides.js';
 
@@ -157,34 +157,34 @@ function replaceMetadata(req: ApiRequest): boolean {
   return req.query.replaceMetadata === 'true';
 }
 
-export const entityOperations: Record<string, Operation> = {
-  [routeKey('GET', API_INDEX_PATH)]: async (req) => apiIndex(req),
+export const entityOperations: FamilyOperations<'entities'> = {
+  getApiIndex: async (req) => apiIndex(req),
   // The query string is parsed here, once, against the entity it lists; the service takes the result.
-  [routeKey('GET', ENTITY_PATHS.collection)]: (req) => resolve(req, 'list', async (e) => listReply(req, await listRecords(e, req.auth, parseListQueryString(e, req.query)))),
-  [routeKey('POST', ENTITY_PATHS.collection)]: (req) =>
+  list: (req) => resolve(req, 'list', async (e) => listReply(req, await listRecords(e, req.auth, parseListQueryString(e, req.query)))),
+  create: (req) =>
     resolve(req, 'create', async (e) => withLocation(req, e.slug, recordReply(await createRecordWithEtag(e, req.auth, req.body ?? {}), 201))),
-  [routeKey('OPTIONS', ENTITY_PATHS.collection)]: (req) => resolve(req, 'options', (e) => ({ data: describeEntity(e, req.auth) })),
+  describe: (req) => resolve(req, 'options', (e) => ({ data: describeEntity(e, req.auth) })),
   // Bulk update / delete (shared/entities/bulk.ts): each item through updateRecord / deleteRecord.
-  [routeKey('PATCH', ENTITY_PATHS.collection)]: async (req) => ({
+  bulkUpdate: async (req) => ({
     status: 200,
     data: await bulkUpdate(bulkEntity(req), req.auth, req.body, { replaceMetadata: replaceMetadata(req) }),
   }),
-  [routeKey('DELETE', ENTITY_PATHS.collection)]: async (req) => ({ status: 200, data: await bulkDelete(bulkEntity(req), req.auth, req.body) }),
-  [routeKey('GET', ENTITY_PATHS.record)]: (req) => resolve(req, 'read', async (e) => recordReply(await readRecord(e, req.params.id, req.auth, parseReadQueryString(e, req.query)))),
-  [routeKey('PATCH', ENTITY_PATHS.record)]: (req) =>
+  bulkDelete: async (req) => ({ status: 200, data: await bulkDelete(bulkEntity(req), req.auth, req.body) }),
+  read: (req) => resolve(req, 'read', async (e) => recordReply(await readRecord(e, req.params.id, req.auth, parseReadQueryString(e, req.query)))),
+  update: (req) =>
     resolve(req, 'update', async (e) =>
       recordReply(await updateRecordWithEtag(e, req.params.id, req.auth, req.body ?? {}, { replaceMetadata: replaceMetadata(req), preconditions: preconditionsOf(req.headers) })),
     ),
-  [routeKey('DELETE', ENTITY_PATHS.record)]: (req) =>
+  delete: (req) =>
     resolve(req, 'delete', async (e) => {
       const deleted = await deleteRecord(e, req.params.id, req.auth, preconditionsOf(req.headers));
       return deleted ? recordReply(deleted) : { message: `${e.name} ${req.params.id} deleted` };
     }),
-  [routeKey('GET', ENTITY_PATHS.child)]: (req) =>
+  listChildren: (req) =>
     resolve(req, 'listChild', async (e) => {
       const query = parseListQueryString(childEntity(e, req.params.child), req.query);
       return listReply(req, await listChildren(e, req.params.id, req.params.child, req.auth, query));
     }),
-  [routeKey('POST', ENTITY_PATHS.child)]: (req) =>
+  createChild: (req) =>
     resolve(req, 'createChild', async (e) => ({ status: 201, data: await createChild(e, req.params.id, req.params.child, req.auth, req.body ?? {}) })),
 };

@@ -3,13 +3,12 @@
  * POST /api/v1/import/{entity}. Scope `<entity>:write` (the route's); an unregistered entity
  * answers 404 ENTITY_NOT_FOUND (its scope is not asked for first).
  */
-import { routeKey } from '../../core-routes.js';
 import { EntityNotFoundError, ValidationError } from '../../errors.js';
 import { CSV_TYPE, csvItems, type IdSeed, type ImportInput, importRecords, importTasks } from '../../import/index.js';
 import { findEntity, type LoadedEntity } from '../../registry/index.js';
 import type { AuthorizeOptions } from '../authorize.js';
 import { idempotencyKeyOf, idempotencyScope } from '../idempotency.js';
-import type { ApiRequest, Operation } from '../types.js';
+import type { ApiRequest, FamilyOperations } from '../types.js';
 
 export const IMPORT_PATHS = {
   tasks: '/api/v1/import/tasks',
@@ -54,13 +53,13 @@ function inputOf(req: ApiRequest): ImportInput {
   return { caller: req.auth, body: req.body, seed: seedOf(req) };
 }
 
-export const importOperations: Record<string, Operation> = {
-  [routeKey('POST', IMPORT_PATHS.tasks)]: async (req) => {
+export const importOperations: FamilyOperations<'import'> = {
+  importTasks: async (req) => {
     const entity = findEntity('tasks');
     if (entity) csvAsJson(req, entity, true);
     return { status: 201, data: await importTasks(inputOf(req)) };
   },
-  [routeKey('POST', IMPORT_PATHS.entity)]: async (req) => {
+  importRecords: async (req) => {
     const entity = findEntity(req.params.entity ?? '');
     if (!entity) throw new EntityNotFoundError(req.params.entity ?? '');
     csvAsJson(req, entity, false);

@@ -17,13 +17,14 @@ import {
   customPluginDir,
   HANDLERS_SUFFIX,
   pluginDeclarations,
+  pluginOperation,
   PluginError,
   routeBodyValidators,
   type PluginRouteDefinition,
   type SchemaValidator,
 } from '../../plugins/index.js';
 import { loadRegistry, type SchemaError } from '../../registry/index.js';
-import { routeKey, routeTable, routes } from '../../routes.js';
+import { routeTable, routes } from '../../routes.js';
 import type { Operations, StackOptions } from '../stack.js';
 import type { ApiRequest, Operation } from '../types.js';
 
@@ -80,7 +81,7 @@ export async function loadPluginOperations(): Promise<Operations> {
   const slugs = new Set((await loadRegistry()).keys());
   // Precompiled validators (npm run schemas); ajv compiles only a schema they do not know.
   const bodyValidators = await routeBodyValidators(pluginDeclarations);
-  const operations: Operations = {};
+  const operations: Record<string, Operation> = {};
   for (const { definition, source } of pluginDeclarations) {
     const handlersSource = source.replace(/\.plugin\.ts$/, HANDLERS_SUFFIX);
     let module: Record<string, unknown>;
@@ -96,7 +97,7 @@ export async function loadPluginOperations(): Promise<Operations> {
       if (typeof handler !== 'function') {
         throw new PluginError(`Plugin ${source} is invalid: ${route.method} ${route.path} names handler '${route.handler}', which ${handlersSource} does not export as a function`);
       }
-      operations[routeKey(route.method, route.path)] = bind(route, handler as Operation, bodyValidators.get(route));
+      operations[pluginOperation(definition, route)] = bind(route, handler as Operation, bodyValidators.get(route));
     }
   }
   return operations;

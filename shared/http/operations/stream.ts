@@ -12,10 +12,9 @@ import { config } from '../../config.js';
 import { isAdmin, requireCaller, requirePermission } from '../../entities/rules.js';
 import { BadRequestError, EntityNotFoundError } from '../../errors.js';
 import { findEntity } from '../../registry/index.js';
-import { routeKey } from '../../core-routes.js';
 import { acquireLease, beyondRetention, EventStream, isPosition, loadHandoff, positionAt, positionTime, saveHandoff, STREAM_HEADERS, type HandoffOwner } from '../../stream/index.js';
 import type { AuthorizeOptions } from '../authorize.js';
-import type { ApiLambdaContext, ApiRequest, Operation, Reply } from '../types.js';
+import type { ApiLambdaContext, ApiRequest, FamilyOperations, Reply } from '../types.js';
 
 export const STREAM_PATHS = {
   tasks: '/api/v1/stream/tasks',
@@ -88,7 +87,7 @@ async function openStream(req: ApiRequest, context?: ApiLambdaContext): Promise<
   return { status: 200, headers: { ...STREAM_HEADERS }, stream };
 }
 
-export const streamOperations: Record<string, Operation> = {
-  [routeKey('GET', STREAM_PATHS.tasks)]: openStream,
-  [routeKey('GET', STREAM_PATHS.entity)]: openStream,
+export const streamOperations: FamilyOperations<'stream'> = {
+  streamTasks: openStream,
+  streamEntity: openStream,
 };

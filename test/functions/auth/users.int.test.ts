@@ -241,15 +241,15 @@ describe('user administration', () => {
   });
 });
 
-describe("a user's API keys after an admin changes the user", () => {
-  async function adminKey(owner: TestUser): Promise<string> {
-    const created = await api('POST', '/api/v1/api-keys', { cookie: owner.cookie, body: { name: 'admin key', scopes: ['*'] } });
-    expect(created.status, created.text).toBe(201);
-    // Used once, so that the key is verified (and cached) before the change.
-    expect((await api('GET', '/api/v1/users', { apiKey: created.body.data.key })).status).toBe(200);
-    return created.body.data.key;
-  }
+async function adminKey(owner: TestUser): Promise<string> {
+  const created = await api('POST', '/api/v1/api-keys', { cookie: owner.cookie, body: { name: 'admin key', scopes: ['*'] } });
+  expect(created.status, created.text).toBe(201);
+  // Used once, so that the key is verified (and cached) before the change.
+  expect((await api('GET', '/api/v1/users', { apiKey: created.body.data.key })).status).toBe(200);
+  return created.body.data.key;
+}
 
+describe("a user's API keys after an admin changes the user", () => {
   it("stops granting admin rights at once when the key's owner is demoted", async () => {
     const owner = await newUser(tenant.admin.cookie, 'admin');
     const key = await adminKey(owner);
@@ -271,5 +271,40 @@ describe("a user's API keys after an admin changes the user", () => {
     expect(deleted.status).toBe(200);
     expect(response.status).toBe(401);
     expect(response.body.code).toBe('INVALID_API_KEY');
+  });
+});
+
+describe('a disabled user', () => {
+  it('can neither sign in nor use a session or an API key, until enabled again', async () => {
+    const target = await newUser(tenant.admin.cookie, 'admin');
+    const key = await adminKey(target);
+
+    const disabled = await api('PATCH', `/api/v1/users/${target.id}`, { cookie: tenant.admin.cookie, body: { status: 'disabled' } });
+    const session = await api('GET', '/api/v1/users/me', { cookie: target.cookie });
+    const byKey = await api('GET', '/api/v1/users/me', { apiKey: key });
+    const signIn = await api('POST', '/api/v1/auth/login', { body: { email: target.email, password: target.password } });
+    const listed = await api('GET', `/api/v1/users/${target.id}`, { cookie: tenant.admin.cookie });
+    const enabled = await api('PATCH', `/api/v1/users/${target.id}`, { cookie: tenant.admin.cookie, body: { status: 'active' } });
+
+    expect(disabled.status).toBe(200);
+    expect(disabled.body.data.status).toBe('disabled');
+    expect(session.status).toBe(401);
+    expect(byKey.status).toBe(401);
+    // As a wrong password: the answer does not tell that the account exists.
+    expect(signIn.status).toBe(401);
+    expect(signIn.body.error).toBe('Invalid email or password');
+    expect(listed.body.data.status).toBe('disabled');
+    expect(enabled.body.data.status).toBe('active');
+    expect((await api('GET', '/api/v1/users/me', { apiKey: key })).status).toBe(200);
+    expect((await login(target.email, target.password)).startsWith('session=')).toBe(true);
+  });
+
+  it('is never the admin themself, nor the operator', async () => {
+    const self = await api('PATCH', `/api/v1/users/${tenant.admin.id}`, { cookie: tenant.admin.cookie, body: { status: 'disabled' } });
+    const invalid = await api('PATCH', `/api/v1/users/${user.id}`, { cookie: tenant.admin.cookie, body: { status: 'gone' } });
+
+    expect(self.status).toBe(403);
+    expect(invalid.status).toBe(422);
+    expect(invalid.body.details).toHaveProperty('status');
   });
 });

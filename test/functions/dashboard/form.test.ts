@@ -59,8 +59,21 @@ describe('formFields', () => {
 });
 
 describe('columns', () => {
-  it('shows every field but lists, id first and the times last', () => {
-    expect(columns(tasks)).toEqual(['id', 'title', 'description', 'status', 'assigneeId', 'createdAt', 'updatedAt']);
+  it('shows every field of the description in its order, lists of ids included', () => {
+    expect(columns(tasks)).toEqual(Object.keys(tasks.schema));
+    expect(columns(tasks)).toContain('tagIds');
+  });
+
+  it("are the admin CLI's export columns, for every entity of the registry", async () => {
+    const { exportColumns } = await import('../../../bin/admin/transfer.js');
+    const { describeEntity } = await import('../../../shared/registry/describe.js');
+    const { loadDefinitions } = await import('../../../shared/registry/index.js');
+    const caller = { type: 'session' as const, user: { id: 'usr_1', email: 'a@b.c', role: 'admin' as const }, tenantId: 'ten_1', scopes: ['*'] };
+
+    for (const entity of await loadDefinitions()) {
+      const description = describeEntity(entity, caller) as unknown as EntityDescription;
+      expect(columns(description), entity.slug).toEqual(exportColumns(description.schema));
+    }
   });
 });
 
@@ -120,7 +133,7 @@ describe('import rows (dashboard/src/transfer.ts)', async () => {
 });
 
 describe('export pages (dashboard/src/transfer.ts)', async () => {
-  const { csvPage, exportCost, readUnits, toCsv } = await import('../../../dashboard/src/transfer.js');
+  const { csvPage, exportRequests, importRequests, readUnits, toCsv } = await import('../../../dashboard/src/transfer.js');
   const columns = ['id', 'name'];
   const records = Array.from({ length: 5 }, (_, i) => ({ id: String(i), name: i === 2 ? 'has, comma\nand line' : `n${i}` }));
 
@@ -136,11 +149,9 @@ describe('export pages (dashboard/src/transfer.ts)', async () => {
     expect(csvPage([], columns, false)).toBe('');
   });
 
-  it('counts one request per 100 records, and whether the session has that many left', () => {
-    expect(exportCost(0, 100)).toEqual({ requests: 1, fits: true });
-    expect(exportCost(1050, 100)).toEqual({ requests: 11, fits: true });
-    expect(exportCost(1050, 10)).toEqual({ requests: 11, fits: false });
-    expect(exportCost(250, undefined)).toEqual({ requests: 3, fits: true });
+  it('counts one request per 100 records exported (at least one) and per 100 rows imported', () => {
+    expect([exportRequests(0), exportRequests(1050), exportRequests(250)]).toEqual([1, 11, 3]);
+    expect([importRequests(0), importRequests(100), importRequests(101)]).toEqual([0, 1, 2]);
   });
 
   it('reads the read units of X-Request-Cost', () => {

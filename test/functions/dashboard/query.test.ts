@@ -56,3 +56,46 @@ describe('the LIST request', () => {
     expect(clientCall('http://127.0.0.1:3000', '/api/v1/tasks', query)).toContain(`      limit: 20,`);
   });
 });
+
+describe('columns in the view', async () => {
+  const { moveColumn, visibleColumns } = await import('../../../dashboard/src/query.js');
+
+  it('keeps the chosen columns, their order and widths in the URL', () => {
+    const view = { ...emptyView(), columns: ['title', 'id', 'status'], widths: { title: 240, status: 96 } };
+    const params = viewToParams(view);
+
+    expect(params.get('cols')).toBe('title,id,status');
+    expect(params.get('widths')).toBe('title:240,status:96');
+    expect(paramsToView(new URLSearchParams(params.toString()))).toMatchObject({ columns: ['title', 'id', 'status'], widths: { title: 240, status: 96 } });
+    expect(listQuery(view)).toEqual({ limit: '20' });
+  });
+
+  it('ignores widths out of bounds, and columns the entity no longer has', () => {
+    expect(paramsToView(new URLSearchParams('widths=title:3,status:99999')).widths).toEqual({ status: 1200 });
+    expect(visibleColumns({ columns: ['gone', 'title'] }, ['id', 'title'])).toEqual(['title']);
+    expect(visibleColumns({ columns: [] }, ['id', 'title'])).toEqual(['id', 'title']);
+  });
+
+  it('moves a column one place left or right, and not past either end', () => {
+    expect(moveColumn(['a', 'b', 'c'], 'b', -1)).toEqual(['b', 'a', 'c']);
+    expect(moveColumn(['a', 'b', 'c'], 'b', 1)).toEqual(['a', 'c', 'b']);
+    expect(moveColumn(['a', 'b', 'c'], 'a', -1)).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('the live total', async () => {
+  const { liveTotal } = await import('../../../dashboard/src/query.js');
+
+  it('adds the rows created live, less the shown rows deleted since, once each', () => {
+    const marks = new Map([
+      ['new1', 'created'],
+      ['p2', 'deleted'],
+      ['elsewhere', 'deleted'],
+      ['p1', 'updated'],
+    ] as const);
+
+    expect(liveTotal(10, ['p1', 'p2'], [{ id: 'new1' }, { id: 'p1' }], marks)).toBe(10);
+    expect(liveTotal(10, ['p1'], [{ id: 'new1' }], new Map([['new1', 'created']]))).toBe(11);
+    expect(liveTotal(10, ['p1'], [{ id: 'new1' }], new Map([['new1', 'deleted']]))).toBe(10);
+  });
+});

@@ -58,4 +58,29 @@ describe('the reference page at /api/docs', () => {
     expect(problems).toEqual([]);
     await page.close();
   }, 60_000);
+
+  it('starts "Try it out" empty (examples and defaults in the descriptions) and names this deployment in the server entry', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${baseUrl()}/api/docs`);
+    await page.locator('.opblock-tag-section').first().waitFor({ timeout: 20_000 });
+    const servers = await page.locator('.servers select option').allInnerTexts();
+    await page.locator('.opblock-tag[data-tag="products"]').click();
+    const operation = page.locator('#operations-products-listProducts');
+    await operation.locator('.opblock-summary').first().click();
+    const fields = operation.locator('tr[data-param-name="fields"]');
+    const described = await fields.innerText();
+    await operation.locator('button.try-out__btn').click();
+    const filled = await operation
+      .locator('.parameters input, .parameters select, .parameters textarea')
+      .evaluateAll((els) => els.filter((e) => (e as HTMLInputElement).value !== '').map((e) => e.closest('tr')?.getAttribute('data-param-name')));
+    const call = page.waitForRequest((r) => r.url().startsWith(`${baseUrl()}/api/v1/products`) && r.method() === 'GET');
+    await operation.locator('button.execute').click();
+    const request = await call;
+
+    expect(servers).toEqual([`${baseUrl()} - This deployment`]);
+    expect(filled).toEqual([]);
+    expect(request.url()).toBe(`${baseUrl()}/api/v1/products`);
+    expect(described).toMatch(/Example: name,price\./);
+    await page.close();
+  }, 60_000);
 });

@@ -9,7 +9,8 @@ import { GetCommand, DynamoDBDocumentClient, QueryCommand, TransactWriteCommand 
 import { afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { resetConfig } from '../../../shared/config.js';
 import { createDynamoClient, db, dbOnce, tableName } from '../../../shared/data/client.js';
-import { recordKey } from '../../../shared/data/records-keys.js';
+import { definitionLayout } from '../../../shared/data/layout.js';
+import { recordKey } from '../../../shared/data/partitions.js';
 import { loadDefinitions, type LoadedEntity } from '../../../shared/registry/index.js';
 import { lambdaContext, parsed, proxyEvent } from '../../support/events.js';
 import { newTenant, type TestTenant } from '../../support/identity.js';
@@ -45,7 +46,7 @@ interface Sent {
 /** Counts the SDK commands sent; with `fail`, the next transaction gets a condition that cannot hold. */
 function watch(options: { fail?: boolean } = {}): Sent {
   const sent: Sent = { commands: [], onRecords: [], items: [] };
-  // Both clients: transactions go through the single-attempt one (shared/data/records.ts sendTransaction).
+  // Both clients: transactions go through the single-attempt one (shared/data/transact.ts sendTransaction).
   for (const client of [db(), dbOnce()]) {
     const send = client.send.bind(client) as (command: unknown) => Promise<unknown>;
     vi.spyOn(client, 'send').mockImplementation((async (command: { constructor: { name: string }; input: any }) => {
@@ -71,7 +72,7 @@ async function item(pk: string, sk: string): Promise<Record<string, any> | undef
 
 /** The record item of `id`, where the data layer keeps it. */
 async function stored(slug: string, id: string): Promise<Record<string, any> | undefined> {
-  const { pk, sk } = recordKey(entities[slug], id, tenant.tenantId);
+  const { pk, sk } = recordKey(definitionLayout(entities[slug]), id, tenant.tenantId);
   return item(pk, sk);
 }
 
@@ -212,7 +213,7 @@ describe('a failed transaction leaves nothing behind', () => {
 describe('concurrent writes', () => {
   it('an update that loses the race to another update is re-applied on the new version, not lost or overwritten', async () => {
     const task = (await call('POST', '/api/v1/tasks', { title: 'Raced' })).body.data;
-    // Transactions go through the single-attempt client (shared/data/records.ts sendTransaction).
+    // Transactions go through the single-attempt client (shared/data/transact.ts sendTransaction).
     const client = dbOnce();
     const send = client.send.bind(client) as (command: unknown) => Promise<unknown>;
     let interfered = false;

@@ -1,6 +1,6 @@
 /**
  * Records over 1 KB through HTTP on DynamoDB Local: their listing copies are partial (at most
- * 1 KB, shared/data/records-keys.ts copyItem), and every LIST path shows them whole, exact
+ * 1 KB, shared/data/items.ts copyItem), and every LIST path shows them whole, exact
  * contents and totals, mixed with short records: the default page, an indexed filter, a filter and
  * a search on the long field itself, a sort on a value the copies leave out, page N and cursors,
  * GraphQL, included children, a record turned long and back, a long record edited where its copies
@@ -125,7 +125,7 @@ describe('records over 1 KB in listings', () => {
   it('lists them whole through GraphQL', async () => {
     const response = await api('POST', '/api/v1/graphql', {
       apiKey,
-      body: { query: '{ tasks(limit: 3, filter: {status: "todo"}) { edges { node { id description } } totalCount } }' },
+      body: { query: '{ tasks(limit: 3, filter: {status: todo}) { edges { node { id description } } totalCount } }' },
     });
 
     expect(response.status, response.text).toBe(200);

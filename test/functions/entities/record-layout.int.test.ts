@@ -1,5 +1,5 @@
 /**
- * Where records live (shared/data/records-keys.ts), through HTTP on DynamoDB Local. A record whose
+ * Where records live (shared/data/partitions.ts), through HTTP on DynamoDB Local. A record whose
  * id carries its creation time (every record created now) is its own copy in its tenant's listing;
  * a record whose id carries none (ids of earlier versions; ids an import derives from its
  * Idempotency-Key) has a detached record item and a copy there. Both kinds list together in order

@@ -9,7 +9,10 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { resetConfig } from '../../../shared/config.js';
 import { createDynamoClient, tableName } from '../../../shared/data/client.js';
-import { recordKey } from '../../../shared/data/records-keys.js';
+import { definitionLayout } from '../../../shared/data/layout.js';
+import { recordKey } from '../../../shared/data/partitions.js';
+import { validateDefinition } from '../../../shared/registry/index.js';
+import members from '../../support/entities/members.js';
 import { api } from '../../support/http.js';
 import { newTenant, newUser, type TestTenant } from '../../support/identity.js';
 import { startServer, type TestServer } from '../../support/server.js';
@@ -286,7 +289,7 @@ describe('unique fields: storage', () => {
       tenantId: tenant.tenantId,
     });
     expect(publicItem).toMatchObject({ kind: 'unique', entity: 'listings', field: 'sku', recordId: listing.id, tenantId: tenant.tenantId });
-    const home = recordKey({ slug: 'members', tableName: 'members', access: { public: false, shared: true }, idFormat: { type: 'prefixed', prefix: 'mem' } }, member.id, tenant.tenantId);
+    const home = recordKey(definitionLayout(validateDefinition(members, 'test')), member.id, tenant.tenantId);
     expect((await stored(home.pk, home.sk))?.uniques).toEqual(['email']);
     expect(member.uniques).toBeUndefined();
   });

@@ -84,14 +84,40 @@ describe('POST /api/v1/graphql', () => {
     expect(second.body.data.tasks.pageInfo.hasPreviousPage).toBe(true);
   });
 
-  it('filters tasks with TaskFilter', async () => {
+  it('filters tasks with TaskFilter, an enum field by its enum value', async () => {
     await gql(aliceKey, CREATE, { input: { title: 'Filtered low', priority: 'low' } });
-    const response = await gql(aliceKey, `{ tasks(limit: 100, filter: {priority: "low"}) { edges { node { title priority } } totalCount } }`);
+    const response = await gql(aliceKey, `{ tasks(limit: 100, filter: {priority: low}) { edges { node { title priority } } totalCount } }`);
     expect(response.status, response.text).toBe(200);
     const nodes = response.body.data.tasks.edges.map((e: any) => e.node);
     expect(nodes.length).toBeGreaterThan(0);
     expect(nodes.every((n: any) => n.priority === 'low')).toBe(true);
     expect(nodes.map((n: any) => n.title)).toContain('Filtered low');
+  });
+
+  it('filters on status: todo and on several enum fields at once, as REST does', async () => {
+    const done = (await gql(aliceKey, CREATE, { input: { title: 'Enum filter done', priority: 'high' } })).body.data.createTask;
+    await gql(aliceKey, `mutation { updateTask(id: "${done.id}", input: {status: "completed"}) { id } }`);
+    await gql(aliceKey, CREATE, { input: { title: 'Enum filter open', priority: 'high' } });
+
+    const open = await gql(aliceKey, `{ tasks(limit: 100, filter: {status: todo, priority: high}) { edges { node { title status priority } } totalCount } }`);
+    const completed = await gql(aliceKey, `query($f: TaskFilter) { tasks(limit: 100, filter: $f) { edges { node { title status } } } }`, { f: { status: 'completed', priority: 'high' } });
+    const rest = await api('GET', '/api/v1/tasks?status=todo&priority=high&limit=100', { apiKey: aliceKey });
+
+    expect(open.status, open.text).toBe(200);
+    const openNodes = open.body.data.tasks.edges.map((e: any) => e.node);
+    expect(openNodes.every((n: any) => n.status === 'todo' && n.priority === 'high')).toBe(true);
+    expect(openNodes.map((n: any) => n.title)).toContain('Enum filter open');
+    expect(openNodes.map((n: any) => n.title).sort()).toEqual(rest.body.data.map((t: any) => t.title).sort());
+    expect(open.body.data.tasks.totalCount).toBe(openNodes.length);
+    expect(completed.status, completed.text).toBe(200);
+    expect(completed.body.data.tasks.edges.map((e: any) => e.node)).toEqual([{ title: 'Enum filter done', status: 'completed' }]);
+  });
+
+  it('refuses a filter value outside the enum with 400 GRAPHQL_VALIDATION_FAILED', async () => {
+    const response = await gql(aliceKey, `{ tasks(filter: {status: done}) { totalCount } }`);
+
+    expect(response.status).toBe(400);
+    expect(response.body.errors[0]).toMatchObject({ message: expect.stringContaining('TaskStatus'), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
   });
 
   it('applies row-level security: another user’s task is null, and cannot be updated or deleted', async () => {

@@ -3,7 +3,7 @@
  * stubbed: partial batch failures, the back-off as the message's visibility, the last attempt
  * left to the dead-letter queue, deleted webhooks dropped.
  */
-import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -14,6 +14,7 @@ import { SqsDeliveryQueue, useDeliveryQueue } from '../../../shared/webhooks/que
 const post = vi.hoisted(() => vi.fn());
 vi.mock('../../../shared/webhooks/send.js', () => ({ postWebhook: post }));
 const { handler } = await import('../../../functions/webhooks/deliver.js');
+const { deliverFromQueue } = await import('../../../shared/webhooks/delivery.js');
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);
@@ -30,6 +31,11 @@ function record(id: string, deliveryId: string, receiveCount = 1, webhookId = 'w
     eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:q',
     awsRegion: 'us-east-1',
   };
+}
+
+/** The engine gone (killed): the write's connection refused. */
+function refused(): Error {
+  return Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED' });
 }
 
 function lockTimeout(): Error {
@@ -173,8 +179,8 @@ describe('delivery handler', () => {
     expect(result.batchItemFailures).toEqual([]);
     expect(post).toHaveBeenCalledTimes(1);
     const update = ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input).find((i) => i.Key?.sk === 'DELIVERY#dlv_new')!;
-    // Written if missing, not conditional on the entry existing; the outcome and the event alike.
-    expect(update.ConditionExpression).toBeUndefined();
+    // Written if missing (or there but not succeeded), not conditional on the entry existing; the outcome and the event alike.
+    expect(update.ConditionExpression).toBe('(attribute_not_exists(pk) OR #status <> :succeeded)');
     expect(update.UpdateExpression).toContain('if_not_exists');
     expect(Object.values(update.ExpressionAttributeValues!)).toEqual(expect.arrayContaining(['succeeded', 'evt_dlv_new', 'task.created']));
   });
@@ -190,6 +196,104 @@ describe('delivery handler', () => {
     expect(result.batchItemFailures).toEqual([]);
     expect(post).not.toHaveBeenCalled();
     expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+  });
+
+  it('hands a success whose log write failed over to the queue: the message is done, nothing is retried', async () => {
+    post.mockResolvedValue({ ok: true, responseCode: 200, responseTimeMs: 5 });
+    const carried = { ...delivery('dlv_new'), createdAt: '2026-01-01T00:00:00.000Z', expiresAt: 1 };
+    ddb.on(GetCommand, { Key: { pk: 'WEBHOOK#whk_1', sk: 'DELIVERY#dlv_new' } }).resolves({});
+    ddb.on(UpdateCommand).rejects(refused());
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [{ Id: '0', MessageId: 'x', MD5OfMessageBody: '' }], Failed: [] });
+    const message = { ...record('m1', 'dlv_new'), body: JSON.stringify({ tenantId: 'ten_1', webhookId: 'whk_1', deliveryId: 'dlv_new', delivery: carried }) };
+
+    const result = await handler({ Records: [message] });
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect(post).toHaveBeenCalledTimes(1);
+    const [entry] = sqs.commandCalls(SendMessageBatchCommand)[0].args[0].input.Entries!;
+    expect(entry.DelaySeconds).toBe(2);
+    expect(JSON.parse(entry.MessageBody!)).toMatchObject({ deliveryId: 'dlv_new', delivery: carried, outcome: { status: 'succeeded', responseCode: 200, nextAttemptAt: null } });
+  });
+
+  it('logs a handed-over success without sending it again', async () => {
+    const carried = { ...delivery('dlv_new'), createdAt: '2026-01-01T00:00:00.000Z', expiresAt: 1 };
+    const outcome = { status: 'succeeded', responseCode: 200, responseTimeMs: 5, error: null, lastAttemptAt: '2026-01-01T00:00:01.000Z', nextAttemptAt: null };
+    ddb.on(GetCommand, { Key: { pk: 'WEBHOOK#whk_1', sk: 'DELIVERY#dlv_new' } }).resolves({});
+    const message = { ...record('m2', 'dlv_new'), body: JSON.stringify({ tenantId: 'ten_1', webhookId: 'whk_1', deliveryId: 'dlv_new', delivery: carried, outcome }) };
+
+    const result = await handler({ Records: [message] });
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect(post).not.toHaveBeenCalled();
+    const update = ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input).find((i) => i.Key?.sk === 'DELIVERY#dlv_new')!;
+    expect(update.ExpressionAttributeValues).toMatchObject({ ':status': 'succeeded', ':code': 200, ':last': '2026-01-01T00:00:01.000Z' });
+    expect(update.UpdateExpression).toContain('if_not_exists');
+  });
+
+  it('acknowledges a handed-over success the log already has, writing nothing', async () => {
+    const outcome = { status: 'succeeded', responseCode: 200, responseTimeMs: 5, error: null, lastAttemptAt: '2026-01-01T00:00:01.000Z', nextAttemptAt: null };
+    ddb.on(GetCommand, { Key: { pk: 'WEBHOOK#whk_1', sk: 'DELIVERY#dlv_done' } }).resolves({ Item: { ...delivery('dlv_done'), status: 'succeeded', attempts: 1 } });
+    const message = { ...record('m3', 'dlv_done'), body: JSON.stringify({ tenantId: 'ten_1', webhookId: 'whk_1', deliveryId: 'dlv_done', outcome }) };
+
+    const result = await handler({ Records: [message] });
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect(post).not.toHaveBeenCalled();
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+  });
+
+  it('retries the message when the queue refuses the handed-over success too (its outcome is lost to both)', async () => {
+    post.mockResolvedValue({ ok: true, responseCode: 200, responseTimeMs: 5 });
+    ddb.on(UpdateCommand).rejects(refused());
+    sqs.on(SendMessageBatchCommand).rejects(new Error('queue unreachable'));
+
+    const result = await handler({ Records: [record('m4', 'dlv_ok')] });
+
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'm4' }]);
+    const wait = sqs.commandCalls(ChangeMessageVisibilityCommand)[0].args[0].input.VisibilityTimeout!;
+    expect(wait).toBeGreaterThanOrEqual(2);
+    expect(wait).toBeLessThanOrEqual(4);
+  });
+
+  it('sends one of two copies of a delivery in a batch; the other comes back and finds it logged', async () => {
+    post.mockResolvedValue({ ok: true, responseCode: 200, responseTimeMs: 5 });
+
+    const first = await handler({ Records: [record('m1', 'dlv_ok'), record('m1-copy', 'dlv_ok')] });
+    ddb.on(GetCommand, { Key: { pk: 'WEBHOOK#whk_1', sk: 'DELIVERY#dlv_ok' } }).resolves({ Item: { ...delivery('dlv_ok'), status: 'succeeded', attempts: 1 } });
+    const again = await handler({ Records: [record('m1-copy', 'dlv_ok', 2)] });
+
+    expect(post).toHaveBeenCalledTimes(1);
+    expect(first.batchItemFailures).toHaveLength(1);
+    expect(sqs.commandCalls(ChangeMessageVisibilityCommand)[0].args[0].input.VisibilityTimeout).toBe(2);
+    expect(again.batchItemFailures).toEqual([]);
+  });
+
+  it('does not send a copy whose log was read before another copy here settled', async () => {
+    post.mockResolvedValue({ ok: true, responseCode: 200, responseTimeMs: 5 });
+    const webhook = { id: 'whk_1', tenantId: 'ten_1', url: 'https://93.184.215.14/h', events: ['task.created'], secret: await encryptSecret('unit-secret-1', 'whk_1'), status: 'active' } as never;
+    const pending = { ...delivery('dlv_race'), createdAt: '2026-01-01T00:00:00.000Z', expiresAt: 1 } as never;
+    const message = { tenantId: 'ten_1', webhookId: 'whk_1', deliveryId: 'dlv_race' };
+    const readBefore = Date.now() - 1;
+
+    const sent = await deliverFromQueue(message, 1, { webhook, delivery: pending, readAt: Date.now() });
+    const stale = await deliverFromQueue(message, 1, { webhook, delivery: pending, readAt: readBefore });
+
+    expect(sent).toEqual({ kind: 'done' });
+    expect(stale).toEqual({ kind: 'retry', afterSeconds: 2 });
+    expect(post).toHaveBeenCalledTimes(1);
+  });
+
+  it('never records an attempt of the queue over a logged success', async () => {
+    post.mockResolvedValue({ ok: false, responseCode: 500, responseTimeMs: 3, error: 'receiver answered 500' });
+    ddb.on(UpdateCommand).rejects(Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' }));
+
+    const result = await handler({ Records: [record('m5', 'dlv_fail')] });
+
+    const update = ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input).find((i) => i.Key?.sk === 'DELIVERY#dlv_fail')!;
+    expect(update.ConditionExpression).toBe('attribute_exists(pk) AND #status <> :succeeded');
+    expect(update.ExpressionAttributeValues![':succeeded']).toBe('succeeded');
+    // Retried as scheduled; the next receive reads the success and sends nothing.
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'm5' }]);
   });
 
   it('drops a message that is not a delivery', async () => {

@@ -17,9 +17,9 @@ const ddb = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);
 
 /** A change event's stream record; `large`: a record whose delivery is too large to travel in its message (over 24 KB). */
-function streamRecord(seq: string, type: string, eventName: 'INSERT' | 'REMOVE' = 'INSERT', large = false): DynamoDBRecord {
+function streamRecord(seq: string, type: string, eventName: 'INSERT' | 'REMOVE' = 'INSERT', large = false, tenantId = 'ten_f'): DynamoDBRecord {
   const data = { id: `tsk_${seq}`, ...(large ? { description: 'x'.repeat(30_000) } : {}) };
-  const item = { pk: 'ten_f#tasks', sk: `2026-01-01T00:00:0${seq}.000Z#x`, id: `evt_${seq}`, type, entity: 'tasks', recordId: `tsk_${seq}`, tenantId: 'ten_f', ownerId: 'usr_1', data, createdAt: `2026-01-01T00:00:0${seq}.000Z`, expiresAt: 1 };
+  const item = { pk: `${tenantId}#tasks`, sk: `2026-01-01T00:00:0${seq}.000Z#x`, id: `evt_${seq}`, type, entity: 'tasks', recordId: `tsk_${seq}`, tenantId, ownerId: 'usr_1', data, createdAt: `2026-01-01T00:00:0${seq}.000Z`, expiresAt: 1 };
   return { eventName, eventSource: 'aws:dynamodb', dynamodb: { SequenceNumber: seq, NewImage: marshall(item) as never } };
 }
 
@@ -152,6 +152,19 @@ describe('fan-out handler', () => {
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: '1' }]);
     // Nothing is queued for an event whose log entries are not all written.
     expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
+  });
+
+  it('queues nothing from the first failed record on: the later ones, handed over again, are queued once', async () => {
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    // The second record's tenant has its subscriptions unreadable; the first and third's are read.
+    invalidateSubscriptions('ten_g');
+    ddb.on(QueryCommand, { ExpressionAttributeValues: { ':pk': 'TENANT#ten_g', ':prefix': 'WEBHOOK#' } }).rejects(new Error('the engine is down'));
+
+    const result = await handler({ Records: [streamRecord('1', 'task.created'), streamRecord('2', 'task.created', 'INSERT', false, 'ten_g'), streamRecord('3', 'task.created')] });
+
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: '2' }]);
+    const sent = sqs.commandCalls(SendMessageBatchCommand).flatMap((c) => c.args[0].input.Entries!.map((e) => JSON.parse(e.MessageBody!).delivery.eventId));
+    expect(sent).toEqual(['evt_1', 'evt_1']);
   });
 
   it('reports the first record when the subscriptions cannot be read', async () => {

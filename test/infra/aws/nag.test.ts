@@ -60,6 +60,7 @@ describe('cdk-nag AwsSolutions', { timeout: 240_000 }, () => {
         cloudWatchRole: true,
         waf: { enabled: true },
         observability: { alarmEmail: 'ops@example.com' },
+        identityProviders: { cognito: {} },
       });
     });
 

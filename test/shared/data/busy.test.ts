@@ -1,7 +1,8 @@
-/** Engine-busy errors and their retry in place (shared/data/busy.ts); events restamped per attempt (records-keys.ts). */
+/** Engine-busy errors and their retry in place (shared/data/busy.ts); events restamped per attempt (change-events.ts). */
 import { describe, expect, it } from 'vitest';
 import { busyDelay, isEngineBusy, whileBusy } from '../../../shared/data/busy.js';
-import { restampEvents, type TransactItem } from '../../../shared/data/records-keys.js';
+import { restampEvents } from '../../../shared/data/change-events.js';
+import type { TransactItem } from '../../../shared/data/record-item.js';
 
 const lockTimeout = Object.assign(new Error('This action timed out because it too long waiting for a lock. This request will succeed in actual DynamoDB API'), {
   name: 'InternalServerError',

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createTransaction, deleteTransaction, updateTransaction, type StoredRecord, type TransactItem } from '../../../shared/data/records-keys.js';
+import { definitionLayout } from '../../../shared/data/layout.js';
+import type { StoredRecord, TransactItem } from '../../../shared/data/record-item.js';
+import { createTransaction, deleteTransaction, updateTransaction } from '../../../shared/data/transactions.js';
 import {
   oversizedUniques,
   PUBLIC_SCOPE,
@@ -167,16 +169,17 @@ describe('uniqueWrites', () => {
 
 describe('uniqueness in the write transactions', () => {
   const event = { pk: 'e', sk: 'e' };
+  const layout = definitionLayout(members);
 
   it('puts the record with `uniques` and each value in the create transaction', () => {
-    const items = createTransaction(members, member({ email: 'a@b.c', badge: 3 }), event, tables);
+    const items = createTransaction(layout, member({ email: 'a@b.c', badge: 3 }), event, tables);
 
     expect(items[0].Put!.Item!.uniques).toEqual(['email', 'badge']);
     expect(puts(items)).toHaveLength(2);
   });
 
   it('never puts `uniques` on a listing copy', () => {
-    const items = createTransaction(members, member({ email: 'a@b.c' }), event, tables);
+    const items = createTransaction(layout, member({ email: 'a@b.c' }), event, tables);
 
     const copies = items.filter((i) => i.Put?.Item?.kind === 'index');
     expect(copies.every((c) => !('uniques' in c.Put!.Item!))).toBe(true);
@@ -186,7 +189,7 @@ describe('uniqueness in the write transactions', () => {
     const before = member({ email: 'old@b.c' }, { uniques: ['email'] });
     const after = member({ email: 'new@b.c' }, { uniques: ['email'], version: 2 });
 
-    const items = updateTransaction(members, before, after, event, tables);
+    const items = updateTransaction(layout, before, after, event, tables);
 
     expect(items[0].Put!.Item!.uniques).toEqual(['email']);
     expect(puts(items)).toHaveLength(1);
@@ -196,7 +199,7 @@ describe('uniqueness in the write transactions', () => {
   it('drops `uniques` from a soft-deleted record and releases its values', () => {
     const before = member({ email: 'a@b.c' }, { uniques: ['email'] });
 
-    const items = updateTransaction(members, before, { ...before, deletedAt: '2026-02-01T00:00:00.000Z', version: 2 }, event, tables);
+    const items = updateTransaction(layout, before, { ...before, deletedAt: '2026-02-01T00:00:00.000Z', version: 2 }, event, tables);
 
     const record = items.find((i) => i.Put?.Item?.kind === 'record')!;
     expect('uniques' in record.Put!.Item!).toBe(false);
@@ -206,7 +209,7 @@ describe('uniqueness in the write transactions', () => {
   it('releases only the held values in the delete transaction', () => {
     const before = member({ email: 'a@b.c', badge: 5 }, { uniques: ['badge'] });
 
-    expect(deletes(deleteTransaction(members, before, event, tables))).toEqual(['ten_1#members#unique#badge=5']);
+    expect(deletes(deleteTransaction(layout, before, event, tables))).toEqual(['ten_1#members#unique#badge=5']);
   });
 });
 

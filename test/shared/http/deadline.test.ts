@@ -12,10 +12,10 @@ import {
   MAX_INIT_SECONDS,
 } from '../../../shared/http/deadline.js';
 import { createApiHandler } from '../../../shared/http/stack.js';
-import { routeKey } from '../../../shared/routes.js';
 import { parsed, proxyEvent } from '../../support/events.js';
 
-const HEALTH = routeKey('GET', '/api/health');
+/** The operation its declaration names for GET /api/health. */
+const HEALTH = 'getHealth';
 
 function contextWithDeadline(remainingMs: number): Context {
   const deadline = Date.now() + remainingMs;

@@ -5,12 +5,12 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { ValidationError } from '../../../shared/errors.js';
 import { MAX_STORED_BYTES, requestFingerprint, seal, sealingKey } from '../../../shared/http/idempotency.js';
 import { createApiHandler } from '../../../shared/http/stack.js';
-import { routeKey } from '../../../shared/routes.js';
 import { lambdaContext, parsed, proxyEvent } from '../../support/events.js';
 
 // A public POST route of the table serves as the vehicle: anonymous callers are scoped by IP.
 const PATH = '/api/v1/auth/login';
-const LOGIN = routeKey('POST', PATH);
+/** The operation its declaration names for POST PATH. */
+const LOGIN = 'login';
 const BODY = '{"x":1}';
 const KEY = 'key-1';
 

@@ -22,7 +22,7 @@ import { lambdaContext, parsed, proxyEvent } from '../../support/events.js';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
 
-const route = (overrides: Partial<Route> = {}): Route => ({ method: 'GET', path: '/api/v1/things', family: 'entities', auth: 'required', ...overrides });
+const route = (overrides: Partial<Route> = {}): Route => ({ method: 'GET', path: '/api/v1/things', operation: 'listThings', family: 'entities', auth: 'required', ...overrides });
 const user = { id: 'usr_1', email: 'u@test.local', role: 'user' as const };
 
 function req(overrides: Partial<ApiRequest> = {}): ApiRequest {
@@ -56,7 +56,7 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  for (const name of ['RATE_LIMIT_SESSION_PER_HOUR', 'RATE_LIMIT_WINDOW_SECONDS', 'RATE_LIMIT_ANONYMOUS_PER_HOUR', 'RATE_LIMIT_API_KEY_PER_HOUR', 'RATE_LIMIT_LEASE_BLOCK']) delete process.env[name];
+  for (const name of ['RATE_LIMIT_SESSION_PER_HOUR', 'RATE_LIMIT_ADMIN_SESSION_PER_HOUR', 'RATE_LIMIT_WINDOW_SECONDS', 'RATE_LIMIT_ANONYMOUS_PER_HOUR', 'RATE_LIMIT_API_KEY_PER_HOUR', 'RATE_LIMIT_LEASE_BLOCK']) delete process.env[name];
   resetConfig();
 });
 
@@ -75,6 +75,30 @@ describe('windows and counters', () => {
       { subject: 'u:usr_1', limit: 100, windowSeconds: 3600, keepSeconds: 0 },
     ]);
     expect(countersFor(req())).toEqual([{ subject: 'ip:203.0.113.9', limit: 300, windowSeconds: 3600, keepSeconds: 0 }]);
+  });
+
+  it("gives an admin's session (a tenant's admin, the platform operator) the admins' limit, 5,000 by default", () => {
+    const admin = { ...user, id: 'usr_admin', role: 'admin' as const };
+
+    expect(countersFor(req({ auth: { type: 'session', user: admin, tenantId: 't', scopes: [] } }))).toEqual([
+      { subject: 'u:usr_admin', limit: 5000, windowSeconds: 3600, keepSeconds: 0 },
+    ]);
+    expect(countersFor(req({ auth: { type: 'api_key', keyId: 'key_2', user: admin, tenantId: 't', scopes: [] } }))[0].limit).toBe(1000);
+  });
+
+  it("never holds an admin tighter than a user: the higher limit, and off when either is off", () => {
+    const admin = { type: 'session' as const, user: { ...user, role: 'admin' as const }, tenantId: 't', scopes: [] };
+    const limitWith = (session: string, adminSession: string) => {
+      process.env.RATE_LIMIT_SESSION_PER_HOUR = session;
+      process.env.RATE_LIMIT_ADMIN_SESSION_PER_HOUR = adminSession;
+      resetConfig();
+      return countersFor(req({ auth: admin }))[0]?.limit ?? 'off';
+    };
+
+    expect(limitWith('100', '300')).toBe(300);
+    expect(limitWith('100000', '5000')).toBe(100000);
+    expect(limitWith('100', '0')).toBe('off');
+    expect(limitWith('0', '5000')).toBe('off');
   });
 
   it('takes limits and the window from the environment', () => {
@@ -311,7 +335,7 @@ describe('in the stack', () => {
     dynamo.on(PutCommand).resolves({});
   }
 
-  const handler = createApiHandler({ 'GET /api/v1/users/me': async (r) => ({ data: { id: r.auth!.user.id } }) });
+  const handler = createApiHandler({ getMe: async (r) => ({ data: { id: r.auth!.user.id } }) });
 
   it('puts the headers on every counted response and a 429 in the error envelope', async () => {
     process.env.RATE_LIMIT_API_KEY_PER_HOUR = '1';

@@ -2,12 +2,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { resetConfig } from '../../../shared/config.js';
 import { logger } from '../../../shared/logger.js';
 import { createPublicHandler } from '../../../shared/http/public-stack.js';
+import { healthRoutes } from '../../../shared/route-declarations/index.js';
 import { requestLogEntry } from '../../../shared/http/request-metrics.js';
-import { routeKey } from '../../../shared/routes.js';
 import { RequestUsage } from '../../../shared/data/usage.js';
 import { lambdaContext, proxyEvent } from '../../support/events.js';
 
-const HEALTH = routeKey('GET', '/api/health');
+/** The operation its declaration names for GET /api/health. */
+const HEALTH = 'getHealth';
 
 describe('request log', () => {
   afterEach(() => {
@@ -20,7 +21,7 @@ describe('request log', () => {
     process.env.REQUEST_LOG = 'on';
     resetConfig();
     const info = vi.spyOn(logger, 'info').mockImplementation(() => undefined);
-    const handler = createPublicHandler({ [HEALTH]: async () => ({ data: { ok: true } }) });
+    const handler = createPublicHandler(healthRoutes, { [HEALTH]: async () => ({ data: { ok: true } }) });
     const event = proxyEvent({ method: 'GET', path: '/api/health', headers: { 'X-Request-ID': 'client-1' } });
 
     await handler(event, lambdaContext());
@@ -41,7 +42,7 @@ describe('request log', () => {
 
   it('logs nothing per request by default', async () => {
     const info = vi.spyOn(logger, 'info').mockImplementation(() => undefined);
-    const handler = createPublicHandler({ [HEALTH]: async () => ({ data: { ok: true } }) });
+    const handler = createPublicHandler(healthRoutes, { [HEALTH]: async () => ({ data: { ok: true } }) });
 
     await handler(proxyEvent({ method: 'GET', path: '/api/health' }), lambdaContext());
 

@@ -6,13 +6,14 @@ import { resetConfig } from '../../../shared/config.js';
 import { db } from '../../../shared/data/client.js';
 import { NotFoundError, ValidationError } from '../../../shared/errors.js';
 import { createApiHandler } from '../../../shared/http/stack.js';
-import { routeKey } from '../../../shared/routes.js';
 import { handler as healthHandler } from '../../../functions/health/handler.js';
 import { lambdaContext, parsed, proxyEvent } from '../../support/events.js';
 
 // Two public routes of the table serve as test vehicles: their operations are replaced here.
-const HEALTH = routeKey('GET', '/api/health');
-const LOGIN = routeKey('POST', '/api/v1/auth/login');
+/** The operation its declaration names for GET /api/health. */
+const HEALTH = 'getHealth';
+/** The operation its declaration names for POST /api/v1/auth/login. */
+const LOGIN = 'login';
 
 function invoke(handler: ReturnType<typeof createApiHandler>, event: ReturnType<typeof proxyEvent>) {
   return handler(event, lambdaContext()).then(parsed);

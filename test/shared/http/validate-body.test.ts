@@ -4,13 +4,13 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { precompiled } from '../../../shared/http/bodies/upload.generated.js';
 import { createApiHandler, type StackOptions } from '../../../shared/http/stack.js';
-import { routeKey } from '../../../shared/routes.js';
 import { lambdaContext, parsed, proxyEvent } from '../../support/events.js';
 
 // A public POST route serves as the vehicle; it is given the presign body's validator.
 const PATH = '/api/v1/auth/login';
-const LOGIN = routeKey('POST', PATH);
-const bodies = { [LOGIN]: precompiled['POST /api/v1/upload/presign'] };
+/** The operation its declaration names for POST PATH. */
+const LOGIN = 'login';
+const bodies = { [LOGIN]: precompiled.presignUpload };
 
 function post(body: unknown) {
   return proxyEvent({ method: 'POST', path: PATH, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });

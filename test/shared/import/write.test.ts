@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { StoredRecord } from '../../../shared/data/records-keys.js';
+import { definitionLayout } from '../../../shared/data/layout.js';
+import type { StoredRecord } from '../../../shared/data/record-item.js';
 import { importRecordId } from '../../../shared/import/ids.js';
 import { packTransactions, type PlannedRecord } from '../../../shared/import/write.js';
 import { findEntity, loadRegistry } from '../../../shared/registry/index.js';
@@ -34,13 +35,13 @@ function planned(n: number, withAssignee: boolean, withEvent: boolean): PlannedR
 
 describe('packTransactions', () => {
   it('writes 100 tasks (assignee and event included) in at most 4 transactions per 25 records', () => {
-    const chunks = packTransactions(tasks, planned(100, true, true), tables);
+    const chunks = packTransactions(definitionLayout(tasks), planned(100, true, true), tables);
     expect(chunks.length).toBeLessThanOrEqual(16);
     for (const chunk of chunks) expect(chunk.items.length).toBeLessThanOrEqual(100);
   });
 
   it('keeps each record whole in one transaction with one Update per counter item carrying the count of its records', () => {
-    const chunks = packTransactions(tasks, planned(30, false, false), tables);
+    const chunks = packTransactions(definitionLayout(tasks), planned(30, false, false), tables);
     expect(chunks.flatMap((c) => c.records.map((r) => r.index))).toEqual([...Array(30).keys()]);
     for (const chunk of chunks) {
       const counters = chunk.items.filter((i) => i.Update);

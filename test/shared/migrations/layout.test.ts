@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { accessChanged, adoptedTarget, layoutChanges, layoutHash, layoutOf, needsPass, nextTarget, readdedWhilePurging } from '../../../shared/migrations/layout.js';
 import { ruleViolations } from '../../../shared/migrations/rules.js';
 import { finishedRun, startedTarget } from '../../../shared/migrations/runner.js';
-import { eventShardsOf } from '../../../shared/migrations/state.js';
+import { eventShardsOf } from '../../../shared/migrations/live-layouts.js';
 import { validateDefinition } from '../../../shared/registry/index.js';
 
 function entity(fields: Record<string, unknown>) {

@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { matchPath, routeKey, routes } from '../../../shared/routes.js';
-import { api, type CallOptions } from '../../support/http.js';
+import { api, baseUrl, type CallOptions } from '../../support/http.js';
 import { loginAsOperator, newTenant, newUser, uniqueEmail } from '../../support/identity.js';
 import { ResponseValidator } from '../../support/openapi.js';
 
@@ -14,8 +14,8 @@ let validator: ResponseValidator;
 const covered = new Set<string>();
 const failures: string[] = [];
 
-async function call(method: string, path: string, options: CallOptions = {}) {
-  const res = await api(method, path, options);
+async function call(method: string, path: string, options: CallOptions & { redirect?: 'manual' } = {}) {
+  const res = options.redirect ? await redirectOf(method, path) : await api(method, path, options);
   const match = matchPath(method, path.split('?')[0]);
   if (match?.route) covered.add(routeKey(match.route.method, match.route.path));
   try {
@@ -24,6 +24,12 @@ async function call(method: string, path: string, options: CallOptions = {}) {
     failures.push((error as Error).message);
   }
   return res;
+}
+
+/** A redirect as the API answers it (api() follows redirects, as a browser does). */
+async function redirectOf(method: string, path: string) {
+  const response = await fetch(`${baseUrl()}${path}`, { method, redirect: 'manual' });
+  return { status: response.status, headers: response.headers, body: (await response.text()) || undefined };
 }
 
 beforeAll(async () => {
@@ -47,6 +53,9 @@ describe('the running API answers as its OpenAPI document says', () => {
     await call('POST', '/api/v1/auth/login', { body: { email: admin.email, password: admin.password } });
     await call('POST', '/api/v1/auth/login', { body: { email: admin.email, password: 'wrong password' } });
     await call('POST', '/api/v1/auth/login', { rawBody: '{not json', headers: { 'Content-Type': 'application/json' } });
+    // Console sign-in through an identity provider (none configured here): a browser's redirects, not followed.
+    await call('GET', '/api/v1/auth/oidc');
+    await call('GET', '/api/v1/auth/oidc/callback?code=probe&state=probe', { redirect: 'manual' });
     await call('GET', '/api/v1/users/me', { cookie: session });
     await call('GET', '/api/v1/users/me');
     await call('PATCH', '/api/v1/users/me', { cookie: session, body: { preferences: { theme: 'dark' } } });

@@ -57,6 +57,7 @@ describe('plugin declarations', () => {
     expect(toRoute(good as never, good.routes[0] as never)).toEqual({
       method: 'GET',
       path: '/api/v1/weather/{city}',
+      operation: 'weather.forecast',
       family: 'plugins',
       auth: 'optional',
       scope: 'weather:read',
@@ -74,7 +75,7 @@ describe('plugin declarations', () => {
   });
 
   it('refuses a plugin route that takes a core route’s place', () => {
-    const core = [...routes, { method: 'POST' as const, path: '/api/v1/greetings', family: 'auth' as const, auth: 'required' as const }];
+    const core = [...routes, { method: 'POST' as const, path: '/api/v1/greetings', operation: 'greet', family: 'auth' as const, auth: 'required' as const }];
 
     expect(() => assertPluginDeclarations(core)).toThrow('Plugin plugins/greetings.plugin.ts is invalid: POST /api/v1/greetings is a core route');
   });

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../../shared/errors.js';
-import { listingSortKey } from '../../../shared/data/records-keys.js';
+import { definitionLayout } from '../../../shared/data/layout.js';
+import { listingSortKey } from '../../../shared/data/partitions.js';
 import { decodeQueryCursor, encodeQueryCursor } from '../../../shared/query/cursor.js';
 import { parseDateBound, parseDateRange } from '../../../shared/query/dates.js';
 import { parseListQuery } from '../../../shared/query/params.js';
@@ -45,7 +46,7 @@ describe('createdAtKeyRange', () => {
 });
 
 describe('planQuery', () => {
-  const plan = (query: Record<string, string>) => planQuery(tasks, viewer, parseListQuery(tasks, query));
+  const plan = (query: Record<string, string>) => planQuery(definitionLayout(tasks), viewer, parseListQuery(tasks, query));
 
   it('serves the default order from the caller\'s partition', () => {
     expect(plan({})).toMatchObject({ kind: 'partition', partition: 'ten_1#tasks#owner=usr_1' });
@@ -70,7 +71,7 @@ describe('planQuery', () => {
     expect(plan({ status: 'todo', page: '2' }).hash).toBe(plan({ status: 'todo' }).hash);
     expect(plan({ status: 'todo' }).hash).not.toBe(plan({ status: 'completed' }).hash);
     expect(plan({ limit: '10' }).hash).not.toBe(plan({}).hash);
-    expect(planQuery(tasks, { ...viewer, userId: 'usr_2' }, parseListQuery(tasks, {})).hash).not.toBe(plan({}).hash);
+    expect(planQuery(definitionLayout(tasks), { ...viewer, userId: 'usr_2' }, parseListQuery(tasks, {})).hash).not.toBe(plan({}).hash);
   });
 
   it('round-trips signed cursors and refuses garbage, edits and other keys', () => {

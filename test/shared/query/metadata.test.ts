@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cleanMetadata, mergeMetadataPatch, mergeSources, metadataView, parseMetadataOptions } from '../../../shared/entities/metadata.js';
-import type { StoredRecord } from '../../../shared/data/records-keys.js';
+import type { StoredRecord } from '../../../shared/data/record-item.js';
 
 describe('metadata writes', () => {
   it('merges patches deeply; null removes a key; unsafe keys are dropped at any depth', () => {

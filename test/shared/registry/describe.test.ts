@@ -55,6 +55,12 @@ describe('describeEntity', () => {
     expect(description.rateLimit).toEqual({ limit: 100, window: '1h' });
   });
 
+  it("shows an admin's session the admins' session limit", () => {
+    const admin: AuthContext = { ...caller(['*'], 'session'), user: { id: 'usr_2', email: 'admin@b.c', role: 'admin' } };
+
+    expect(describeEntity(entities.customers, admin).rateLimit).toEqual({ limit: 5000, window: '1h' });
+  });
+
   it('marks generated fields', () => {
     expect(describeEntity(entities.comments, undefined).schema.authorId).toMatchObject({ generated: true, required: false });
   });

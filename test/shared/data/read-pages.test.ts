@@ -1,77 +1,26 @@
-/** The records I/O layer's handling of DynamoDB answers (client mocked: no I/O). */
-import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+/** Reading listing partitions: pages, totals, and the records behind partial copies (client mocked: no I/O). */
+import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CONFLICT_ATTEMPTS, withPartialCopies, firstPage, pageAfter, queryAll, queryPartition, readCounter, readCounters, skipEntries, transact, WriteConflict } from '../../../shared/data/records.js';
-import { copyItem, listingSortKey, recordItem, targetTokens, type StoredRecord, type TransactItem } from '../../../shared/data/records-keys.js';
+import { queryAll } from '../../../shared/data/read-all.js';
+import { firstPage, pageAfter, queryPartition, readCounter, readCounters, skipEntries } from '../../../shared/data/read-pages.js';
+import { copyItem, recordItem } from '../../../shared/data/items.js';
+import { listingSortKey } from '../../../shared/data/partitions.js';
+import type { StoredRecord } from '../../../shared/data/record-item.js';
 import { tableName } from '../../../shared/data/client.js';
-import { ServiceUnavailableError, UniqueViolationError } from '../../../shared/errors.js';
-import { uniquePut } from '../../../shared/data/unique-keys.js';
+import { definitionLayout, type LiveLayout } from '../../../shared/data/layout.js';
 import { loadDefinitions, type LoadedEntity } from '../../../shared/registry/index.js';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
 beforeEach(() => dynamo.reset());
 let tasks: LoadedEntity;
+let layout: LiveLayout;
 beforeAll(async () => {
   tasks = (await loadDefinitions()).find((e) => e.slug === 'tasks')!;
+  layout = definitionLayout(tasks);
 });
 afterEach(() => vi.restoreAllMocks());
 const p = { partition: 'p' };
-
-function cancelled(...codes: string[]) {
-  return Object.assign(new Error('Transaction cancelled'), { name: 'TransactionCanceledException', CancellationReasons: codes.map((Code) => ({ Code })) });
-}
-
-describe('transact', () => {
-  it('turns a failed condition on the record into a WriteConflict', async () => {
-    dynamo.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None', 'None'));
-
-    await expect(transact([])).rejects.toBeInstanceOf(WriteConflict);
-  });
-
-  it('retries a transaction that collided with another one on another counter shard, then succeeds', async () => {
-    dynamo.on(TransactWriteCommand).rejectsOnce(cancelled('None', 'TransactionConflict')).resolves({});
-    const counter: TransactItem = { Update: { TableName: 'R', Key: { pk: 'ten#tasks', sk: '#count#3' }, UpdateExpression: 'ADD #a0 :d0' } };
-    const copy: TransactItem = { Put: { TableName: 'R', Item: { pk: 'ten#tasks', sk: '8#a' } } };
-    vi.spyOn(Math, 'random').mockReturnValue(0.75);
-
-    await transact([copy, counter]);
-
-    const sent = dynamo.commandCalls(TransactWriteCommand).map((c) => c.args[0].input.TransactItems!);
-    expect(sent).toHaveLength(2);
-    expect(sent[0][1].Update!.Key).toEqual({ pk: 'ten#tasks', sk: '#count#3' });
-    expect(sent[1][1].Update!.Key).toEqual({ pk: 'ten#tasks', sk: '#count#7' });
-    expect(sent[1][0]).toEqual(copy);
-  });
-
-  it('turns a failed condition on a uniqueness item into 409 UNIQUE_VIOLATION naming the field (not a WriteConflict, not a 500)', async () => {
-    dynamo.on(TransactWriteCommand).rejects(cancelled('None', 'None', 'ConditionalCheckFailed', 'None'));
-    const record: TransactItem = { Put: { TableName: 'R', Item: { pk: 'ten#members', sk: '8#a', kind: 'record' } } };
-    const copy: TransactItem = { Put: { TableName: 'R', Item: { pk: 'ten#members#x', sk: '8#a', kind: 'index' } } };
-    const unique = uniquePut('R', { pk: 'ten#members#unique#email=a', sk: '#unique', kind: 'unique', entity: 'members', field: 'email', recordId: 'mem_a', tenantId: 'ten' });
-    const event: TransactItem = { Put: { TableName: 'E', Item: { pk: 'e', sk: 'e' } } };
-
-    const error = await transact([record, copy, unique, event]).catch((e: unknown) => e);
-
-    expect(error).toBeInstanceOf(UniqueViolationError);
-    expect(error).toMatchObject({ status: 409, code: 'UNIQUE_VIOLATION', details: { email: expect.any(String) } });
-    expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(1);
-  });
-
-  it('answers 503 when collisions go on', async () => {
-    dynamo.on(TransactWriteCommand).rejects(cancelled('None', 'TransactionConflict'));
-    vi.spyOn(Math, 'random').mockReturnValue(0);
-
-    await expect(transact([])).rejects.toBeInstanceOf(ServiceUnavailableError);
-    expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(CONFLICT_ATTEMPTS);
-  });
-
-  it('passes any other failure on', async () => {
-    dynamo.on(TransactWriteCommand).rejects(cancelled('None', 'ConditionalCheckFailed'));
-
-    await expect(transact([])).rejects.toMatchObject({ name: 'TransactionCanceledException' });
-  });
-});
 
 describe('listing reads', () => {
   it('reads the total (every counter shard, and a counter of earlier versions) and page 1 in one Query starting at the counters', async () => {
@@ -85,7 +34,7 @@ describe('listing reads', () => {
       ],
     });
 
-    const page = await firstPage(tasks, p, 2);
+    const page = await firstPage(layout, p, 2);
 
     expect(page.total).toBe(42);
     expect(page.records.map((r) => r.id)).toEqual(['a', 'b']);
@@ -107,7 +56,7 @@ describe('listing reads', () => {
       .resolves({ Items: [{ pk: 'b', sk: '#count#1', count: 9, '#status=todo': 3 }, { pk: 'b', sk: '#count#4', count: 1, '#status=todo': 1, '#status=done': 5 }] });
     const source = { partition: 'b#status=todo', base: 'b', attribute: '#status=todo' };
 
-    expect((await firstPage(tasks, source, 20)).total).toBe(6);
+    expect((await firstPage(layout, source, 20)).total).toBe(6);
     expect(await readCounter(source)).toBe(6);
     expect(await readCounters([source, { partition: 'b' }])).toEqual(new Map([['b#status=todo', 6], ['b', 10]]));
   });
@@ -119,7 +68,7 @@ describe('listing reads', () => {
       .resolvesOnce({ Items: [{ pk: 'p', sk: '8#b', id: 'b', data: {} }], LastEvaluatedKey: { pk: 'p', sk: '8#b' } })
       .resolvesOnce({ Items: [{ pk: 'p', sk: '8#c', id: 'c', data: {} }, { pk: 'p', sk: '8#d', id: 'd', data: {} }] });
 
-    const page = await firstPage(tasks, p, 3);
+    const page = await firstPage(layout, p, 3);
 
     expect(page.records.map((r) => r.id)).toEqual(['a', 'b', 'c']);
     expect(page).toMatchObject({ total: 5, lastSk: '8#c', more: true });
@@ -167,11 +116,11 @@ describe('partial listing copies', () => {
     const short = task('tsk_a', 59);
     const long = task('tsk_b', 58, { description: LONG });
     dynamo.on(QueryCommand).resolves({ Items: [{ pk: base, sk: '#count#0', count: 2 }, copy(base, short), copy(base, long)] });
-    dynamo.on(BatchGetCommand).resolves({ Responses: { [tableName('records')]: [recordItem(tasks, long)] } });
+    dynamo.on(BatchGetCommand).resolves({ Responses: { [tableName('records')]: [recordItem(layout, long)] } });
 
-    const page = await firstPage(tasks, { partition: base }, 20);
+    const page = await firstPage(layout, { partition: base }, 20);
 
-    expect(page.records).toEqual([short, { ...long, copiesVersion: 1, ix: targetTokens(tasks) }]);
+    expect(page.records).toEqual([short, { ...long, copiesVersion: 1, ix: layout.tokens }]);
     expect(page.total).toBe(2);
     expect(dynamo.commandCalls(BatchGetCommand)).toHaveLength(1);
     expect(Object.values(batchOf(0))[0]).toEqual({ Keys: [{ pk: 'tasks#tsk_b', sk: '#record' }], ConsistentRead: true });
@@ -187,9 +136,9 @@ describe('partial listing copies', () => {
       .on(QueryCommand)
       .resolvesOnce({ Items: [copy(todo, gone), copy(todo, moved), copy(todo, kept)] })
       .resolvesOnce({ Items: [copy(todo, next)] });
-    dynamo.on(BatchGetCommand).resolves({ Responses: { [tableName('records')]: [recordItem(tasks, { ...moved, version: 2, data: { ...moved.data, status: 'completed' } }), recordItem(tasks, kept)] } });
+    dynamo.on(BatchGetCommand).resolves({ Responses: { [tableName('records')]: [recordItem(layout, { ...moved, version: 2, data: { ...moved.data, status: 'completed' } }), recordItem(layout, kept)] } });
 
-    const page = await pageAfter(tasks, todo, '0', 2);
+    const page = await pageAfter(layout, todo, '0', 2);
 
     expect(page.records.map((r) => r.id)).toEqual(['tsk_c', 'tsk_d']);
     expect(page.more).toBe(false);
@@ -204,9 +153,9 @@ describe('partial listing copies', () => {
     dynamo
       .on(BatchGetCommand)
       .resolvesOnce({ Responses: { [table]: [] }, UnprocessedKeys: { [table]: { Keys: [{ pk: 'tasks#tsk_b', sk: '#record' }] } } })
-      .resolvesOnce({ Responses: { [table]: [recordItem(tasks, long)] } });
+      .resolvesOnce({ Responses: { [table]: [recordItem(layout, long)] } });
 
-    expect(await queryPartition(tasks, base, 10)).toEqual([{ ...long, copiesVersion: 1, ix: targetTokens(tasks) }]);
+    expect(await queryPartition(layout, base, 10)).toEqual([{ ...long, copiesVersion: 1, ix: layout.tokens }]);
     expect(dynamo.commandCalls(BatchGetCommand)).toHaveLength(2);
   });
 
@@ -215,15 +164,15 @@ describe('partial listing copies', () => {
     const b = task('tsk_b', 58, { description: LONG });
     const c = task('tsk_c', 57, { description: LONG, priority: 'high' });
     dynamo.on(QueryCommand).resolves({ Items: [copy(base, a), copy(base, b), copy(base, c)] });
-    dynamo.on(BatchGetCommand).resolves({ Responses: { [tableName('records')]: [recordItem(tasks, a), recordItem(tasks, b)] } });
+    dynamo.on(BatchGetCommand).resolves({ Responses: { [tableName('records')]: [recordItem(layout, a), recordItem(layout, b)] } });
 
-    const found = await queryAll(tasks, base, {
+    const found = await queryAll(layout, base, {
       filter: { expression: '#f0.#f1 = :v0', names: { '#f0': 'data', '#f1': 'priority' }, values: { ':v0': 'low' } },
       mayKeep: (r) => r.data.priority === 'low',
       keep: (r) => String(r.data.description).includes('needle'),
     });
 
-    expect(found).toEqual([{ ...a, copiesVersion: 1, ix: targetTokens(tasks) }]);
+    expect(found).toEqual([{ ...a, copiesVersion: 1, ix: layout.tokens }]);
     const query = dynamo.commandCalls(QueryCommand)[0].args[0].input;
     expect(query.FilterExpression).toBe('(#f0.#f1 = :v0) OR #partialCopy = :partialCopy');
     expect(query.ExpressionAttributeNames).toMatchObject({ '#partialCopy': 'partial' });
@@ -232,16 +181,5 @@ describe('partial listing copies', () => {
       { pk: 'tasks#tsk_a', sk: '#record' },
       { pk: 'tasks#tsk_b', sk: '#record' },
     ]);
-  });
-});
-
-
-describe('withPartialCopies', () => {
-  it('adds the partial-copy escape without redundant parentheses (DynamoDB refuses them)', () => {
-    const of = (expression: string) => withPartialCopies({ expression, names: {}, values: {} }).expression;
-
-    expect(of('(attribute_not_exists(#f0) OR #f0 <> :v0)')).toBe('(attribute_not_exists(#f0) OR #f0 <> :v0) OR #partialCopy = :partialCopy');
-    expect(of('(a = :v0) AND (b = :v1)')).toBe('((a = :v0) AND (b = :v1)) OR #partialCopy = :partialCopy');
-    expect(of('a = :v0')).toBe('(a = :v0) OR #partialCopy = :partialCopy');
   });
 });

@@ -1,0 +1,197 @@
+/**
+ * The live layout of an entity, as ONE immutable value: which index tokens writes maintain and
+ * which of them queries may read (complete), the tokens a record item of an earlier version is
+ * listed under, the write shards of its listings and events (and, while a change of them is
+ * migrated, which count readers read), the defaults a record stored before its field existed
+ * reads as, the data keys kept, and whether a filter on a field with a default may be pushed down
+ * (settled). A record's copies under a dropped index's token (in its `ix`) are left by its next
+ * write, as under any token the layout no longer lists (listings.ts). Pure: no I/O, and no state
+ * but what the value carries (consolidatedFields remembers what a definition gives).
+ *
+ * Every function of this area that builds a key, an item or a transaction of a record, or reads
+ * records, takes this value as a parameter and reads nothing else. There are two ways to get one:
+ * - the layout loader (shared/migrations/live-layouts.ts loadLayouts), which reads the entities'
+ *   migration states, keeps them for a few seconds and knows how stale a process may serve: what
+ *   every request path uses;
+ * - definitionLayout: the entity as its definition says, every index complete under its own name,
+ *   no migration under way: for unit tests and tools that have no database to read.
+ * The loader lives in the migrations area, above this one, because it reads their states: the
+ * value goes up to the services as the loader's answer and down here as an argument, so the
+ * import arrows and the way the layout travels agree.
+ */
+import { writeShardsOf, type LoadedEntity } from '../registry/index.js';
+import { countAttribute } from './record-item.js';
+
+/** Marks a value made by buildLayout: a LiveLayout cannot be written as an object literal. */
+declare const made: unique symbol;
+
+export interface LiveIndex {
+  readonly field: string;
+  /** The name its partitions carry: the field (generation 0) or `<field>@<generation>` (shared/migrations/layout.ts). */
+  readonly token: string;
+  /** Counted in its base partition's counter items (consolidatedFields). */
+  readonly consolidated: boolean;
+  /** Every record is listed and counted under it: queries may read it. */
+  readonly ready: boolean;
+}
+
+/** The shard counts of an entity's listing partitions and change events (shared/data/partitions.ts). */
+export interface LayoutShards {
+  /** New writes put change events, and list records, under this count. */
+  readonly write: number;
+  /** Readers read listings under this count: `write`, or the earlier one while a change of it is migrated. */
+  readonly read: number;
+  /** The counts whose listings writes maintain (copies and counts): the target's, and a kept one while migrated. */
+  readonly maintained: readonly number[];
+  /** The counts whose change events readers merge. */
+  readonly events: readonly number[];
+}
+
+export interface LiveLayout {
+  readonly [made]: true;
+  readonly entity: LoadedEntity;
+  /** When the state it shows was read (epoch ms); for definitionLayout, when it was made. */
+  readonly readAt: number;
+  /** Indexes writes maintain (the migration's target), in order. */
+  readonly indexes: readonly LiveIndex[];
+  /** Their tokens: a record item's `ix` after a write. */
+  readonly tokens: readonly string[];
+  /** The complete indexes queries may read: field → token. */
+  readonly readable: ReadonlyMap<string, string>;
+  /** Tokens a record item without `ix` is listed under. */
+  readonly legacy: readonly string[];
+  /** Values a record stored before its field existed reads as (field → value). */
+  readonly defaults: Readonly<Record<string, unknown>>;
+  /** Data keys kept; others (removed fields) are left out when read and dropped when written. */
+  readonly fields?: ReadonlySet<string>;
+  /**
+   * The last migration finished: every stored record holds its defaults, so a condition on a
+   * field with a default may be pushed down to DynamoDB (before, it is checked in memory only).
+   */
+  readonly settled: boolean;
+  readonly shards: LayoutShards;
+}
+
+/** What a layout is made of, as the loader reads it from an entity's migration state (or the definition gives it). */
+export interface LayoutParts {
+  indexes: readonly LiveIndex[];
+  legacy: readonly string[];
+  defaults: Readonly<Record<string, unknown>>;
+  fields?: readonly string[];
+  settled: boolean;
+  /** The target's write shards. */
+  writeShards: number;
+  /** While a change of writeShards is migrated: the earlier count, maintained, and read until `shardsReady`. */
+  keptShards?: number;
+  shardsReady?: boolean;
+  /** Shard counts whose change events may still be read (default: the write shards alone). */
+  eventShards?: readonly number[];
+}
+
+/** The shard counts of a layout, from its parts (see LayoutShards). */
+function shardsOf(parts: LayoutParts): LayoutShards {
+  const write = parts.writeShards;
+  const kept = parts.keptShards;
+  const migrating = kept !== undefined && kept !== write;
+  return Object.freeze({
+    write,
+    read: kept !== undefined && !parts.shardsReady ? kept : write,
+    maintained: Object.freeze(migrating ? [kept, write] : [write]),
+    events: Object.freeze([...(parts.eventShards ?? [write])]),
+  });
+}
+
+/**
+ * A layout value from its parts, frozen, with what readers and writers derive from it computed
+ * once (tokens, readable indexes, shard counts). The loader's maker: a request gets its layout
+ * from the loader (shared/migrations/live-layouts.ts), a test or a tool from definitionLayout.
+ */
+export function buildLayout(entity: LoadedEntity, parts: LayoutParts, readAt: number): LiveLayout {
+  const indexes = Object.freeze(parts.indexes.map((i) => Object.freeze({ field: i.field, token: i.token, consolidated: i.consolidated, ready: i.ready })));
+  const readable: ReadonlyMap<string, string> = new Map(indexes.filter((i) => i.ready).map((i) => [i.field, i.token]));
+  const layout: Omit<LiveLayout, typeof made> = {
+    entity,
+    readAt,
+    indexes,
+    tokens: Object.freeze(indexes.map((i) => i.token)),
+    readable,
+    legacy: Object.freeze([...parts.legacy]),
+    defaults: Object.freeze({ ...parts.defaults }),
+    ...(parts.fields ? { fields: new Set(parts.fields) } : {}),
+    settled: parts.settled,
+    shards: shardsOf(parts),
+  };
+  return Object.freeze(layout) as LiveLayout;
+}
+
+/**
+ * The entity as its definition says: its indexed fields complete under their own names
+ * (generation 0), its write shards, no defaults applied to stored records, nothing migrated. What
+ * a unit test or a tool without a database serves an entity with; never a request path (the
+ * loader gives those the recorded state).
+ */
+export function definitionLayout(entity: LoadedEntity, readAt = Date.now()): LiveLayout {
+  const consolidated = consolidatedFields(entity);
+  const indexes = indexedFields(entity).map((field) => ({ field, token: field, consolidated: consolidated.has(field), ready: true }));
+  return buildLayout(entity, { indexes, legacy: indexes.map((i) => i.token), defaults: {}, settled: true, writeShards: writeShardsOf(entity) }, readAt);
+}
+
+export function indexedFields(entity: Pick<LoadedEntity, 'fields'>): string[] {
+  return Object.entries(entity.fields)
+    .filter(([, f]) => f.indexed)
+    .map(([name]) => name);
+}
+
+/** The field an index token lists by (`status`, `status@3`). */
+export function tokenField(token: string): string {
+  const at = token.indexOf('@');
+  return at < 0 ? token : token.slice(0, at);
+}
+
+/** Budget (bytes) of the field counts a base partition's counter item holds, so it stays under 1 KB. */
+const CONSOLIDATED_BUDGET = 600;
+const consolidatedCache = new WeakMap<object, Set<string>>();
+
+/**
+ * Indexed fields whose partitions are counted in their base partition's counter items: enum and
+ * boolean fields (few values), in definition order, while their attributes fit CONSOLIDATED_BUDGET.
+ * A transactional write is billed by the size of every item it touches (at least 1 KB each), so
+ * the counter item must stay small: references and free text keep counter items of their own.
+ */
+export function consolidatedFields(entity: Pick<LoadedEntity, 'fields'>): Set<string> {
+  let found = consolidatedCache.get(entity);
+  if (found) return found;
+  found = new Set();
+  let bytes = 0;
+  for (const [name, f] of Object.entries(entity.fields)) {
+    if (!f.indexed) continue;
+    const values = f.type === 'boolean' ? ['true', 'false'] : f.type === 'enum' ? (f.values ?? []) : undefined;
+    if (!values) continue;
+    // Attribute name + a number of up to 12 digits.
+    const cost = values.reduce((n, v) => n + Buffer.byteLength(countAttribute(name, v)) + 7, 0);
+    if (bytes + cost > CONSOLIDATED_BUDGET) continue;
+    bytes += cost;
+    found.add(name);
+  }
+  consolidatedCache.set(entity, found);
+  return found;
+}
+
+/** A record's data as the layout shows it: defaults filled in, removed fields left out (the same object when nothing changes). */
+export function upgradeData(layout: LiveLayout, data: Record<string, unknown>): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const name in layout.defaults) {
+    if (data[name] !== undefined) continue;
+    out ??= { ...data };
+    out[name] = layout.defaults[name];
+  }
+  const kept = layout.fields;
+  if (kept) {
+    for (const key in data) {
+      if (kept.has(key)) continue;
+      out ??= { ...data };
+      delete out[key];
+    }
+  }
+  return out ?? data;
+}

@@ -1,0 +1,125 @@
+/**
+ * The TransactWriteItems of a record's create, update and delete (pure: no I/O; transact.ts sends
+ * them). Each is ONE transaction, all or nothing: the record item (conditional on the version
+ * read), its listing copies (listings.ts, items.ts), the counter Updates of the partitions it
+ * enters and leaves (counters.ts), the uniqueness items of its unique values (unique-keys.ts) and
+ * its change event (change-events.ts), all built from the one layout the write plans on.
+ */
+import type { LiveLayout } from './layout.js';
+import { counterUpdates, randomShard } from './counters.js';
+import { copyItem, recordItem, unchangedCopy } from './items.js';
+import { listings, type Listing } from './listings.js';
+import { homeKey, listingSortKey, ownListing } from './partitions.js';
+import type { StoredRecord, TableNames, TransactItem } from './record-item.js';
+import { uniqueWrites, withUniques } from './unique-keys.js';
+
+function eventPut(tables: TableNames, event: Record<string, unknown>): TransactItem {
+  return { Put: { TableName: tables.events, Item: event } };
+}
+
+/**
+ * A new record's Puts: the record (only if new; first), then a copy per listing partition of
+ * `entered` but the one it stands in, then the uniqueness items of its unique values (each only
+ * if no other record holds the value).
+ */
+export function newRecordPuts(layout: LiveLayout, record: StoredRecord, entered: readonly Listing[], tables: TableNames): TransactItem[] {
+  const { entity } = layout;
+  const own = ownListing(layout, record);
+  const unique = uniqueWrites(entity, tables.records, undefined, record);
+  return [
+    { Put: { TableName: tables.records, Item: recordItem(layout, withUniques(record, unique.holds)), ConditionExpression: 'attribute_not_exists(pk)' } },
+    ...entered.filter((l) => l.partition !== own).map((l): TransactItem => ({ Put: { TableName: tables.records, Item: copyItem(entity, l.partition, record) } })),
+    ...unique.items,
+  ];
+}
+
+/** Create: the record (only if new), a copy per other listing partition, +1 to each (one Update per counter item), the event. */
+export function createTransaction(layout: LiveLayout, record: StoredRecord, event: Record<string, unknown>, tables: TableNames, shard = randomShard()): TransactItem[] {
+  const entered = listings(layout, record);
+  return [...newRecordPuts(layout, record, entered, tables), ...counterUpdates(tables, entered.map((l) => [l, 1]), shard), eventPut(tables, event)];
+}
+
+/**
+ * The record is still as read: same version, not deleted, listed under the same index tokens and
+ * holding the same uniqueness items (the migration runner completes those without changing the
+ * version: a write planned before must not count the record twice nor drop its `uniques`).
+ */
+export function versionGuard(before: StoredRecord): { ConditionExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> } {
+  const ix = before.ix === undefined ? 'attribute_not_exists(#ix)' : '#ix = :ix';
+  const uniques = before.uniques === undefined ? 'attribute_not_exists(#uniques)' : '#uniques = :uniques';
+  const ws = before.ws === undefined ? 'attribute_not_exists(#ws)' : '#ws = :ws';
+  return {
+    ConditionExpression: `attribute_exists(pk) AND #version = :version AND attribute_not_exists(#deletedAt) AND ${ix} AND ${uniques} AND ${ws}`,
+    ExpressionAttributeNames: { '#version': 'version', '#deletedAt': 'deletedAt', '#ix': 'ix', '#uniques': 'uniques', '#ws': 'ws' },
+    ExpressionAttributeValues: {
+      ':version': before.version,
+      ...(before.ix === undefined ? {} : { ':ix': before.ix }),
+      ...(before.uniques === undefined ? {} : { ':uniques': before.uniques }),
+      ...(before.ws === undefined ? {} : { ':ws': before.ws }),
+    },
+  };
+}
+
+/**
+ * Update (also a soft delete, whose `after` has deletedAt): the record if still at `before`'s
+ * version (a soft-deleted record moves out of the listing it stood in: Delete there, Put at its
+ * detached key); fresh copies in every other partition of `after` (but partial copies the update
+ * leaves as they are: unchangedCopy); copies removed from partitions it left;
+ * counters +1 / -1 for partitions entered / left; values acquired and released
+ * (shared/data/unique-keys.ts uniqueWrites; a soft delete releases every value held); the event.
+ */
+export function updateTransaction(
+  layout: LiveLayout,
+  before: StoredRecord,
+  after: StoredRecord,
+  event: Record<string, unknown>,
+  tables: TableNames,
+  shard = randomShard(),
+): TransactItem[] {
+  const { entity } = layout;
+  const old = listings(layout, before, 'held');
+  const now = listings(layout, after);
+  const oldSet = new Set(old.map((l) => l.partition));
+  const nowSet = new Set(now.map((l) => l.partition));
+  const left = old.filter((l) => !nowSet.has(l.partition));
+  const entered = now.filter((l) => !oldSet.has(l.partition));
+  const oldSk = listingSortKey(before);
+  const ownBefore = ownListing(layout, before);
+  const ownAfter = ownListing(layout, after);
+  // Each copy built once; a partial one the update leaves as it stands is not written.
+  const rewritten = now
+    .filter((l) => l.partition !== ownAfter)
+    .map((l) => ({ l, copy: copyItem(entity, l.partition, after) }))
+    .filter(({ l, copy }) => !oldSet.has(l.partition) || !unchangedCopy(entity, l.partition, before, copy));
+  const from = homeKey(layout, before);
+  const to = homeKey(layout, after);
+  const unique = uniqueWrites(entity, tables.records, before, after);
+  const stored = withUniques(after, unique.holds);
+  const record: TransactItem[] =
+    from.pk === to.pk && from.sk === to.sk
+      ? [{ Put: { TableName: tables.records, Item: recordItem(layout, stored), ...versionGuard(before) } }]
+      : [{ Delete: { TableName: tables.records, Key: from, ...versionGuard(before) } }, { Put: { TableName: tables.records, Item: recordItem(layout, stored) } }];
+  return [
+    ...record,
+    ...rewritten.map(({ copy }): TransactItem => ({ Put: { TableName: tables.records, Item: copy } })),
+    ...left.filter((l) => l.partition !== ownBefore).map((l): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: l.partition, sk: oldSk } } })),
+    ...counterUpdates(tables, [...entered.map((l): [Listing, number] => [l, 1]), ...left.map((l): [Listing, number] => [l, -1])], shard),
+    ...unique.items,
+    eventPut(tables, event),
+  ];
+}
+
+/** Hard delete: the record if still at `before`'s version, its other copies, -1 per partition, the values it holds released, the event. */
+export function deleteTransaction(layout: LiveLayout, before: StoredRecord, event: Record<string, unknown>, tables: TableNames, shard = randomShard()): TransactItem[] {
+  const { entity } = layout;
+  const left = listings(layout, before, 'held');
+  const sk = listingSortKey(before);
+  const own = ownListing(layout, before);
+  return [
+    { Delete: { TableName: tables.records, Key: homeKey(layout, before), ...versionGuard(before) } },
+    ...left.filter((l) => l.partition !== own).map((l): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: l.partition, sk } } })),
+    ...counterUpdates(tables, left.map((l) => [l, -1]), shard),
+    ...uniqueWrites(entity, tables.records, before, undefined).items,
+    eventPut(tables, event),
+  ];
+}

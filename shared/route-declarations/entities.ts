@@ -1,0 +1,74 @@
+/**
+ * The entities family's routes: the API's index, then the registered entities, after every static
+ * path of the other families, as SPEC.md orders them. Reads are 'optional' so that public entities
+ * answer anonymous callers (the family decides: shared/http/operations/entities.ts isPublicRead /
+ * scopeApplies); writes need a caller. The API description of the {entity} routes is each
+ * entity's own (shared/openapi/entities.ts).
+ */
+import type { RouteDocs } from '../route-types.js';
+import { BODY, LIST, V1, familyRoutes } from './declare.js';
+
+export const entitiesRoutes = /* @__PURE__ */ familyRoutes('entities', [
+  // The API's index: the entities the caller may use, with their paths and links (shared/http/operations/api-index.ts).
+  {
+    method: 'GET',
+    path: V1,
+    operation: 'getApiIndex',
+    auth: 'optional',
+    summary: 'The entities you may use',
+    response: 'ApiIndex',
+  },
+  { method: 'GET', path: `${V1}/{entity}`, operation: 'list', auth: 'optional', scope: '{entity}:read', errors: [...LIST, 'ENTITY_NOT_FOUND', 'METHOD_NOT_ALLOWED'], summary: 'List records' },
+  { method: 'POST', path: `${V1}/{entity}`, operation: 'create', auth: 'required', scope: '{entity}:write', errors: [...BODY, 'UNIQUE_VIOLATION', 'ENTITY_NOT_FOUND', 'METHOD_NOT_ALLOWED'], summary: 'Create a record' },
+  { method: 'OPTIONS', path: `${V1}/{entity}`, operation: 'describe', auth: 'optional', errors: ['ENTITY_NOT_FOUND'], summary: 'Describe an entity' },
+  // Bulk update and delete: shared/entities/bulk.ts.
+  { method: 'PATCH', path: `${V1}/{entity}`, operation: 'bulkUpdate', auth: 'required', scope: '{entity}:write', errors: [...BODY, 'ENTITY_NOT_FOUND', 'METHOD_NOT_ALLOWED'], summary: 'Update many records' },
+  { method: 'DELETE', path: `${V1}/{entity}`, operation: 'bulkDelete', auth: 'required', scope: '{entity}:delete', errors: [...BODY, 'ENTITY_NOT_FOUND', 'METHOD_NOT_ALLOWED'], summary: 'Delete many records' },
+  { method: 'GET', path: `${V1}/{entity}/{id}`, operation: 'read', auth: 'optional', scope: '{entity}:read', errors: ['INVALID_REQUEST', 'ENTITY_NOT_FOUND', 'NOT_FOUND', 'METHOD_NOT_ALLOWED'], summary: 'Read a record' },
+  {
+    method: 'PATCH',
+    path: `${V1}/{entity}/{id}`,
+    operation: 'update',
+    auth: 'required',
+    scope: '{entity}:write',
+    errors: [...BODY, 'ENTITY_NOT_FOUND', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'CONFLICT', 'UNIQUE_VIOLATION', 'PRECONDITION_FAILED'],
+    summary: 'Update a record',
+  },
+  {
+    method: 'DELETE',
+    path: `${V1}/{entity}/{id}`,
+    operation: 'delete',
+    auth: 'required',
+    scope: '{entity}:delete',
+    errors: ['INVALID_REQUEST', 'ENTITY_NOT_FOUND', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'CONFLICT', 'PRECONDITION_FAILED'],
+    summary: 'Delete a record',
+  },
+  // Child collections: the parent needs read; the child's own scopes are checked by the family.
+  { method: 'GET', path: `${V1}/{entity}/{id}/{child}`, operation: 'listChildren', auth: 'optional', scope: '{entity}:read', errors: [...LIST, 'ENTITY_NOT_FOUND', 'NOT_FOUND'], summary: 'List the records of a relation' },
+  { method: 'POST', path: `${V1}/{entity}/{id}/{child}`, operation: 'createChild', auth: 'required', scope: '{entity}:read', errors: [...BODY, 'ENTITY_NOT_FOUND', 'NOT_FOUND', 'UNIQUE_VIOLATION'], summary: 'Create a record of a relation' },
+]);
+
+/** The API description of each route, by operation (only the API description builds it: a cold start does not). */
+export function entitiesDocs(): RouteDocs<(typeof entitiesRoutes)[number]> {
+  return {
+    getApiIndex: ({ json, envelopeOf, ref }) => ({
+      tag: 'Docs',
+      description:
+        "Where to start: the entities the caller may use (only public ones without credentials), each with its path, the operations open to the caller and links to its OPTIONS description and its section of this reference; then links to the API's other parts.",
+      responses: {
+        200: json(envelopeOf(ref('ApiIndex'), { message: true }), 'The index.', {
+          example: {
+            success: true,
+            data: {
+              name: 'Entity Record API',
+              version: 'v1',
+              entities: [{ name: 'task', slug: 'tasks', path: '/api/v1/tasks', operations: ['list', 'read', 'create', 'update', 'delete'], public: false, links: { options: '/api/v1/tasks', docs: '/api/docs#/tasks' } }],
+              links: { docs: '/api/docs', openapi: '/api/v1/openapi.json' },
+            },
+          },
+        }),
+      },
+      errors: [],
+    }),
+  };
+}
