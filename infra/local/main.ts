@@ -8,7 +8,7 @@ import { LocalRuntimeError } from './dynamodb-local.js';
 import { startLocalStack } from './server.js';
 import { describeSeed } from './seed.js';
 import { readPendingPassword } from './admin-password.js';
-import { describeDevOidc, startDevOidcForApi, type DevOidc } from './dev-oidc.js';
+import type { DevOidc } from './dev-oidc.js';
 import { configuredIssuers } from '../../shared/auth/oidc-config.js';
 
 // Lambda runs Node 22; locally on Node 20 the SDK's notice about its future minimum is noise.
@@ -39,10 +39,16 @@ async function main(): Promise<void> {
     admin: { email: process.env.ADMIN_EMAIL, password: process.env.ADMIN_PASSWORD },
     seed: process.env.SEED || undefined,
   });
-  // DEV_OIDC=1: a development OpenID Provider beside the API (infra/local/dev-oidc.ts).
+  // DEV_OIDC=1: a development OpenID Provider beside the API (infra/local/dev-oidc.ts), loaded
+  // only then: oidc-provider and its dependencies took as long to load as the rest of the start.
   let devOidc: DevOidc | undefined;
+  let describeDevOidc: ((oidc: DevOidc) => string) | undefined;
   try {
-    devOidc = process.env.DEV_OIDC === '1' ? await startDevOidcForApi(stack.url) : undefined;
+    if (process.env.DEV_OIDC === '1') {
+      const module = await import('./dev-oidc.js');
+      describeDevOidc = module.describeDevOidc;
+      devOidc = await module.startDevOidcForApi(stack.url);
+    }
     // A mistake in AUTH_OIDC_ISSUERS stops the start here, not the first sign-in.
     configuredIssuers();
   } catch (error) {
@@ -51,7 +57,7 @@ async function main(): Promise<void> {
   }
   console.log(`Entity Record API listening on ${stack.url} (DynamoDB at ${stack.dynamoEndpoint})`);
   console.log(welcome(stack.url, stack.admin));
-  if (devOidc) console.log(describeDevOidc(devOidc));
+  if (devOidc && describeDevOidc) console.log(describeDevOidc(devOidc));
   if (stack.seeded) console.log('skipped' in stack.seeded ? stack.seeded.skipped : `${describeSeed(stack.seeded, stack.url)}\n`);
   const started = stack;
   const stop = (signal: string) => {

@@ -232,6 +232,7 @@ describe('the page after sign-in', () => {
     await page.goto('/dashboard#/tags?sort=name&order=desc');
     await page.getByRole('table').waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Email').waitFor();
     await signIn(page, user.email, user.password);
     await page.waitForURL(/#\/tags/);
 

@@ -2,18 +2,15 @@
  * The reference page in a real browser (Debian's chromium driven by playwright-core): it renders
  * every tag of the document and a "try it" call from the page reaches the API on the same origin.
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, baseUrl } from '../../support/http.js';
-
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
+import { launch } from '../dashboard/browser.js';
 
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!CHROMIUM) throw new Error('chromium is not installed: apt-get install chromium (.ci/run does it)');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  browser = await launch();
 }, 60_000);
 
 afterAll(async () => {

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { bundleFilesFor } from '../../../infra/aws/docs.js';
 import { FamilyFunctions } from '../../../infra/aws/functions.js';
 import { ENTITY_FILES_ENV, entityFileNames } from '../../../shared/registry/index.js';
@@ -36,8 +36,14 @@ describe('the docs bundle', () => {
     afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
     it('serves the document and the page assets from inside the bundle', async () => {
-      // As the stack sets it: a bundle has no entities/ directory to read.
+      // As the stack sets it: a bundle has no entities/ directory to read. (Put back afterwards:
+      // the files of test/infra/aws/ share their process.)
+      const before = process.env[ENTITY_FILES_ENV];
       process.env[ENTITY_FILES_ENV] = entityFileNames().join(',');
+      onTestFinished(() => {
+        if (before === undefined) delete process.env[ENTITY_FILES_ENV];
+        else process.env[ENTITY_FILES_ENV] = before;
+      });
       const { handler } = (await import(pathToFileURL(path.join(assetDir, 'index.mjs')).href)) as { handler: (e: APIGatewayProxyEvent, c: object) => Promise<APIGatewayProxyResult> };
       const event = (resource: string, p: string, params: Record<string, string> | null) =>
         ({

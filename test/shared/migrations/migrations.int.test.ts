@@ -32,9 +32,9 @@ function definition(fields: Fields): Record<string, unknown> {
 }
 
 /**
- * A migration slow enough that the checks right after a restart run while it is under way. A
- * pass scans the whole table, which the full suite fills: pages of 500 keep its length there
- * within the waits, and a pause per page keeps it under way on a small table.
+ * A migration slow enough that the checks right after a restart begin while it is under way: a
+ * pass scans the file's own records table (support.ts OWN_TABLES), and a pause per page keeps it
+ * going that long.
  */
 const SLOW = { MIGRATION_PAUSE_MS: '100', MIGRATION_PAGE_SIZE: '500' };
 
@@ -299,8 +299,7 @@ describe('changing an entity while records exist', () => {
     await restart(fields, { MIGRATION_PAUSE_MS: '400', MIGRATION_PAGE_SIZE: '5' });
     const operator = await loginAsOperator();
     let before = await migrationOf(url(), slug, operator);
-    // Cut off once it has migrated some records, or after a few seconds of scanning a table the
-    // whole suite fills (its pages of 5 items rarely hold this entity's records then).
+    // Cut off once it has migrated some records, or after a few seconds of scanning at most.
     const cutOffBy = Date.now() + 5_000;
     while (before.state !== 'done' && (before.state !== 'running' || (before.processed < 10 && Date.now() < cutOffBy))) {
       await new Promise((r) => setTimeout(r, 100));

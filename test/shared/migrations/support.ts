@@ -3,6 +3,7 @@
  * definition files (the built-in ones and a test entity of our own, rewritten between starts)
  * handed to the server as ENTITIES_DIR, and a model of the records to check every view against.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,10 +29,21 @@ export function definitionsDir(): DefinitionsDir {
   };
 }
 
+/**
+ * The records and change events tables of this test file's servers (tenants and users stay in the
+ * suite's tables). A migration pass scans the whole records table: on the suite's, its length
+ * would depend on how much the files run before it stored, and the pages and pauses chosen to
+ * keep a migration under way during the checks would mean nothing.
+ */
+export const OWN_TABLES: Readonly<Record<string, string>> = (() => {
+  const suffix = randomBytes(4).toString('hex');
+  return { TABLE_RECORDS: `migrations-${suffix}-records`, TABLE_EVENTS: `migrations-${suffix}-events` };
+})();
+
 export async function startWith(dynamoEndpoint: string, dir: string, env: Record<string, string> = {}): Promise<TestServer> {
   // These tests check what a migration does, not how it yields to the API (pace.test.ts does):
   // under the suite's load, yielding to their polling would outlast their waits.
-  return startServer({ dynamoEndpoint, env: { ENTITIES_DIR: dir, MIGRATION_LATENCY_TOLERANCE: 'Infinity', ...env } });
+  return startServer({ dynamoEndpoint, env: { ENTITIES_DIR: dir, MIGRATION_LATENCY_TOLERANCE: 'Infinity', ...OWN_TABLES, ...env } });
 }
 
 export interface EntityStatus {
