@@ -2143,6 +2143,11 @@ export interface components {
                 token?: string;
                 ready?: boolean;
             }[];
+            /** @description Unique fields: `ready` once every value held has its uniqueness item; until then a write setting a new value of the field answers 503 with Retry-After. */
+            uniques?: {
+                field?: string;
+                ready?: boolean;
+            }[];
             report: {
                 count?: number;
                 entries?: {
