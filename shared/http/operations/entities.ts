@@ -98,7 +98,7 @@ export function entityRateLimit(req: ApiRequest): RouteRateLimit | undefined {
 
 export const entityStackOptions: StackOptions = { isPublicRead, scopeApplies, rateLimitFor: entityRateLimit };
 
-/** The entity a bulk request names (no override applies to bulk operations). */
+/** The entity a bulk request or an aggregate names (no override applies to them). */
 function bulkEntity(req: ApiRequest): LoadedEntity {
   const slug = req.params.entity ?? '';
   const entity = findEntity(slug);
