@@ -67,6 +67,8 @@ export interface Config {
   requestCostHeader: boolean;
   /** One JSON line per request (caller type, status, latency): shared/http/request-metrics.ts. */
   requestLog: boolean;
+  /** Most records an aggregate may scan (GET /api/v1/{entity}/aggregate); more is 400 AGGREGATE_TOO_LARGE. */
+  aggregateScanLimit: number;
   /** The SSE stream (shared/stream/*). */
   stream: {
     /** How often an open stream queries the events table. */
@@ -157,6 +159,7 @@ function load(): Config {
     secureCookies: process.env.SECURE_COOKIES === '1',
     requestCostHeader: !['0', 'false', 'off'].includes((process.env.REQUEST_COST_HEADER ?? '').toLowerCase()),
     requestLog: ['1', 'true', 'on'].includes((process.env.REQUEST_LOG ?? '').toLowerCase()),
+    aggregateScanLimit: Math.max(1, int('AGGREGATE_SCAN_LIMIT', 100_000)),
     stream: {
       pollMs: Math.max(50, int('STREAM_POLL_MS', 500)),
       heartbeatMs: Math.max(100, int('STREAM_HEARTBEAT_MS', 15_000)),

@@ -23,6 +23,7 @@ export const ERROR_CATALOGUE = {
   INVALID_REQUEST: { status: 400, retry: false, description: 'The request is malformed: bad JSON, a body that is not an object, a bad query parameter or header.' },
   INVALID_FILTER: { status: 400, retry: false, description: 'The `filter` parameter does not parse or names a field or operator the entity does not have.' },
   INVALID_SORT: { status: 400, retry: false, description: 'The `sort` parameter names a field that cannot be sorted on.' },
+  AGGREGATE_TOO_LARGE: { status: 400, retry: false, description: 'An aggregate would scan more records than `AGGREGATE_SCAN_LIMIT` allows (100,000 by default): narrow it with filters.' },
   INVALID_SIGNATURE: { status: 400, retry: false, description: 'An inbound provider webhook whose signature does not match its body.' },
   NO_FILE: { status: 400, retry: false, description: 'An upload without a file in the expected multipart part.' },
   EMPTY_FILE: { status: 400, retry: false, description: 'An uploaded file has no bytes.' },

@@ -29,6 +29,11 @@ export interface ReadAllOptions {
    * fetched). Without it every partial copy's record is fetched.
    */
   mayKeep?: (copy: StoredRecord) => boolean;
+  /**
+   * Told the number of items each Query examined (its ScannedCount: what it is billed for), before
+   * they are kept; a bounded read throws from it to stop (aggregates: AGGREGATE_SCAN_LIMIT).
+   */
+  scanned?: (count: number) => void;
 }
 
 /** Names the partial-copy escape of a pushed-down filter uses (never produced by the filter builder). */
@@ -88,6 +93,7 @@ async function queryShard(layout: LiveLayout, partition: string, options: ReadAl
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
     );
+    options.scanned?.(out.ScannedCount ?? out.Items?.length ?? 0);
     for (const copy of await resolveCopies(layout, partition, out.Items ?? [], options.mayKeep)) {
       if (!options.keep || options.keep(copy.record)) records.push(copy);
     }

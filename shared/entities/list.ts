@@ -294,12 +294,21 @@ export async function executeList(layout: LiveLayout, plan: ListPlan, visible: (
     const unique = [...new Map(records.map((r) => [r.id, r])).values()];
     return finish(entity, paging, unique.filter(inMemory(entity, plan)));
   }
+  return finish(entity, paging, await readMatches(layout, plan));
+}
+
+/**
+ * Every record a `partition` or `read-all` plan matches, in listing order: the narrowest partition
+ * read to its end (in the key range), the rest of the filter pushed down. `scanned` is told what
+ * each Query examined (a bounded read throws from it). The aggregates read their rows with it.
+ */
+export async function readMatches(layout: LiveLayout, plan: ListPlan, scanned?: (count: number) => void): Promise<StoredRecord[]> {
+  const { entity } = layout;
   const { partition, answered } = await narrowest(layout, plan);
   // Search words are matched in memory, page by page as the Queries come back (copies carry no
   // folded text: shared/data/items.ts); only the matches are kept. Partial copies pass the
   // pushed-down filter and are judged on their records (queryAll), so filters, search and sorts on
   // values they left out see the whole record.
   const pushed = buildFilterExpression(plan.conditions.filter((c) => c !== answered?.condition && pushable(layout, c))).pushed;
-  const records = await queryAll(layout, partition, { range: plan.keyRange, filter: pushed, keep: inMemory(entity, plan), mayKeep: mayMatch(entity, plan) });
-  return finish(entity, paging, records);
+  return queryAll(layout, partition, { range: plan.keyRange, filter: pushed, keep: inMemory(entity, plan), mayKeep: mayMatch(entity, plan), scanned });
 }

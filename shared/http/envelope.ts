@@ -42,6 +42,7 @@ export function successBody(reply: Reply): unknown {
     success: true,
     ...(reply.data !== undefined ? { data: reply.data } : {}),
     ...(reply.pagination ? { pagination: reply.pagination } : {}),
+    ...(reply.meta ? { meta: reply.meta } : {}),
     ...(reply.message !== undefined ? { message: reply.message } : {}),
     ...(reply.warning !== undefined ? { warning: reply.warning } : {}),
   };

@@ -53,6 +53,8 @@ export interface Reply {
   pagination?: Pagination;
   message?: string;
   warning?: string;
+  /** The envelope's `meta` (an aggregate's groups and source). */
+  meta?: Record<string, unknown>;
   headers?: Record<string, string>;
   /** A body sent as is, outside the envelope (health, inbound webhook receipts). */
   raw?: unknown;

@@ -268,6 +268,19 @@ export function listParameters(entity: LoadedEntity): Schema[] {
   ];
 }
 
+/** LIST's filter parameters, which an aggregate takes with LIST's meaning (its own are declared with its route). */
+const AGGREGATE_FILTERS = new Set(['filter', 'search', 'startDate', 'endDate', 'from', 'to', 'dateField']);
+const AGGREGATE_OWN = new Set(['count', 'sum', 'avg', 'min', 'max', 'groupBy', 'interval']);
+
+export function aggregateFilterParameters(entity: LoadedEntity): Schema[] {
+  const fieldNames = new Set(publicFields(entity).map(([n]) => n));
+  return listParameters(entity).filter((p) => {
+    const name = (typeof p.$ref === 'string' ? COMMON_PARAMETERS[p.$ref.split('/').pop()!]?.name : p.name) as string | undefined;
+    if (!name || AGGREGATE_OWN.has(name)) return false;
+    return AGGREGATE_FILTERS.has(name) || (fieldNames.has(name) && !RESERVED_PARAMETERS.has(name));
+  });
+}
+
 const idParameter = (entity: LoadedEntity): Schema => ({
   name: 'id',
   in: 'path',
@@ -390,6 +403,54 @@ export function entityOperations(ctx: EntityRouteContext): { path: string; spec:
         }];
     }
     return [];
+  }
+
+  if (template.endsWith('/{entity}/aggregate')) {
+    if (method !== 'GET' || !enabled(entity, 'list')) return [];
+    const numeric = publicFields(entity).find(([, f]) => f.type === 'number')?.[0];
+    const grouped = publicFields(entity).find(([, f]) => f.type === 'enum')?.[0];
+    return [{
+      path: collection,
+      spec: {
+        tag, operationId: `aggregate${base}`, summary: `Count, sum, average, min and max of ${entity.slug}, by group`,
+        description: `Aggregates of the ${entity.slug} the caller could list (LIST's filters, ${entity.access.public ? 'public: no credentials needed' : 'tenancy and row-level security'}${entity.softDelete ? ', soft-deleted records left out' : ''}). Groups are sorted by key ascending (null first); without grouping there is one group, key \`{}\`. Answered by reading the matching listing (\`meta.source: "scan"\`, its cost in X-Request-Cost); a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE.`,
+        parameters: aggregateFilterParameters(entity),
+        responses: {
+          200: {
+            description: 'The groups.',
+            schema: {
+              type: 'object', required: ['success', 'data', 'meta'],
+              properties: {
+                success: { const: true },
+                data: {
+                  type: 'array',
+                  items: {
+                    type: 'object', required: ['key'],
+                    properties: {
+                      key: { type: 'object', additionalProperties: true, description: 'The groupBy fields and the interval bucket (YYYY-MM-DD) of this group.' },
+                      count: { type: 'integer' },
+                      sum: { type: 'object', additionalProperties: { type: 'number' } },
+                      avg: { type: 'object', additionalProperties: { type: ['number', 'null'] } },
+                      min: { type: 'object', additionalProperties: true },
+                      max: { type: 'object', additionalProperties: true },
+                    },
+                  },
+                },
+                meta: { type: 'object', required: ['groups', 'source'], properties: { groups: { type: 'integer' }, source: { type: 'string', enum: ['counters', 'index', 'scan'] } } },
+              },
+            },
+            example: {
+              success: true,
+              data: [
+                { key: grouped ? { [grouped]: entity.fields[grouped].values![0] } : {}, count: 3, ...(numeric ? { sum: { [numeric]: 70 }, avg: { [numeric]: 23.33 } } : {}) },
+              ],
+              meta: { groups: 1, source: 'scan' },
+            },
+          },
+        },
+        errors: [400],
+      },
+    }];
   }
 
   if (template.endsWith('/{entity}/{id}')) {

@@ -5,8 +5,19 @@
  * scopeApplies); writes need a caller. The API description of the {entity} routes is each
  * entity's own (shared/openapi/entities.ts).
  */
-import type { RouteDocs } from '../route-types.js';
-import { BODY, LIST, V1, familyRoutes } from './declare.js';
+import type { QueryParameter, RouteDocs } from '../route-types.js';
+import { BODY, LIST, STRING, V1, familyRoutes } from './declare.js';
+
+/** The aggregate's own parameters; LIST's filters (filter, field=value, search, startDate, endDate, dateField) are each entity's (shared/openapi/entities.ts). */
+const AGGREGATE_QUERY: readonly QueryParameter[] = [
+  { name: 'count', description: "Count the records of each group (`count`, `count=` or `count=*`); implied when no other function is asked.", schema: STRING },
+  { name: 'sum', description: 'Comma-separated number fields to sum (0 for a group without values).', schema: STRING, example: 'total' },
+  { name: 'avg', description: 'Comma-separated number fields to average (null for a group without values).', schema: STRING },
+  { name: 'min', description: 'Comma-separated number, date or date-time fields: their smallest value per group.', schema: STRING },
+  { name: 'max', description: 'Comma-separated number, date or date-time fields: their largest value per group.', schema: STRING },
+  { name: 'groupBy', description: 'Up to two fields to group by (enum, boolean, reference, strings of at most 200 characters).', schema: STRING, example: 'status' },
+  { name: 'interval', description: 'Group by the UTC day, ISO week (its Monday) or month (its first day) of `dateField`.', schema: { type: 'string', enum: ['day', 'week', 'month'] } },
+];
 
 export const entitiesRoutes = /* @__PURE__ */ familyRoutes('entities', [
   // The API's index: the entities the caller may use, with their paths and links (shared/http/operations/api-index.ts).
@@ -24,6 +35,17 @@ export const entitiesRoutes = /* @__PURE__ */ familyRoutes('entities', [
   // Bulk update and delete: shared/entities/bulk.ts.
   { method: 'PATCH', path: `${V1}/{entity}`, operation: 'bulkUpdate', auth: 'required', scope: '{entity}:write', errors: [...BODY, 'ENTITY_NOT_FOUND', 'METHOD_NOT_ALLOWED'], summary: 'Update many records' },
   { method: 'DELETE', path: `${V1}/{entity}`, operation: 'bulkDelete', auth: 'required', scope: '{entity}:delete', errors: [...BODY, 'ENTITY_NOT_FOUND', 'METHOD_NOT_ALLOWED'], summary: 'Delete many records' },
+  // Aggregates over what the caller could list (shared/entities/aggregate.ts); a static segment wins over {id}.
+  {
+    method: 'GET',
+    path: `${V1}/{entity}/aggregate`,
+    operation: 'aggregate',
+    auth: 'optional',
+    scope: '{entity}:read',
+    errors: [...LIST, 'AGGREGATE_TOO_LARGE', 'ENTITY_NOT_FOUND', 'METHOD_NOT_ALLOWED'],
+    summary: 'Count, sum, average, min and max of records, by group',
+    query: AGGREGATE_QUERY,
+  },
   { method: 'GET', path: `${V1}/{entity}/{id}`, operation: 'read', auth: 'optional', scope: '{entity}:read', errors: ['INVALID_REQUEST', 'ENTITY_NOT_FOUND', 'NOT_FOUND', 'METHOD_NOT_ALLOWED'], summary: 'Read a record' },
   {
     method: 'PATCH',

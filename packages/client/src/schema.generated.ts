@@ -1294,6 +1294,126 @@ export interface paths {
         patch: operations["bulkUpdateTasks"];
         trace?: never;
     };
+    "/api/v1/comments/aggregate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count, sum, average, min and max of comments, by group
+         * @description Aggregates of the comments the caller could list (LIST's filters, tenancy and row-level security). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. Answered by reading the matching listing (`meta.source: "scan"`, its cost in X-Request-Cost); a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE.
+         */
+        get: operations["aggregateComments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/customers/aggregate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count, sum, average, min and max of customers, by group
+         * @description Aggregates of the customers the caller could list (LIST's filters, tenancy and row-level security, soft-deleted records left out). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. Answered by reading the matching listing (`meta.source: "scan"`, its cost in X-Request-Cost); a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE.
+         */
+        get: operations["aggregateCustomers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orders/aggregate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count, sum, average, min and max of orders, by group
+         * @description Aggregates of the orders the caller could list (LIST's filters, tenancy and row-level security). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. Answered by reading the matching listing (`meta.source: "scan"`, its cost in X-Request-Cost); a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE.
+         */
+        get: operations["aggregateOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/products/aggregate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count, sum, average, min and max of products, by group
+         * @description Aggregates of the products the caller could list (LIST's filters, public: no credentials needed, soft-deleted records left out). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. Answered by reading the matching listing (`meta.source: "scan"`, its cost in X-Request-Cost); a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE.
+         */
+        get: operations["aggregateProducts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tags/aggregate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count, sum, average, min and max of tags, by group
+         * @description Aggregates of the tags the caller could list (LIST's filters, tenancy and row-level security). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. Answered by reading the matching listing (`meta.source: "scan"`, its cost in X-Request-Cost); a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE.
+         */
+        get: operations["aggregateTags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/aggregate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count, sum, average, min and max of tasks, by group
+         * @description Aggregates of the tasks the caller could list (LIST's filters, tenancy and row-level security). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. Answered by reading the matching listing (`meta.source: "scan"`, its cost in X-Request-Cost); a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE.
+         */
+        get: operations["aggregateTasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/comments/{id}": {
         parameters: {
             query?: never;
@@ -3177,7 +3297,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is malformed: bad JSON, a body that is not an object, a bad query parameter, filter or sort. Codes: INVALID_REQUEST, INVALID_FILTER, INVALID_SORT, INVALID_SIGNATURE, NO_FILE, EMPTY_FILE, FILE_TOO_LARGE, TOO_MANY_FILES, FILE_TYPE_NOT_ALLOWED, QUERY_TOO_DEEP, QUERY_TOO_COMPLEX, BAD_REQUEST, GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED, BAD_USER_INPUT. */
+        /** @description The request is malformed: bad JSON, a body that is not an object, a bad query parameter, filter or sort. Codes: INVALID_REQUEST, INVALID_FILTER, INVALID_SORT, AGGREGATE_TOO_LARGE, INVALID_SIGNATURE, NO_FILE, EMPTY_FILE, FILE_TOO_LARGE, TOO_MANY_FILES, FILE_TYPE_NOT_ALLOWED, QUERY_TOO_DEEP, QUERY_TOO_COMPLEX, BAD_REQUEST, GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED, BAD_USER_INPUT. */
         BadRequest: {
             headers: {
                 "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -8603,6 +8723,622 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    aggregateComments: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A JSON object (URL-encoded). Operators: `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`, `$in`, `$nin`, `$contains`, `$startsWith`, `$endsWith`, `$null`. An unknown field or operator answers 400 INVALID_FILTER.
+                 * @example {"createdAt":{"$gte":"2026-01-01T00:00:00Z"}}
+                 */
+                filter?: string;
+                /** @description Case-insensitive partial match across body; several words must all match. */
+                search?: string;
+                /** @description Inclusive lower bound (YYYY-MM-DD or ISO 8601) on dateField; also spelled from. */
+                startDate?: components["parameters"]["StartDate"];
+                /** @description Inclusive upper bound on dateField; also spelled to. */
+                endDate?: components["parameters"]["EndDate"];
+                /** @description Alternative spelling of startDate. */
+                from?: components["parameters"]["From"];
+                /** @description Alternative spelling of endDate. */
+                to?: components["parameters"]["To"];
+                /** @description The datetime or date field the date range applies to. */
+                dateField?: components["parameters"]["DateField"];
+                /** @description Equality filter on taskId. */
+                taskId?: string;
+                /** @description Equality filter on body. */
+                body?: string;
+                /** @description Equality filter on authorId. */
+                authorId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The groups. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "key": {},
+                     *           "count": 3
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "groups": 1,
+                     *         "source": "scan"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @description The groupBy fields and the interval bucket (YYYY-MM-DD) of this group. */
+                            key: {
+                                [key: string]: unknown;
+                            };
+                            count?: number;
+                            sum?: {
+                                [key: string]: number;
+                            };
+                            avg?: {
+                                [key: string]: number | null;
+                            };
+                            min?: {
+                                [key: string]: unknown;
+                            };
+                            max?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        meta: {
+                            groups: number;
+                            /** @enum {string} */
+                            source: "counters" | "index" | "scan";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    aggregateCustomers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A JSON object (URL-encoded). Operators: `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`, `$in`, `$nin`, `$contains`, `$startsWith`, `$endsWith`, `$null`. An unknown field or operator answers 400 INVALID_FILTER.
+                 * @example {"createdAt":{"$gte":"2026-01-01T00:00:00Z"}}
+                 */
+                filter?: string;
+                /** @description Case-insensitive partial match across name, email; several words must all match. */
+                search?: string;
+                /** @description Inclusive lower bound (YYYY-MM-DD or ISO 8601) on dateField; also spelled from. */
+                startDate?: components["parameters"]["StartDate"];
+                /** @description Inclusive upper bound on dateField; also spelled to. */
+                endDate?: components["parameters"]["EndDate"];
+                /** @description Alternative spelling of startDate. */
+                from?: components["parameters"]["From"];
+                /** @description Alternative spelling of endDate. */
+                to?: components["parameters"]["To"];
+                /** @description The datetime or date field the date range applies to. */
+                dateField?: components["parameters"]["DateField"];
+                /** @description Equality filter on name. */
+                name?: string;
+                /** @description Equality filter on email. */
+                email?: string;
+                /** @description Equality filter on phone. */
+                phone?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The groups. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "key": {},
+                     *           "count": 3
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "groups": 1,
+                     *         "source": "scan"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @description The groupBy fields and the interval bucket (YYYY-MM-DD) of this group. */
+                            key: {
+                                [key: string]: unknown;
+                            };
+                            count?: number;
+                            sum?: {
+                                [key: string]: number;
+                            };
+                            avg?: {
+                                [key: string]: number | null;
+                            };
+                            min?: {
+                                [key: string]: unknown;
+                            };
+                            max?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        meta: {
+                            groups: number;
+                            /** @enum {string} */
+                            source: "counters" | "index" | "scan";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    aggregateOrders: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A JSON object (URL-encoded). Operators: `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`, `$in`, `$nin`, `$contains`, `$startsWith`, `$endsWith`, `$null`. An unknown field or operator answers 400 INVALID_FILTER.
+                 * @example {"status":{"$in":["pending","paid"]}}
+                 */
+                filter?: string;
+                /** @description Inclusive lower bound (YYYY-MM-DD or ISO 8601) on dateField; also spelled from. */
+                startDate?: components["parameters"]["StartDate"];
+                /** @description Inclusive upper bound on dateField; also spelled to. */
+                endDate?: components["parameters"]["EndDate"];
+                /** @description Alternative spelling of startDate. */
+                from?: components["parameters"]["From"];
+                /** @description Alternative spelling of endDate. */
+                to?: components["parameters"]["To"];
+                /** @description The datetime or date field the date range applies to. */
+                dateField?: components["parameters"]["DateField"];
+                /** @description Equality filter on customerId. */
+                customerId?: string;
+                /** @description Equality filter on status. */
+                status?: string;
+                /** @description Equality filter on total. */
+                total?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The groups. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "key": {
+                     *             "status": "pending"
+                     *           },
+                     *           "count": 3,
+                     *           "sum": {
+                     *             "total": 70
+                     *           },
+                     *           "avg": {
+                     *             "total": 23.33
+                     *           }
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "groups": 1,
+                     *         "source": "scan"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @description The groupBy fields and the interval bucket (YYYY-MM-DD) of this group. */
+                            key: {
+                                [key: string]: unknown;
+                            };
+                            count?: number;
+                            sum?: {
+                                [key: string]: number;
+                            };
+                            avg?: {
+                                [key: string]: number | null;
+                            };
+                            min?: {
+                                [key: string]: unknown;
+                            };
+                            max?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        meta: {
+                            groups: number;
+                            /** @enum {string} */
+                            source: "counters" | "index" | "scan";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    aggregateProducts: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A JSON object (URL-encoded). Operators: `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`, `$in`, `$nin`, `$contains`, `$startsWith`, `$endsWith`, `$null`. An unknown field or operator answers 400 INVALID_FILTER.
+                 * @example {"status":{"$in":["active","inactive"]}}
+                 */
+                filter?: string;
+                /** @description Case-insensitive partial match across name, description; several words must all match. */
+                search?: string;
+                /** @description Inclusive lower bound (YYYY-MM-DD or ISO 8601) on dateField; also spelled from. */
+                startDate?: components["parameters"]["StartDate"];
+                /** @description Inclusive upper bound on dateField; also spelled to. */
+                endDate?: components["parameters"]["EndDate"];
+                /** @description Alternative spelling of startDate. */
+                from?: components["parameters"]["From"];
+                /** @description Alternative spelling of endDate. */
+                to?: components["parameters"]["To"];
+                /** @description The datetime or date field the date range applies to. */
+                dateField?: components["parameters"]["DateField"];
+                /** @description Equality filter on name. */
+                name?: string;
+                /** @description Equality filter on price. */
+                price?: string;
+                /** @description Equality filter on status. */
+                status?: string;
+                /** @description Equality filter on category. */
+                category?: string;
+                /** @description Equality filter on description. */
+                description?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The groups. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "key": {
+                     *             "status": "active"
+                     *           },
+                     *           "count": 3,
+                     *           "sum": {
+                     *             "price": 70
+                     *           },
+                     *           "avg": {
+                     *             "price": 23.33
+                     *           }
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "groups": 1,
+                     *         "source": "scan"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @description The groupBy fields and the interval bucket (YYYY-MM-DD) of this group. */
+                            key: {
+                                [key: string]: unknown;
+                            };
+                            count?: number;
+                            sum?: {
+                                [key: string]: number;
+                            };
+                            avg?: {
+                                [key: string]: number | null;
+                            };
+                            min?: {
+                                [key: string]: unknown;
+                            };
+                            max?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        meta: {
+                            groups: number;
+                            /** @enum {string} */
+                            source: "counters" | "index" | "scan";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    aggregateTags: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A JSON object (URL-encoded). Operators: `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`, `$in`, `$nin`, `$contains`, `$startsWith`, `$endsWith`, `$null`. An unknown field or operator answers 400 INVALID_FILTER.
+                 * @example {"createdAt":{"$gte":"2026-01-01T00:00:00Z"}}
+                 */
+                filter?: string;
+                /** @description Case-insensitive partial match across name; several words must all match. */
+                search?: string;
+                /** @description Inclusive lower bound (YYYY-MM-DD or ISO 8601) on dateField; also spelled from. */
+                startDate?: components["parameters"]["StartDate"];
+                /** @description Inclusive upper bound on dateField; also spelled to. */
+                endDate?: components["parameters"]["EndDate"];
+                /** @description Alternative spelling of startDate. */
+                from?: components["parameters"]["From"];
+                /** @description Alternative spelling of endDate. */
+                to?: components["parameters"]["To"];
+                /** @description The datetime or date field the date range applies to. */
+                dateField?: components["parameters"]["DateField"];
+                /** @description Equality filter on name. */
+                name?: string;
+                /** @description Equality filter on color. */
+                color?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The groups. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "key": {},
+                     *           "count": 3
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "groups": 1,
+                     *         "source": "scan"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @description The groupBy fields and the interval bucket (YYYY-MM-DD) of this group. */
+                            key: {
+                                [key: string]: unknown;
+                            };
+                            count?: number;
+                            sum?: {
+                                [key: string]: number;
+                            };
+                            avg?: {
+                                [key: string]: number | null;
+                            };
+                            min?: {
+                                [key: string]: unknown;
+                            };
+                            max?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        meta: {
+                            groups: number;
+                            /** @enum {string} */
+                            source: "counters" | "index" | "scan";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
+        };
+    };
+    aggregateTasks: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A JSON object (URL-encoded). Operators: `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`, `$in`, `$nin`, `$contains`, `$startsWith`, `$endsWith`, `$null`. An unknown field or operator answers 400 INVALID_FILTER.
+                 * @example {"status":{"$in":["todo","in_progress"]}}
+                 */
+                filter?: string;
+                /** @description Case-insensitive partial match across title, description; several words must all match. */
+                search?: string;
+                /** @description Inclusive lower bound (YYYY-MM-DD or ISO 8601) on dateField; also spelled from. */
+                startDate?: components["parameters"]["StartDate"];
+                /** @description Inclusive upper bound on dateField; also spelled to. */
+                endDate?: components["parameters"]["EndDate"];
+                /** @description Alternative spelling of startDate. */
+                from?: components["parameters"]["From"];
+                /** @description Alternative spelling of endDate. */
+                to?: components["parameters"]["To"];
+                /** @description The datetime or date field the date range applies to. */
+                dateField?: components["parameters"]["DateField"];
+                /** @description Equality filter on title. */
+                title?: string;
+                /** @description Equality filter on description. */
+                description?: string;
+                /** @description Equality filter on status. */
+                status?: string;
+                /** @description Equality filter on priority. */
+                priority?: string;
+                /** @description Equality filter on assigneeId. */
+                assigneeId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The groups. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["X-Request-ID"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": [
+                     *         {
+                     *           "key": {
+                     *             "status": "todo"
+                     *           },
+                     *           "count": 3
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "groups": 1,
+                     *         "source": "scan"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @description The groupBy fields and the interval bucket (YYYY-MM-DD) of this group. */
+                            key: {
+                                [key: string]: unknown;
+                            };
+                            count?: number;
+                            sum?: {
+                                [key: string]: number;
+                            };
+                            avg?: {
+                                [key: string]: number | null;
+                            };
+                            min?: {
+                                [key: string]: unknown;
+                            };
+                            max?: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        meta: {
+                            groups: number;
+                            /** @enum {string} */
+                            source: "counters" | "index" | "scan";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -8,6 +8,7 @@
  */
 import type { RouteRateLimit } from '../../core-routes.js';
 import {
+  aggregateRecords,
   bulkDelete,
   bulkUpdate,
   childEntity,
@@ -17,6 +18,7 @@ import {
   listChildren,
   listRecords,
   type ListResult,
+  parseAggregateQuery,
   parseListQueryString,
   parseReadQueryString,
   preconditionsOf,
@@ -35,6 +37,7 @@ import { findOverride, type OverridableOperation } from './entity-overrides.js';
 
 export const ENTITY_PATHS = {
   collection: '/api/v1/{entity}',
+  aggregate: '/api/v1/{entity}/aggregate',
   record: '/api/v1/{entity}/{id}',
   child: '/api/v1/{entity}/{id}/{child}',
 } as const;
@@ -53,6 +56,8 @@ function operationOf(req: ApiRequest): OverridableOperation | undefined {
 export function isPublicRead(req: ApiRequest): boolean {
   // The index answers anyone: anonymous callers see the public entities.
   if (req.route.path === API_INDEX_PATH) return true;
+  // An aggregate answers whoever could list: a public entity's is public.
+  if (req.route.path === ENTITY_PATHS.aggregate) return findEntity(req.params.entity ?? '')?.access.public ?? true;
   const operation = operationOf(req);
   if (!operation || !READS.has(operation)) return false;
   const slug = req.params.entity ?? '';
@@ -73,6 +78,10 @@ export function isPublicRead(req: ApiRequest): boolean {
 export function scopeApplies(req: ApiRequest): boolean {
   const operation = operationOf(req);
   const slug = req.params.entity ?? '';
+  if (req.route.path === ENTITY_PATHS.aggregate) {
+    const entity = findEntity(slug);
+    return entity !== undefined && !entity.access.public;
+  }
   if (operation && findOverride(slug, operation)) return true;
   const entity = findEntity(slug);
   if (!entity) return false;
@@ -89,7 +98,7 @@ export function entityRateLimit(req: ApiRequest): RouteRateLimit | undefined {
 
 export const entityStackOptions: StackOptions = { isPublicRead, scopeApplies, rateLimitFor: entityRateLimit };
 
-/** The entity a bulk request names (no override applies to bulk operations). */
+/** The entity a bulk request or an aggregate names (no override applies to them). */
 function bulkEntity(req: ApiRequest): LoadedEntity {
   const slug = req.params.entity ?? '';
   const entity = findEntity(slug);
@@ -161,6 +170,12 @@ export const entityOperations: FamilyOperations<'entities'> = {
   getApiIndex: async (req) => apiIndex(req),
   // The query string is parsed here, once, against the entity it lists; the service takes the result.
   list: (req) => resolve(req, 'list', async (e) => listReply(req, await listRecords(e, req.auth, parseListQueryString(e, req.query)))),
+  // No override applies: an aggregate reads what LIST would (shared/entities/aggregate.ts).
+  aggregate: async (req) => {
+    const entity = bulkEntity(req);
+    const { data, meta } = await aggregateRecords(entity, req.auth, parseAggregateQuery(entity, req.query));
+    return { data, meta };
+  },
   create: (req) =>
     resolve(req, 'create', async (e) => withLocation(req, e.slug, recordReply(await createRecordWithEtag(e, req.auth, req.body ?? {}), 201))),
   describe: (req) => resolve(req, 'options', (e) => ({ data: describeEntity(e, req.auth) })),

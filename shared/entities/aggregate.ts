@@ -1,0 +1,250 @@
+/**
+ * Aggregates: GET /api/v1/{entity}/aggregate (CONTRACT.md "Aggregates"). count, sum, avg, min
+ * and max, grouped by up to two fields and a time bucket, over the records the caller could LIST:
+ * the query's filters are parsed by LIST's parser (parseListQuery) and planned by LIST's planner
+ * with the caller's viewer, so tenancy, row-level security and soft delete are LIST's, and the
+ * rows are read by LIST's read path (list.ts readMatches).
+ *
+ * Every answer is a bounded scan (`meta.source: "scan"`): the narrowest listing partition is read
+ * to its end, and a read that examines more than AGGREGATE_SCAN_LIMIT items stops with 400
+ * AGGREGATE_TOO_LARGE (never a partial answer). Its cost is the request's X-Request-Cost.
+ */
+import type { AuthContext } from '../caller.js';
+import { config } from '../config.js';
+import type { StoredRecord } from '../data/index.js';
+import { ApiError, BadRequestError } from '../errors.js';
+import { loadLayouts } from '../migrations/index.js';
+import { compareValues, list, parseListQuery, valueAt, type QuerySpec } from '../query/index.js';
+import { PROTECTED_FIELDS, type LoadedEntity } from '../registry/index.js';
+import { canSee, requireOperation, requirePermission, viewerOf } from './access.js';
+import { planList, readMatches } from './list.js';
+
+export const INTERVALS = ['day', 'week', 'month'] as const;
+export type Interval = (typeof INTERVALS)[number];
+
+/** A string field at most this long may be grouped on (longer text makes a group per record). */
+export const MAX_GROUP_TEXT_LENGTH = 200;
+export const MAX_GROUP_FIELDS = 2;
+
+/** The aggregate's own parameters; the others are LIST's filters. */
+export const AGGREGATE_PARAMETERS = new Set(['count', 'sum', 'avg', 'min', 'max', 'groupBy', 'interval']);
+
+/** LIST parameters about pages and presentation, which an aggregate does not take. */
+const PAGE_PARAMETERS = new Set([
+  'page', 'limit', 'cursor', 'sort', 'sortBy', 'order', 'sortOrder', 'fields', 'include', 'distinct', 'ids', 'metas', 'child',
+  'includeMetadata', 'metadataFields', 'mergeMetadata', 'mergeStrategy', 'replaceMetadata',
+]);
+
+type FieldKind = 'number' | 'date' | 'datetime' | 'group';
+
+interface AggregateField {
+  name: string;
+  path: string[];
+  type: string;
+}
+
+/** An aggregate's query, parsed against the entity. */
+export interface AggregateQuery {
+  count: boolean;
+  sum: AggregateField[];
+  avg: AggregateField[];
+  min: AggregateField[];
+  max: AggregateField[];
+  groupBy: AggregateField[];
+  interval?: Interval;
+  /** The field the interval buckets (createdAt unless dateField names another). */
+  dateField: AggregateField;
+  /** LIST's reading of the filters (filter, equality shorthands, search, date range). */
+  spec: QuerySpec;
+}
+
+export interface AggregateGroup {
+  key: Record<string, unknown>;
+  count?: number;
+  sum?: Record<string, number>;
+  avg?: Record<string, number | null>;
+  min?: Record<string, unknown>;
+  max?: Record<string, unknown>;
+}
+
+export interface AggregateResult {
+  data: AggregateGroup[];
+  meta: { groups: number; source: 'scan' };
+}
+
+/** The record's own attributes an aggregate may name, beside the entity's fields. */
+const TOP: Record<string, string> = { createdAt: 'datetime', updatedAt: 'datetime' };
+
+function fieldOf(entity: LoadedEntity, name: string): AggregateField | undefined {
+  if (Object.prototype.hasOwnProperty.call(TOP, name)) return { name, path: [name], type: TOP[name] };
+  const field = Object.prototype.hasOwnProperty.call(entity.fields, name) ? entity.fields[name] : undefined;
+  if (!field || (PROTECTED_FIELDS as readonly string[]).includes(name)) return undefined;
+  return { name, path: ['data', name], type: field.type };
+}
+
+/** Whether a field may be used as `kind`; the reason it may not otherwise. */
+function unfit(entity: LoadedEntity, field: AggregateField, kind: FieldKind | 'orderable'): string | undefined {
+  if (kind === 'number') return field.type === 'number' ? undefined : 'is not a number field';
+  if (kind === 'orderable') return ['number', 'date', 'datetime'].includes(field.type) ? undefined : 'is not a number, date or date-time field';
+  if (kind === 'date' || kind === 'datetime') return ['date', 'datetime'].includes(field.type) ? undefined : 'is not a date or date-time field';
+  const definition = entity.fields[field.name];
+  if (field.type === 'enum' || field.type === 'boolean' || field.type === 'uuid') return undefined;
+  if (field.type === 'string' && definition && (definition.references || (definition.maxLength ?? Infinity) <= MAX_GROUP_TEXT_LENGTH)) return undefined;
+  return `cannot be grouped on (enum, boolean, reference and string fields of at most ${MAX_GROUP_TEXT_LENGTH} characters can)`;
+}
+
+function fieldsOf(entity: LoadedEntity, query: Record<string, string>, param: string, kind: FieldKind | 'orderable', details: Record<string, string>): AggregateField[] {
+  const out: AggregateField[] = [];
+  for (const name of list(query[param])) {
+    const field = fieldOf(entity, name);
+    const reason = field ? unfit(entity, field, kind) : 'is not a field of this entity';
+    if (reason) details[param] = `'${name}' ${reason}`;
+    else out.push(field!);
+  }
+  return out;
+}
+
+/**
+ * An aggregate query string of `entity` (CONTRACT.md "Aggregates"); 400 INVALID_REQUEST naming
+ * the parameter and field that cannot be aggregated that way, LIST's errors for its filters.
+ */
+export function parseAggregateQuery(entity: LoadedEntity, query: Readonly<Record<string, string>>): AggregateQuery {
+  const details: Record<string, string> = {};
+  for (const name of Object.keys(query)) {
+    if (PAGE_PARAMETERS.has(name) || name.startsWith('includeFields[')) details[name] = 'is not an aggregate parameter (an aggregate answers groups, not pages of records)';
+  }
+  const countText = query.count;
+  if (countText !== undefined && countText !== '' && countText !== '*') details.count = "takes no field: 'count', 'count=' or 'count=*'";
+  const sum = fieldsOf(entity, query, 'sum', 'number', details);
+  const avg = fieldsOf(entity, query, 'avg', 'number', details);
+  const min = fieldsOf(entity, query, 'min', 'orderable', details);
+  const max = fieldsOf(entity, query, 'max', 'orderable', details);
+  const groupBy = fieldsOf(entity, query, 'groupBy', 'group', details);
+  if (list(query.groupBy).length > MAX_GROUP_FIELDS) details.groupBy = `at most ${MAX_GROUP_FIELDS} fields`;
+  const interval = query.interval === undefined || query.interval === '' ? undefined : (query.interval as Interval);
+  if (interval !== undefined && !INTERVALS.includes(interval)) details.interval = `must be one of ${INTERVALS.join(', ')}`;
+  const dateFieldName = query.dateField === undefined || query.dateField === '' ? 'createdAt' : query.dateField;
+  const dateField = fieldOf(entity, dateFieldName);
+  const dateReason = dateField ? unfit(entity, dateField, 'datetime') : 'is not a field of this entity';
+  if (dateReason) details.dateField = `'${dateFieldName}' ${dateReason}`;
+  if (Object.keys(details).length) throw new BadRequestError(`Invalid aggregate: ${Object.keys(details).join(', ')}`, details);
+
+  const filters = Object.fromEntries(Object.entries(query).filter(([name]) => !AGGREGATE_PARAMETERS.has(name)));
+  const spec = parseListQuery(entity, filters);
+  const asked = sum.length + avg.length + min.length + max.length > 0;
+  return { count: countText !== undefined || !asked, sum, avg, min, max, groupBy, interval, dateField: dateField!, spec };
+}
+
+const DAY_MS = 86_400_000;
+
+/** The UTC bucket (YYYY-MM-DD: the day, the ISO week's Monday, the month's first day) of a date or date-time value; null without one. Pure. */
+export function bucketOf(value: unknown, interval: Interval): string | null {
+  if (typeof value !== 'string') return null;
+  const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
+  if (Number.isNaN(ms)) return null;
+  const day = new Date(ms);
+  if (interval === 'day') return day.toISOString().slice(0, 10);
+  if (interval === 'month') return `${day.toISOString().slice(0, 7)}-01`;
+  const sinceMonday = (day.getUTCDay() + 6) % 7;
+  return new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate()) - sinceMonday * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** A group value as the answer shows it: the field's value, null when absent. */
+function groupValue(record: StoredRecord, field: AggregateField): unknown {
+  const value = valueAt(record, field.path);
+  return value === undefined || value === '' ? null : value;
+}
+
+/** A date-time compares by the instant it names (values may carry offsets), others as they are. */
+function orderKey(field: AggregateField, value: unknown): unknown {
+  return field.type === 'datetime' && typeof value === 'string' ? Date.parse(value) : value;
+}
+
+interface Accumulator {
+  key: Record<string, unknown>;
+  order: unknown[];
+  count: number;
+  sums: Map<string, { total: number; n: number }>;
+  min: Map<string, unknown>;
+  max: Map<string, unknown>;
+}
+
+/** The groups of `records` as `query` asks, sorted by key ascending (null first). Pure. */
+export function aggregate(records: readonly StoredRecord[], query: AggregateQuery): AggregateGroup[] {
+  const groups = new Map<string, Accumulator>();
+  const numeric = [...new Map([...query.sum, ...query.avg].map((f) => [f.name, f])).values()];
+  for (const record of records) {
+    const order = query.groupBy.map((f) => groupValue(record, f));
+    const key: Record<string, unknown> = Object.fromEntries(query.groupBy.map((f, i) => [f.name, order[i]]));
+    if (query.interval) {
+      const bucket = bucketOf(valueAt(record, query.dateField.path), query.interval);
+      key[query.dateField.name] = bucket;
+      order.push(bucket);
+    }
+    const id = JSON.stringify(order);
+    let group = groups.get(id);
+    if (!group) groups.set(id, (group = { key, order, count: 0, sums: new Map(), min: new Map(), max: new Map() }));
+    group.count += 1;
+    for (const f of numeric) {
+      const v = valueAt(record, f.path);
+      if (typeof v !== 'number' || !Number.isFinite(v)) continue;
+      const s = group.sums.get(f.name) ?? { total: 0, n: 0 };
+      group.sums.set(f.name, { total: s.total + v, n: s.n + 1 });
+    }
+    for (const [fields, held, sign] of [[query.min, group.min, -1], [query.max, group.max, 1]] as const) {
+      for (const f of fields) {
+        const v = valueAt(record, f.path);
+        if (v === undefined || v === null || v === '') continue;
+        const current = held.get(f.name);
+        if (current === undefined || Math.sign(compareValues(orderKey(f, v), orderKey(f, current))) === sign) held.set(f.name, v);
+      }
+    }
+  }
+  if (groups.size === 0 && query.groupBy.length === 0 && !query.interval) groups.set('[]', { key: {}, order: [], count: 0, sums: new Map(), min: new Map(), max: new Map() });
+  const sorted = [...groups.values()].sort((a, b) => {
+    for (let i = 0; i < a.order.length; i++) {
+      const c = compareValues(a.order[i], b.order[i]);
+      if (c !== 0) return c;
+    }
+    return 0;
+  });
+  return sorted.map((g) => {
+    const out: AggregateGroup = { key: g.key };
+    if (query.count) out.count = g.count;
+    if (query.sum.length) out.sum = Object.fromEntries(query.sum.map((f) => [f.name, g.sums.get(f.name)?.total ?? 0]));
+    if (query.avg.length) out.avg = Object.fromEntries(query.avg.map((f) => { const s = g.sums.get(f.name); return [f.name, s && s.n ? s.total / s.n : null]; }));
+    if (query.min.length) out.min = Object.fromEntries(query.min.map((f) => [f.name, g.min.get(f.name) ?? null]));
+    if (query.max.length) out.max = Object.fromEntries(query.max.map((f) => [f.name, g.max.get(f.name) ?? null]));
+    return out;
+  });
+}
+
+function tooLarge(limit: number): ApiError {
+  return ApiError.of('AGGREGATE_TOO_LARGE', `The aggregate would read more than ${limit} records; narrow it with filters`, {
+    details: {
+      limit,
+      hint: 'narrow the records read: an equality on an indexed field (its own listing is read) or a createdAt date range (startDate, endDate); AGGREGATE_SCAN_LIMIT sets the limit',
+    },
+  });
+}
+
+/**
+ * The aggregate of the records of `entity` the caller could LIST, read by LIST's plan and read
+ * path; over AGGREGATE_SCAN_LIMIT items examined it stops with 400 AGGREGATE_TOO_LARGE.
+ */
+export async function aggregateRecords(entity: LoadedEntity, auth: AuthContext | undefined, query: AggregateQuery): Promise<AggregateResult> {
+  requireOperation(entity, 'list');
+  requirePermission(entity, 'read', auth);
+  const layout = (await loadLayouts()).of(entity);
+  const plan = planList(layout, viewerOf(auth), query.spec);
+  const limit = config().aggregateScanLimit;
+  let scanned = 0;
+  const count = (n: number) => {
+    scanned += n;
+    if (scanned > limit) throw tooLarge(limit);
+  };
+  const matches = plan.kind === 'empty' ? [] : await readMatches(layout, plan, count);
+  // The listing the plan read holds only what the caller may see; checked again on each row.
+  const data = aggregate(matches.filter((r) => canSee(entity, r, auth)), query);
+  return { data, meta: { groups: data.length, source: 'scan' } };
+}

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { aggregate, bucketOf, parseAggregateQuery } from '../../../shared/entities/aggregate.js';
+import { BadRequestError } from '../../../shared/errors.js';
+import { definitions, task } from '../data/support.js';
+
+describe('bucketOf', () => {
+  it.each([
+    ['2024-01-31T23:30:00.000Z', 'day', '2024-01-31'],
+    // An offset moves the instant across the UTC day and month boundary.
+    ['2024-01-31T23:30:00-02:00', 'day', '2024-02-01'],
+    ['2024-01-31T23:30:00-02:00', 'month', '2024-02-01'],
+    ['2024-02-29', 'month', '2024-02-01'],
+    ['2024-01-28', 'week', '2024-01-22'],
+    ['2024-01-29', 'week', '2024-01-29'],
+    ['2024-02-04T23:59:59.999Z', 'week', '2024-01-29'],
+    ['2020-12-31', 'week', '2020-12-28'],
+  ] as const)('puts %s in the %s of %s (UTC)', (value, interval, bucket) => {
+    expect(bucketOf(value, interval)).toBe(bucket);
+  });
+
+  it('puts a record without a date in the null bucket', () => {
+    expect(bucketOf(undefined, 'day')).toBeNull();
+    expect(bucketOf('not a date', 'day')).toBeNull();
+  });
+});
+
+describe('aggregate', () => {
+  it('groups by two fields, sorted by key with null first, counting what it cannot sum', async () => {
+    const { entities } = await definitions();
+    const query = parseAggregateQuery(entities.tasks, { groupBy: 'status,assigneeId' });
+    const records = [
+      task({ id: 'a' }, { title: 'a', status: 'todo', assigneeId: 'u2' }),
+      task({ id: 'b' }, { title: 'b', status: 'todo' }),
+      task({ id: 'c' }, { title: 'c', status: 'completed', assigneeId: 'u1' }),
+      task({ id: 'd' }, { title: 'd', status: 'todo', assigneeId: 'u2' }),
+    ];
+
+    expect(aggregate(records, query)).toEqual([
+      { key: { status: 'completed', assigneeId: 'u1' }, count: 1 },
+      { key: { status: 'todo', assigneeId: null }, count: 1 },
+      { key: { status: 'todo', assigneeId: 'u2' }, count: 2 },
+    ]);
+  });
+
+  it('answers one empty group without grouping: count 0', async () => {
+    const { entities } = await definitions();
+
+    expect(aggregate([], parseAggregateQuery(entities.tasks, {}))).toEqual([{ key: {}, count: 0 }]);
+  });
+});
+
+describe('parseAggregateQuery', () => {
+  it('names every parameter it refuses in one 400 INVALID_REQUEST', async () => {
+    const { entities } = await definitions();
+
+    try {
+      parseAggregateQuery(entities.tasks, { sum: 'title', groupBy: 'description', interval: 'hour', page: '2' });
+      throw new Error('expected a 400');
+    } catch (error) {
+      expect(error).toBeInstanceOf(BadRequestError);
+      expect((error as BadRequestError).code).toBe('INVALID_REQUEST');
+      expect(Object.keys((error as BadRequestError).details ?? {}).sort()).toEqual(['groupBy', 'interval', 'page', 'sum']);
+    }
+  });
+
+  it('implies count only when no other function is asked', async () => {
+    const { entities } = await definitions();
+
+    expect(parseAggregateQuery(entities.tasks, {}).count).toBe(true);
+    expect(parseAggregateQuery(entities.tasks, { max: 'createdAt' }).count).toBe(false);
+    expect(parseAggregateQuery(entities.tasks, { max: 'createdAt', count: '*' }).count).toBe(true);
+  });
+});
