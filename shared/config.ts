@@ -41,6 +41,8 @@ export interface Config {
   deprecations: Record<string, DeprecationConfig>;
   tables: { records: string; events: string; identity: string; limits: string; uploads: string; webhooks: string };
   dynamoEndpoint?: string;
+  /** Sockets each DynamoDB client may open (DYNAMODB_MAX_SOCKETS); unset, the SDK's 50. */
+  dynamoMaxSockets?: number;
   /** S3 (or a compatible server) for uploads: the bucket, and another endpoint than AWS's. */
   uploads: { bucket: string; s3Endpoint?: string };
   region: string;
@@ -142,6 +144,7 @@ function load(): Config {
       s3Endpoint: process.env.S3_ENDPOINT || process.env.AWS_ENDPOINT_URL_S3 || undefined,
     },
     dynamoEndpoint: process.env.DYNAMODB_ENDPOINT || process.env.AWS_ENDPOINT_URL_DYNAMODB || undefined,
+    dynamoMaxSockets: int('DYNAMODB_MAX_SOCKETS', 0) || undefined,
     region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
     allowedOrigins: list('ALLOWED_ORIGINS'),
     sessionTtlSeconds: int('SESSION_TTL_SECONDS', 12 * 3600),

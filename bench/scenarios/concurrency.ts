@@ -10,16 +10,32 @@
  *
  * DynamoDB's cancellations are counted by a middleware on the process's client (the gateway runs
  * the handlers in this process): how many TransactWriteItems were cancelled, and for what.
+ *
+ * First, the steady load of the soak on an `npm start` of its own: 16 clients each sending its mix
+ * of requests one after another, a webhook and an event stream, with the CREATE latency the
+ * clients see and whether the process's DynamoDB clients ran out of sockets (the SDK warns on the
+ * console when twice its pool of requests wait for a socket); run with the SDK's pool of 50
+ * sockets (what the local runtime had), then with the runtime's own.
  */
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/data/client.js';
-import { ok, send, sessionOf, tenantKey } from '../http.js';
-import { round, summarize } from '../stats.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LOCAL_DYNAMODB_SOCKETS } from '../../infra/local/server.js';
+import { apiKeyOf, ok, send, sessionOf, tenantKey, type BenchTarget } from '../http.js';
+import { startNpmStart } from '../npm-start.js';
+import { percentile, round, summarize } from '../stats.js';
 import type { BenchContext, BenchRow, LocalRuntime } from '../types.js';
 
 export const order = 95;
+
+/** The sockets of the SDK's own pool (NodeHttpHandler), which the local runtime had before it set its own. */
+const SDK_DEFAULT_SOCKETS = 50;
 
 const V1 = '/api/v1';
 
@@ -197,11 +213,131 @@ async function probe(runtime: LocalRuntime, n: number): Promise<BenchRow[]> {
   ];
 }
 
+/** The latency of every create and of every request, and the statuses, of a steady mix. */
+interface Mix {
+  creates: number[];
+  all: number[];
+  statuses: Map<number, number>;
+  seconds: number;
+}
+
+/**
+ * `clients` clients, each sending `each` requests one after another in the soak's mix (bench/soak.ts,
+ * uploads aside) on tasks of its own: creates, reads, filtered LISTs, If-Match updates, deletes,
+ * imports of 100.
+ */
+async function steadyMix(target: BenchTarget, key: Record<string, string>, clients: number, each: number): Promise<Mix> {
+  const mix: Mix = { creates: [], all: [], statuses: new Map(), seconds: 0 };
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const t = performance.now();
+    const reply = await send(target, method, path, { ...key, ...headers }, body);
+    const ms = performance.now() - t;
+    mix.all.push(ms);
+    if (method === 'POST' && path === `${V1}/tasks`) mix.creates.push(ms);
+    mix.statuses.set(reply.status, (mix.statuses.get(reply.status) ?? 0) + 1);
+    return reply;
+  };
+  const client = async (c: number) => {
+    const mine: string[] = [];
+    const pick = () => mine[Math.floor(Math.random() * mine.length)];
+    for (let i = 0; i < each; i++) {
+      const roll = Math.random();
+      if (roll < 0.3 || mine.length < 3) {
+        const reply = await call('POST', `${V1}/tasks`, { title: `Steady ${c}-${i}`, status: 'todo', priority: 'medium' });
+        if (reply.status === 201) mine.push(reply.body.data.id as string);
+      } else if (roll < 0.5) {
+        await call('GET', `${V1}/tasks/${pick()}`);
+      } else if (roll < 0.65) {
+        await call('GET', `${V1}/tasks?status=todo&priority=medium&limit=20`);
+      } else if (roll < 0.8) {
+        const id = pick();
+        const etag = (await call('GET', `${V1}/tasks/${id}`)).headers.get('etag');
+        if (etag) await call('PATCH', `${V1}/tasks/${id}`, { title: `Steady ${c}-${i} updated` }, { 'If-Match': etag });
+      } else if (roll < 0.92) {
+        const id = pick();
+        mine.splice(mine.indexOf(id), 1);
+        await call('DELETE', `${V1}/tasks/${id}`);
+      } else {
+        const tasks = Array.from({ length: 100 }, (_, k) => ({ title: `Steady import ${c}-${i}-${k}`, status: 'todo', priority: 'low' }));
+        await call('POST', `${V1}/import/tasks`, { tasks }, { 'Idempotency-Key': `steady-${c}-${i}-${randomBytes(4).toString('hex')}` });
+      }
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: clients }, (_, c) => client(c)));
+  mix.seconds = (performance.now() - started) / 1000;
+  return mix;
+}
+
+const POOL_WARNING = 'socket usage at capacity';
+
+/**
+ * The steady mix on an `npm start` of its own (its engine, DATA_DIR, webhook workers), as the
+ * soak runs it: with a webhook on task.created to a receiver answering 204 and an event stream
+ * open throughout, so that the fan-out, the deliveries and the stream's polls share the process's
+ * DynamoDB clients with the requests. `sockets` sets DYNAMODB_MAX_SOCKETS (undefined: the local
+ * runtime's own pool). The SDK's warnings of an exhausted pool are counted in its output.
+ */
+async function steadyOnNpmStart(clients: number, each: number, sockets: number | undefined): Promise<BenchRow[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-steady-'));
+  const admin = { email: 'steady@bench.local', password: `steady-${randomBytes(12).toString('hex')}` };
+  const server = startNpmStart(dataDir, admin, {
+    LOG_LEVEL: 'WARN',
+    S3_ENDPOINT: '',
+    ALLOW_INSECURE_WEBHOOKS: '1',
+    DYNAMODB_MAX_SOCKETS: sockets ? String(sockets) : '',
+  });
+  let warnings = 0;
+  let tail = '';
+  const count = (chunk: Buffer) => {
+    const text = tail + chunk;
+    warnings += text.split(POOL_WARNING).length - 1;
+    // Too short to hold a whole warning, long enough to complete one cut across two chunks.
+    tail = text.slice(-(POOL_WARNING.length - 1));
+  };
+  server.child.stdout!.on('data', count);
+  server.child.stderr!.on('data', count);
+  const receiver = http.createServer((req, res) => req.resume().on('end', () => res.writeHead(204).end()));
+  let stream: http.ClientRequest | undefined;
+  try {
+    const target = { url: await server.listening };
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const { key } = await apiKeyOf(target, admin, 'steady');
+    const port = (receiver.address() as AddressInfo).port;
+    await ok(target, 'POST', `${V1}/webhooks`, key, { url: `http://127.0.0.1:${port}/hook`, events: ['task.created'], secret: 'bench-secret-0123456789' });
+    stream = http.get(`${target.url}${V1}/stream/tasks`, { headers: { ...key, Accept: 'text/event-stream' } }, (res) => res.resume());
+    stream.on('error', () => undefined);
+    const mix = await steadyMix(target, key, clients, each);
+    const creates = [...mix.creates].sort((a, b) => a - b);
+    const all = [...mix.all].sort((a, b) => a - b);
+    const failed = [...mix.statuses].filter(([status]) => status >= 500).reduce((n, [, c]) => n + c, 0);
+    const scenario = `concurrency: ${clients} clients on npm start, ${each} requests each in the soak's mix, DynamoDB socket pool ${sockets ?? `${LOCAL_DYNAMODB_SOCKETS} (the local runtime's)`}`;
+    return [
+      { scenario, metric: 'CREATE latency p50', value: round(percentile(creates, 50), 0), unit: 'ms', note: `${creates.length} creates; p99 ${round(percentile(creates, 99), 0)} ms` },
+      { scenario, metric: 'CREATE latency p95', value: round(percentile(creates, 95), 0), unit: 'ms' },
+      { scenario, metric: 'every request: latency p50 / p95', value: `${round(percentile(all, 50), 0)} / ${round(percentile(all, 95), 0)}`, unit: 'ms', note: `${all.length} requests in ${round(mix.seconds, 1)} s (${round(all.length / mix.seconds, 1)}/s)` },
+      { scenario, metric: '5xx answers', value: failed, target: '0', pass: failed === 0, note: [...mix.statuses].map(([status, n]) => `${n} × ${status}`).join(', ') },
+      { scenario, metric: 'SDK warnings of an exhausted socket pool', value: warnings, target: sockets ? undefined : '0', pass: sockets ? undefined : warnings === 0 },
+    ];
+  } finally {
+    stream?.destroy();
+    receiver.close();
+    const exited = new Promise((resolve) => server.child.once('exit', resolve));
+    if (server.child.exitCode === null) server.child.kill('SIGTERM');
+    await exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 export async function run(context: BenchContext): Promise<BenchRow[]> {
   const runtime = await context.local();
   const n = Math.max(10, Math.round(500 * context.scale));
   const operator = await sessionOf(runtime, runtime.admin);
   const out: BenchRow[] = [...(await probe(runtime, n))];
+
+  // 0. The soak's steady load, 16 clients, on npm start: with the SDK's pool, then the runtime's.
+  const each = Math.max(10, Math.round(50 * context.scale));
+  out.push(...(await steadyOnNpmStart(16, each, SDK_DEFAULT_SOCKETS)), ...(await steadyOnNpmStart(16, each, undefined)));
 
   // 1. One tenant's private entity: n creates at once with one key.
   const { key } = await tenantKey(runtime, operator, 'Concurrency', 'private');

@@ -27,6 +27,13 @@ import { Supervisor } from './supervisor.js';
 import { seedDemo, type SeedResult } from './seed.js';
 import { prepareMigrations, startMigrations, type BackgroundMigrations } from './migrations.js';
 
+/**
+ * Sockets each DynamoDB client of the local runtime may open (DYNAMODB_MAX_SOCKETS unless set).
+ * The SDK's 50 suit a Lambda container, which serves one request at a time; here one process
+ * serves them all, and 16 clients kept more than 150 DynamoDB calls waiting for a socket.
+ */
+export const LOCAL_DYNAMODB_SOCKETS = 256;
+
 /** In DATA_DIR while `npm start` runs its engine: the engine's endpoint. */
 export const ENGINE_ENDPOINT_FILE = 'dynamodb-local.endpoint';
 
@@ -87,6 +94,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   if (endpointFile) writeFileSync(endpointFile, `${dynamoEndpoint}\n`);
   // Handlers read the endpoint through config(), exactly as they read it on Lambda.
   process.env.DYNAMODB_ENDPOINT = dynamoEndpoint;
+  // One process serves every request here, where each Lambda container serves one.
+  process.env.DYNAMODB_MAX_SOCKETS ||= String(LOCAL_DYNAMODB_SOCKETS);
   resetConfig();
   useLocalDeploymentSecret(options.dataDir);
   let objects: LocalObjectStorage | undefined;
