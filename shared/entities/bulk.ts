@@ -15,6 +15,7 @@
  * An item whose record moved on fails alone with PRECONDITION_FAILED (and `etag`, the current one).
  */
 import type { AuthContext } from '../caller.js';
+import { newId } from '../ids.js';
 import { BadRequestError, toApiError, ValidationError } from '../errors.js';
 import type { LoadedEntity } from '../registry/index.js';
 import { loadLayouts } from '../migrations/index.js';
@@ -83,6 +84,8 @@ function failureOf(index: number, id: unknown, error: unknown): BulkFailure {
 const BAD_ID = (value: unknown) => typeof value !== 'string' || value.length === 0;
 
 export interface BulkUpdateResult {
+  /** The bulk call's id, kept in the revision of every record it changed. */
+  operationId: string;
   updated: number;
   failed: number;
   items: unknown[];
@@ -90,6 +93,7 @@ export interface BulkUpdateResult {
 }
 
 export interface BulkDeleteResult {
+  operationId: string;
   deleted: number;
   failed: number;
   ids: string[];
@@ -98,7 +102,8 @@ export interface BulkDeleteResult {
 
 /** `body` is `{updates: [{id, ifMatch?, ...fields}]}`; `replaceMetadata` as for one record's update. */
 export async function bulkUpdate(entity: LoadedEntity, caller: AuthContext | undefined, body: unknown, options: { replaceMetadata?: boolean } = {}): Promise<BulkUpdateResult> {
-  const auth = mayUpdate(entity, caller);
+  const operationId = newId('op');
+  const auth = { ...mayUpdate(entity, caller), operationId };
   const updates = listOf(body, 'updates');
   duplicates(updates.map((u) => (isPlainObject(u) ? u.id : undefined)), 'updates');
   const replaceMetadata = options.replaceMetadata === true;
@@ -118,12 +123,13 @@ export async function bulkUpdate(entity: LoadedEntity, caller: AuthContext | und
   });
   const items = results.flatMap((r) => (r.record ? [r.record] : []));
   const failures = results.flatMap((r) => (r.failure ? [r.failure] : []));
-  return { updated: items.length, failed: failures.length, items, failures };
+  return { operationId, updated: items.length, failed: failures.length, items, failures };
 }
 
 /** `body` is `{ids: [id | {id, ifMatch}]}` (undefined: the request had no body). */
 export async function bulkDelete(entity: LoadedEntity, caller: AuthContext | undefined, body: unknown): Promise<BulkDeleteResult> {
-  const auth = mayDelete(entity, caller);
+  const operationId = newId('op');
+  const auth = { ...mayDelete(entity, caller), operationId };
   if (body === undefined) throw new BadRequestError('A bulk delete needs a JSON body {ids: [...]}', { ids: 'is required' });
   const entries = listOf(body, 'ids');
   // An entry is an id, or {id, ifMatch}.
@@ -146,5 +152,5 @@ export async function bulkDelete(entity: LoadedEntity, caller: AuthContext | und
   });
   const deleted = results.flatMap((r) => (r.id ? [r.id] : []));
   const failures = results.flatMap((r) => (r.failure ? [r.failure] : []));
-  return { deleted: deleted.length, failed: failures.length, ids: deleted, failures };
+  return { operationId, deleted: deleted.length, failed: failures.length, ids: deleted, failures };
 }

@@ -43,6 +43,18 @@ export const entitiesRoutes = /* @__PURE__ */ familyRoutes('entities', [
     errors: ['INVALID_REQUEST', 'ENTITY_NOT_FOUND', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'CONFLICT', 'PRECONDITION_FAILED'],
     summary: 'Delete a record',
   },
+  // History (shared/entities/history.ts): static segments, so they win over {child}.
+  { method: 'GET', path: `${V1}/{entity}/{id}/revisions`, operation: 'listRevisions', auth: 'optional', scope: '{entity}:read', errors: ['INVALID_REQUEST', 'VALIDATION_FAILED', 'ENTITY_NOT_FOUND', 'NOT_FOUND', 'METHOD_NOT_ALLOWED'], summary: "List a record's revisions" },
+  { method: 'GET', path: `${V1}/{entity}/{id}/revisions/{revision}`, operation: 'readRevision', auth: 'optional', scope: '{entity}:read', errors: ['VALIDATION_FAILED', 'ENTITY_NOT_FOUND', 'NOT_FOUND', 'METHOD_NOT_ALLOWED'], summary: 'Read a record as it stood after a revision' },
+  {
+    method: 'POST',
+    path: `${V1}/{entity}/{id}/restore`,
+    operation: 'restoreRecord',
+    auth: 'required',
+    scope: '{entity}:write',
+    errors: [...BODY, 'ENTITY_NOT_FOUND', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'CONFLICT', 'UNIQUE_VIOLATION', 'PRECONDITION_FAILED'],
+    summary: 'Restore a record to a revision',
+  },
   // Child collections: the parent needs read; the child's own scopes are checked by the family.
   { method: 'GET', path: `${V1}/{entity}/{id}/{child}`, operation: 'listChildren', auth: 'optional', scope: '{entity}:read', errors: [...LIST, 'ENTITY_NOT_FOUND', 'NOT_FOUND'], summary: 'List the records of a relation' },
   { method: 'POST', path: `${V1}/{entity}/{id}/{child}`, operation: 'createChild', auth: 'required', scope: '{entity}:read', errors: [...BODY, 'ENTITY_NOT_FOUND', 'NOT_FOUND', 'UNIQUE_VIOLATION'], summary: 'Create a record of a relation' },

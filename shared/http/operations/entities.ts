@@ -10,6 +10,11 @@ import type { RouteRateLimit } from '../../core-routes.js';
 import {
   bulkDelete,
   bulkUpdate,
+  listRevisions,
+  parseRevisionNumber,
+  parseRevisionsQuery,
+  readRecordAtRevision,
+  restoreRecord,
   childEntity,
   createChild,
   createRecordWithEtag,
@@ -185,6 +190,9 @@ export const entityOperations: FamilyOperations<'entities'> = {
       const query = parseListQueryString(childEntity(e, req.params.child), req.query);
       return listReply(req, await listChildren(e, req.params.id, req.params.child, req.auth, query));
     }),
+  listRevisions: async (req) => ({ ...(await listRevisions(bulkEntity(req), req.params.id, req.auth, parseRevisionsQuery(req.query))) }),
+  readRevision: async (req) => ({ data: await readRecordAtRevision(bulkEntity(req), req.params.id, req.auth, parseRevisionNumber(req.params.revision)) }),
+  restoreRecord: async (req) => recordReply(await restoreRecord(bulkEntity(req), req.params.id, req.auth, req.body, preconditionsOf(req.headers)), 200),
   createChild: (req) =>
     resolve(req, 'createChild', async (e) => ({ status: 201, data: await createChild(e, req.params.id, req.params.child, req.auth, req.body ?? {}) })),
 };

@@ -1,0 +1,186 @@
+/**
+ * A record's history through HTTP on DynamoDB Local: a revision per write with its actor and
+ * diff, the record as it stood after a revision, restore (If-Match, bad input, soft- and
+ * hard-deleted records), bulk operation ids, and 404 for everyone who may not read the record.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { newTenant, newUser } from '../../support/identity.js';
+import { as, created, keyOf, type Caller } from './support.js';
+
+let me: Caller;
+let colleague: Caller;
+let stranger: Caller;
+
+beforeAll(async () => {
+  const tenant = await newTenant();
+  const user = await newUser(tenant.admin.cookie);
+  const other = await newUser(tenant.admin.cookie);
+  const elsewhere = await newTenant();
+  const key = await keyOf(user.cookie);
+  me = as(key);
+  colleague = as(await keyOf(other.cookie));
+  stranger = as(await keyOf(elsewhere.admin.cookie));
+});
+
+describe('revisions', () => {
+  it('a record updated three times has four revisions, newest first, with actor, request id and diff', async () => {
+    const task = await created(me, 'tasks', { title: 'v1', status: 'todo' });
+    const path = `/api/v1/tasks/${task.id}`;
+    for (const title of ['v2', 'v3']) expect((await me.patch(path, { title })).status).toBe(200);
+    const last = await me.patch(path, { description: 'now described' }, { headers: { 'X-Request-ID': 'req-history-4' } });
+    expect(last.status, last.text).toBe(200);
+
+    const list = await me.get(`${path}/revisions`);
+    expect(list.status, list.text).toBe(200);
+    const revs = list.body.data;
+    expect(revs.map((r: any) => r.revision)).toEqual([4, 3, 2, 1]);
+    expect(revs.map((r: any) => r.operation)).toEqual(['update', 'update', 'update', 'create']);
+    expect(revs[0].actor.type).toBe('api_key');
+    expect(typeof revs[0].actor.id).toBe('string');
+    expect(revs[0].requestId).toBe('req-history-4');
+    expect(revs[0].changes).toEqual({ description: { from: null, to: 'now described' } });
+    expect(revs[1].changes.title).toEqual({ from: 'v2', to: 'v3' });
+    expect(revs[3].changes.title).toEqual({ from: null, to: 'v1' });
+
+    const v2 = await me.get(`${path}/revisions/2`);
+    expect(v2.status, v2.text).toBe(200);
+    expect(v2.body.data.record).toMatchObject({ id: task.id, title: 'v2' });
+    expect(v2.body.data.record.description).toBeUndefined();
+  });
+
+  it('pages newest first with a cursor, and refuses a cursor it did not give and a bad limit', async () => {
+    const task = await created(me, 'tasks', { title: 'p1' });
+    const path = `/api/v1/tasks/${task.id}`;
+    for (const title of ['p2', 'p3', 'p4']) expect((await me.patch(path, { title })).status).toBe(200);
+    const first = await me.get(`${path}/revisions?limit=3`);
+    expect(first.body.data.map((r: any) => r.revision)).toEqual([4, 3, 2]);
+    expect(first.body.pagination).toMatchObject({ limit: 3, hasNext: true });
+    const second = await me.get(`${path}/revisions?limit=3&cursor=${first.body.pagination.nextCursor}`);
+    expect(second.body.data.map((r: any) => r.revision)).toEqual([1]);
+    expect(second.body.pagination).toMatchObject({ hasNext: false, nextCursor: null });
+    expect((await me.get(`${path}/revisions?cursor=nonsense`)).status).toBe(400);
+    const badLimit = await me.get(`${path}/revisions?limit=0`);
+    expect(badLimit.status).toBe(422);
+    expect(badLimit.body.code).toBe('VALIDATION_FAILED');
+    expect((await me.get(`${path}/revisions/x`)).status).toBe(422);
+    expect((await me.get(`${path}/revisions/99`)).status).toBe(404);
+  });
+
+  it('another user of a private entity and another tenant get 404 on history and restore', async () => {
+    const task = await created(me, 'tasks', { title: 'private' });
+    const path = `/api/v1/tasks/${task.id}`;
+    for (const caller of [colleague, stranger]) {
+      const list = await caller.get(`${path}/revisions`);
+      expect(list.status).toBe(404);
+      expect(list.body.code).toBe('NOT_FOUND');
+      expect((await caller.get(`${path}/revisions/1`)).status).toBe(404);
+      expect((await caller.post(`${path}/restore`, { revision: 1 })).status).toBe(404);
+    }
+    expect((await as(undefined).get(`${path}/revisions`)).status).toBe(401);
+  });
+
+  it('bulk update and bulk delete answer an operationId, kept in each revision', async () => {
+    const a = await created(me, 'tasks', { title: 'bulk a' });
+    const b = await created(me, 'tasks', { title: 'bulk b' });
+    const bulk = await me.patch('/api/v1/tasks', { updates: [{ id: a.id, title: 'bulk a2' }, { id: b.id, title: 'bulk b2' }] });
+    expect(bulk.status, bulk.text).toBe(200);
+    const operationId = bulk.body.data.operationId;
+    expect(operationId).toMatch(/^op_/);
+    for (const id of [a.id, b.id]) {
+      const [latest] = (await me.get(`/api/v1/tasks/${id}/revisions`)).body.data;
+      expect(latest).toMatchObject({ revision: 2, operation: 'update', operationId });
+    }
+    const del = await me.del('/api/v1/tasks', { body: { ids: [a.id] } });
+    expect(del.status, del.text).toBe(200);
+    expect(del.body.data.operationId).toMatch(/^op_/);
+    const afterDelete = await me.get(`/api/v1/tasks/${a.id}/revisions`);
+    expect(afterDelete.status, afterDelete.text).toBe(200);
+    expect(afterDelete.body.data[0]).toMatchObject({ revision: 3, operation: 'delete', operationId: del.body.data.operationId });
+  });
+});
+
+describe('restore', () => {
+  it('puts a record back as it stood after each revision, as a new revision', async () => {
+    const task = await created(me, 'tasks', { title: 'r1' });
+    const path = `/api/v1/tasks/${task.id}`;
+    expect((await me.patch(path, { title: 'r2', description: 'added' })).status).toBe(200);
+    expect((await me.patch(path, { title: 'r3' })).status).toBe(200);
+
+    const back = await me.post(`${path}/restore`, { revision: 1 });
+    expect(back.status, back.text).toBe(200);
+    expect(back.body.data).toMatchObject({ id: task.id, title: 'r1' });
+    expect(back.body.data.description).toBeUndefined();
+    expect(back.headers.get('etag')).toBeTruthy();
+    const read = await me.get(path);
+    expect(read.body.data.title).toBe('r1');
+    const [latest] = (await me.get(`${path}/revisions`)).body.data;
+    expect(latest).toMatchObject({ revision: 4, operation: 'restore' });
+    expect(latest.changes.title).toEqual({ from: 'r3', to: 'r1' });
+
+    const again = await me.post(`${path}/restore`, { revision: 2 });
+    expect(again.body.data).toMatchObject({ title: 'r2', description: 'added' });
+  });
+
+  it('a stale If-Match is 412 and nothing is written', async () => {
+    const task = await created(me, 'tasks', { title: 'e1' });
+    const path = `/api/v1/tasks/${task.id}`;
+    const stale = (await me.get(path)).headers.get('etag')!;
+    expect((await me.patch(path, { title: 'e2' })).status).toBe(200);
+    const refused = await me.post(`${path}/restore`, { revision: 1 }, { headers: { 'If-Match': stale } });
+    expect(refused.status).toBe(412);
+    expect(refused.body.code).toBe('PRECONDITION_FAILED');
+    expect((await me.get(path)).body.data.title).toBe('e2');
+    const current = (await me.get(path)).headers.get('etag')!;
+    expect((await me.post(`${path}/restore`, { revision: 1 }, { headers: { 'If-Match': current } })).status).toBe(200);
+  });
+
+  it('bad input: no revision, not an integer, unknown keys, unknown revision', async () => {
+    const task = await created(me, 'tasks', { title: 'bad' });
+    const path = `/api/v1/tasks/${task.id}/restore`;
+    for (const body of [{}, { revision: 'one' }, { revision: 1.5 }, { revision: 0 }, { revision: 1, extra: true }]) {
+      const r = await me.post(path, body);
+      expect(r.status, JSON.stringify(body)).toBe(422);
+      expect(r.body.code).toBe('VALIDATION_FAILED');
+    }
+    // A body that is not an object is refused before the service.
+    expect((await me.post(path, [])).status).toBe(400);
+    expect((await me.post(path, { revision: 7 })).status).toBe(404);
+    expect((await me.post('/api/v1/tasks/tsk_missing/restore', { revision: 1 })).status).toBe(404);
+  });
+
+  it('a hard-deleted record comes back with its id, listed again, and a deletion revision cannot be restored', async () => {
+    const task = await created(me, 'tasks', { title: 'gone' });
+    const path = `/api/v1/tasks/${task.id}`;
+    expect((await me.del(path)).status).toBe(200);
+    expect((await me.get(path)).status).toBe(404);
+    const history = await me.get(`${path}/revisions`);
+    expect(history.status, history.text).toBe(200);
+    expect(history.body.data.map((r: any) => r.operation)).toEqual(['delete', 'create']);
+    expect((await colleague.get(`${path}/revisions`)).status).toBe(404);
+    expect((await me.post(`${path}/restore`, { revision: 2 })).status).toBe(422);
+
+    const back = await me.post(`${path}/restore`, { revision: 1 });
+    expect(back.status, back.text).toBe(200);
+    expect(back.body.data).toMatchObject({ id: task.id, title: 'gone' });
+    expect((await me.get(path)).body.data.title).toBe('gone');
+    const listed = await me.get(`/api/v1/tasks?title=gone`);
+    expect(listed.body.data.map((t: any) => t.id)).toContain(task.id);
+    const [latest] = (await me.get(`${path}/revisions`)).body.data;
+    expect(latest).toMatchObject({ revision: 3, operation: 'restore' });
+  });
+
+  it('a soft-deleted record comes back, listed and counted again', async () => {
+    const customer = await created(me, 'customers', { name: 'Soft Once' });
+    const path = `/api/v1/customers/${customer.id}`;
+    const before = (await me.get('/api/v1/customers?limit=1')).body.pagination.total;
+    expect((await me.del(path)).status).toBe(200);
+    expect((await me.get('/api/v1/customers?limit=1')).body.pagination.total).toBe(before - 1);
+    const back = await me.post(`${path}/restore`, { revision: 1 });
+    expect(back.status, back.text).toBe(200);
+    expect(back.body.data.deletedAt).toBeUndefined();
+    expect((await me.get(path)).body.data.name).toBe('Soft Once');
+    expect((await me.get('/api/v1/customers?limit=1')).body.pagination.total).toBe(before);
+    const [latest] = (await me.get(`${path}/revisions`)).body.data;
+    expect(latest).toMatchObject({ revision: 3, operation: 'restore' });
+  });
+});
