@@ -99,6 +99,20 @@ describe('revisions', () => {
   });
 });
 
+describe('import', () => {
+  it('an import answers an operationId, and each imported record has a create revision with it', async () => {
+    const imported = await me.post('/api/v1/import/tags', { items: [{ name: 'hist-a' }, { name: 'hist-b' }] });
+    expect(imported.status, imported.text).toBe(201);
+    const { operationId, items } = imported.body.data;
+    expect(operationId).toMatch(/^op_/);
+    for (const tag of items) {
+      const revisions = await me.get(`/api/v1/tags/${tag.id}/revisions`);
+      expect(revisions.status, revisions.text).toBe(200);
+      expect(revisions.body.data).toEqual([expect.objectContaining({ revision: 1, operation: 'create', operationId, changes: expect.objectContaining({ name: { from: null, to: tag.name } }) })]);
+    }
+  });
+});
+
 describe('restore', () => {
   it('puts a record back as it stood after each revision, as a new revision', async () => {
     const task = await created(me, 'tasks', { title: 'r1' });
