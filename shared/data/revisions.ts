@@ -14,7 +14,7 @@
 import type { NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
 import { historyDaysOf, PROTECTED_FIELDS, type LoadedEntity } from '../registry/index.js';
 import type { AuthContext } from '../caller.js';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.js';
 import type { StoredRecord, TransactItem } from './record-item.js';
 
@@ -179,4 +179,58 @@ export async function readRevisions(entity: LoadedEntity, tenantId: string, id: 
 export async function readRevision(entity: LoadedEntity, tenantId: string, id: string, revision: number): Promise<StoredRevision | undefined> {
   const out = await db().send(new GetCommand({ TableName: tableName('events'), Key: { pk: revisionPartition(tenantId, entity, id), sk: revisionSortKey(revision) } }));
   return live(out.Item, Math.floor(Date.now() / 1000));
+}
+
+/**
+ * The records a bulk call wrote, kept for its undo: `<tenant>#op#<operationId>` / `op` —
+ * {entity, records: [{id, revision}], expiresAt}; `undoneAt` once undone. Written after the call's
+ * writes (a crash in between leaves a call that cannot be undone; its revisions stay).
+ */
+export interface OperationRecord {
+  operationId: string;
+  entity: string;
+  tenantId: string;
+  records: { id: string; revision: number }[];
+  undoneAt?: string;
+}
+
+function operationKey(tenantId: string, operationId: string): { pk: string; sk: string } {
+  return { pk: `${tenantId}#op#${operationId}`, sk: 'op' };
+}
+
+export async function saveOperation(entity: LoadedEntity, operation: OperationRecord): Promise<void> {
+  const days = historyDaysOf(entity);
+  if (days === 0 || operation.records.length === 0) return;
+  await db().send(
+    new PutCommand({
+      TableName: tableName('events'),
+      Item: { ...operationKey(operation.tenantId, operation.operationId), kind: 'operation', ...operation, expiresAt: Math.floor(Date.now() / 1000) + days * 86400 },
+    }),
+  );
+}
+
+export async function readOperation(tenantId: string, operationId: string): Promise<OperationRecord | undefined> {
+  const out = await db().send(new GetCommand({ TableName: tableName('events'), Key: operationKey(tenantId, operationId) }));
+  const item = out.Item;
+  if (!item || item.kind !== 'operation' || Number(item.expiresAt) <= Math.floor(Date.now() / 1000)) return undefined;
+  return { operationId: item.operationId, entity: item.entity, tenantId: item.tenantId, records: item.records, ...(item.undoneAt ? { undoneAt: item.undoneAt } : {}) };
+}
+
+/** Marks the call undone; false when it already was (a second undo reverts nothing). */
+export async function claimUndo(tenantId: string, operationId: string, now: string): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName('events'),
+        Key: operationKey(tenantId, operationId),
+        UpdateExpression: 'SET undoneAt = :now',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(undoneAt)',
+        ExpressionAttributeValues: { ':now': now },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
 }

@@ -16,6 +16,7 @@
  */
 import type { AuthContext } from '../caller.js';
 import { newId } from '../ids.js';
+import { saveOperation } from '../data/index.js';
 import { BadRequestError, toApiError, ValidationError } from '../errors.js';
 import type { LoadedEntity } from '../registry/index.js';
 import { loadLayouts } from '../migrations/index.js';
@@ -116,13 +117,15 @@ export async function bulkUpdate(entity: LoadedEntity, caller: AuthContext | und
     }
     const { id, ifMatch, ...fields } = update;
     try {
-      return { record: present(entity, await updateStored(layouts, entity, id as string, auth, fields, { replaceMetadata, preconditions: preconditionsOfValue(ifMatch) })) };
+      const stored = await updateStored(layouts, entity, id as string, auth, fields, { replaceMetadata, preconditions: preconditionsOfValue(ifMatch) });
+      return { record: present(entity, stored), written: { id: stored.id, revision: stored.version } };
     } catch (error) {
       return { failure: failureOf(i, id, error) };
     }
   });
   const items = results.flatMap((r) => (r.record ? [r.record] : []));
   const failures = results.flatMap((r) => (r.failure ? [r.failure] : []));
+  await saveOperation(entity, { operationId, entity: entity.slug, tenantId: auth.tenantId, records: results.flatMap((r) => (r.written ? [r.written] : [])) });
   return { operationId, updated: items.length, failed: failures.length, items, failures };
 }
 
@@ -144,13 +147,15 @@ export async function bulkDelete(entity: LoadedEntity, caller: AuthContext | und
       return { failure: failureOf(i, id, new ValidationError({ [`ids[${i}]`]: 'takes only id and ifMatch' })) };
     }
     try {
-      await removeStored(layouts, entity, id as string, auth, isPlainObject(entry) ? preconditionsOfValue(entry.ifMatch) : undefined);
-      return { id: id as string };
+      let revision = 0;
+      await removeStored(layouts, entity, id as string, auth, isPlainObject(entry) ? preconditionsOfValue(entry.ifMatch) : undefined, (n) => (revision = n));
+      return { id: id as string, revision };
     } catch (error) {
       return { failure: failureOf(i, id, error) };
     }
   });
   const deleted = results.flatMap((r) => (r.id ? [r.id] : []));
   const failures = results.flatMap((r) => (r.failure ? [r.failure] : []));
+  await saveOperation(entity, { operationId, entity: entity.slug, tenantId: auth.tenantId, records: results.flatMap((r) => (r.id ? [{ id: r.id, revision: r.revision }] : [])) });
   return { operationId, deleted: deleted.length, failed: failures.length, ids: deleted, failures };
 }

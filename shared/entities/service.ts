@@ -274,11 +274,19 @@ export async function deleteRecord(entity: LoadedEntity, id: string, auth: AuthC
 }
 
 /** A delete of record `id` by a caller mayDelete let through: the soft-deleted version, or undefined once gone. */
-export async function removeStored(layouts: LiveLayouts, entity: LoadedEntity, id: string, caller: AuthContext, preconditions?: Preconditions): Promise<StoredRecord | undefined> {
+export async function removeStored(
+  layouts: LiveLayouts,
+  entity: LoadedEntity,
+  id: string,
+  caller: AuthContext,
+  preconditions?: Preconditions,
+  /** Told the revision the delete wrote (a bulk call keeps it for its undo). */
+  onRevision?: (revision: number) => void,
+): Promise<StoredRecord | undefined> {
   const layout = layouts.of(entity);
   const tables = recordTables();
   const context = writeContextOf(caller, 'delete');
-  const { after: deleted } = await rewrite(layouts, entity, id, caller, async (before) => {
+  const { before: removed, after: deleted } = await rewrite(layouts, entity, id, caller, async (before) => {
     if (entity.softDelete) {
       const now = after(before.updatedAt);
       const next: StoredRecord = { ...before, deletedAt: now, updatedAt: now, version: before.version + 1 };
@@ -286,5 +294,6 @@ export async function removeStored(layouts: LiveLayouts, entity: LoadedEntity, i
     }
     return { items: [...deleteTransaction(layout, before, changeEvent(layout, 'deleted', before, new Date().toISOString()), tables), ...revisionPut(entity, tables.events, before, undefined, context)] };
   }, preconditions);
+  onRevision?.(removed.version + 1);
   return deleted;
 }

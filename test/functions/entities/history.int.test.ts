@@ -198,3 +198,53 @@ describe('restore', () => {
     expect(latest).toMatchObject({ revision: 3, operation: 'restore' });
   });
 });
+
+describe('undo of a bulk call', () => {
+  it('a bulk update is undone but for a record changed in between (a conflict, left as it is); a second undo reverts nothing', async () => {
+    const a = await created(me, 'tasks', { title: 'undo a' });
+    const b = await created(me, 'tasks', { title: 'undo b' });
+    const c = await created(me, 'tasks', { title: 'undo c' });
+    const bulk = await me.patch('/api/v1/tasks', { updates: [a, b, c].map((t) => ({ id: t.id, status: 'completed' })) });
+    expect(bulk.status, bulk.text).toBe(200);
+    expect((await me.patch(`/api/v1/tasks/${c.id}`, { title: 'changed since' })).status).toBe(200);
+
+    const undo = await me.post(`/api/v1/operations/${bulk.body.data.operationId}/undo`);
+    expect(undo.status, undo.text).toBe(200);
+    expect(undo.body.data).toEqual({ reverted: 2, conflicts: [c.id] });
+    expect((await me.get(`/api/v1/tasks/${a.id}`)).body.data.status).toBe('todo');
+    expect((await me.get(`/api/v1/tasks/${b.id}`)).body.data.status).toBe('todo');
+    expect((await me.get(`/api/v1/tasks/${c.id}`)).body.data).toMatchObject({ status: 'completed', title: 'changed since' });
+
+    const again = await me.post(`/api/v1/operations/${bulk.body.data.operationId}/undo`);
+    expect(again.body.data).toEqual({ reverted: 0, conflicts: [] });
+    expect((await me.get(`/api/v1/tasks/${a.id}/revisions`)).body.data[0].revision).toBe(3);
+  });
+
+  it('an import is undone: its records are gone', async () => {
+    const imported = await me.post('/api/v1/import/tags', { items: [{ name: 'undo-import-a' }, { name: 'undo-import-b' }] });
+    expect(imported.status, imported.text).toBe(201);
+    const undo = await me.post(`/api/v1/operations/${imported.body.data.operationId}/undo`);
+    expect(undo.body.data).toEqual({ reverted: 2, conflicts: [] });
+    for (const tag of imported.body.data.items) expect((await me.get(`/api/v1/tags/${tag.id}`)).status).toBe(404);
+  });
+
+  it('a bulk delete is undone: the records come back', async () => {
+    const a = await created(me, 'tasks', { title: 'undelete a' });
+    const del = await me.del('/api/v1/tasks', { body: { ids: [a.id] } });
+    expect(del.status, del.text).toBe(200);
+    const undo = await me.post(`/api/v1/operations/${del.body.data.operationId}/undo`);
+    expect(undo.body.data).toEqual({ reverted: 1, conflicts: [] });
+    expect((await me.get(`/api/v1/tasks/${a.id}`)).body.data.title).toBe('undelete a');
+  });
+
+  it('another tenant gets 404, an unknown or malformed id 404, no credentials 401', async () => {
+    const a = await created(me, 'tasks', { title: 'undo tenancy' });
+    const bulk = await me.patch('/api/v1/tasks', { updates: [{ id: a.id, status: 'completed' }] });
+    const path = `/api/v1/operations/${bulk.body.data.operationId}/undo`;
+    expect((await stranger.post(path)).status).toBe(404);
+    expect((await me.post('/api/v1/operations/op_unknown/undo')).status).toBe(404);
+    expect((await me.post('/api/v1/operations/not-an-id/undo')).status).toBe(404);
+    expect((await as(undefined).post(path)).status).toBe(401);
+    expect((await me.get(`/api/v1/tasks/${a.id}`)).body.data.status).toBe('completed');
+  });
+});
