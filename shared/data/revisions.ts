@@ -234,3 +234,61 @@ export async function claimUndo(tenantId: string, operationId: string, now: stri
     throw error;
   }
 }
+
+/**
+ * The trash: one item per deleted record, `<tenant>#<table>#deleted` / `<id>` — {id, ownerId,
+ * deletedAt, revision, expiresAt}, Put in the delete's transaction and Deleted in the restore's,
+ * so `GET /{entity}/deleted` is one Query of one partition.
+ */
+export function trashPartition(tenantId: string, entity: Pick<LoadedEntity, 'tableName'>): string {
+  return `${tenantId}#${entity.tableName}#deleted`;
+}
+
+export function trashPut(entity: LoadedEntity, eventsTable: string, before: StoredRecord, now = new Date()): TransactItem[] {
+  const days = historyDaysOf(entity);
+  if (days === 0) return [];
+  return [
+    {
+      Put: {
+        TableName: eventsTable,
+        Item: {
+          pk: trashPartition(before.tenantId, entity),
+          sk: before.id,
+          kind: 'trash',
+          id: before.id,
+          ownerId: before.ownerId,
+          deletedAt: now.toISOString(),
+          revision: before.version + 1,
+          expiresAt: Math.floor(now.getTime() / 1000) + days * 86400,
+        },
+      },
+    },
+  ];
+}
+
+export function trashDelete(entity: LoadedEntity, eventsTable: string, record: Pick<StoredRecord, 'tenantId' | 'id'>): TransactItem[] {
+  if (historyDaysOf(entity) === 0) return [];
+  return [{ Delete: { TableName: eventsTable, Key: { pk: trashPartition(record.tenantId, entity), sk: record.id } } }];
+}
+
+export interface TrashEntry {
+  id: string;
+  ownerId: string;
+  deletedAt: string;
+  revision: number;
+}
+
+/** Every unexpired trash entry of a tenant's entity (the partition read to its end). */
+export async function readTrash(entity: LoadedEntity, tenantId: string): Promise<TrashEntry[]> {
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  const out: TrashEntry[] = [];
+  let start: Record<string, NativeAttributeValue> | undefined;
+  do {
+    const page = await db().send(new QueryCommand({ TableName: tableName('events'), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': trashPartition(tenantId, entity) }, ExclusiveStartKey: start }));
+    for (const item of page.Items ?? []) {
+      if (item.kind === 'trash' && Number(item.expiresAt) > nowSeconds) out.push({ id: item.id, ownerId: item.ownerId, deletedAt: item.deletedAt, revision: item.revision });
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out;
+}

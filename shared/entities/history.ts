@@ -11,7 +11,9 @@ import {
   readRevisions,
   recordTables,
   revisionPut,
+  readTrash,
   transact,
+  trashDelete,
   updateTransaction,
   writeContextOf,
   WriteConflict,
@@ -187,12 +189,12 @@ export async function restoreRecord(entity: LoadedEntity, id: string, auth: Auth
   if (record) {
     restored = { ...record, data: { ...record.data, ...input.data }, metadata: past.metadata, metas: past.metas, updatedAt: now, version: record.version + 1 };
     delete restored.deletedAt;
-    items = [...updateTransaction(layout, record, restored, changeEvent(layout, 'created', restored, now), tables), ...revisionPut(entity, tables.events, record, restored, context)];
+    items = [...updateTransaction(layout, record, restored, changeEvent(layout, 'created', restored, now), tables), ...revisionPut(entity, tables.events, record, restored, context), ...trashDelete(entity, tables.events, restored)];
   } else {
     const [latest] = (await readRevisions(entity, tenantId, id, 1)).items;
     restored = { ...past, data: { ...past.data, ...input.data }, updatedAt: now, version: (latest?.revision ?? n) + 1 };
     delete restored.deletedAt;
-    items = [...createTransaction(layout, restored, changeEvent(layout, 'created', restored, now), tables), ...revisionPut(entity, tables.events, undefined, restored, context)];
+    items = [...createTransaction(layout, restored, changeEvent(layout, 'created', restored, now), tables), ...revisionPut(entity, tables.events, undefined, restored, context), ...trashDelete(entity, tables.events, restored)];
   }
   try {
     await transact(items);
@@ -201,4 +203,16 @@ export async function restoreRecord(entity: LoadedEntity, id: string, auth: Auth
     throw error;
   }
   return { data: present(entity, restored), etag: recordEtag(restored) };
+}
+
+/** GET /{entity}/deleted: the deleted records the caller may bring back (their own; an admin's: the tenant's; a shared entity's: every one of the tenant), newest first. */
+export async function listDeleted(entity: LoadedEntity, auth: AuthContext | undefined): Promise<{ id: string; deletedAt: string; revision: number }[]> {
+  requireOperation(entity, 'read');
+  const caller = requireCaller(auth);
+  requirePermission(entity, 'read', caller);
+  const entries = await readTrash(entity, caller.tenantId);
+  return entries
+    .filter((e) => entity.access.shared || isAdmin(caller) || e.ownerId === caller.user.id)
+    .sort((a, b) => (a.deletedAt < b.deletedAt ? 1 : a.deletedAt > b.deletedAt ? -1 : 0))
+    .map(({ id, deletedAt, revision }) => ({ id, deletedAt, revision }));
 }

@@ -5,7 +5,7 @@
  */
 export * from './rules.js';
 export { bulkDelete, bulkUpdate, type BulkDeleteResult, type BulkFailure, type BulkUpdateResult } from './bulk.js';
-export { listRevisions, parseRevisionNumber, parseRevisionsQuery, readRecordAtRevision, restoreRecord, type RevisionsPage } from './history.js';
+export { listDeleted, listRevisions, parseRevisionNumber, parseRevisionsQuery, readRecordAtRevision, restoreRecord, type RevisionsPage } from './history.js';
 export { undoOperation, type UndoResult } from './undo.js';
 export { childEntity, createChild, listChildren } from './children.js';
 export {

@@ -18,6 +18,7 @@ import {
   recordTables,
   revisionPut,
   transact,
+  trashPut,
   updateTransaction,
   writeContextOf,
   WriteConflict,
@@ -290,9 +291,9 @@ export async function removeStored(
     if (entity.softDelete) {
       const now = after(before.updatedAt);
       const next: StoredRecord = { ...before, deletedAt: now, updatedAt: now, version: before.version + 1 };
-      return { after: next, items: [...updateTransaction(layout, before, next, changeEvent(layout, 'deleted', next, now), tables), ...revisionPut(entity, tables.events, before, next, context)] };
+      return { after: next, items: [...updateTransaction(layout, before, next, changeEvent(layout, 'deleted', next, now), tables), ...revisionPut(entity, tables.events, before, next, context), ...trashPut(entity, tables.events, before)] };
     }
-    return { items: [...deleteTransaction(layout, before, changeEvent(layout, 'deleted', before, new Date().toISOString()), tables), ...revisionPut(entity, tables.events, before, undefined, context)] };
+    return { items: [...deleteTransaction(layout, before, changeEvent(layout, 'deleted', before, new Date().toISOString()), tables), ...revisionPut(entity, tables.events, before, undefined, context), ...trashPut(entity, tables.events, before)] };
   }, preconditions);
   onRevision?.(removed.version + 1);
   return deleted;

@@ -440,6 +440,22 @@ export function entityOperations(ctx: EntityRouteContext): { path: string; spec:
     return [];
   }
 
+  if (template.endsWith('/{entity}/deleted') && method === 'GET' && enabled(entity, 'read') && entity.history !== false) {
+    return [{
+      path: collection,
+      spec: {
+        tag, operationId: `listDeleted${base}`, summary: `List the deleted ${entity.slug} that can be restored`,
+        description: `The ${entity.slug} deleted within retention, newest first: the caller's own (an admin's: the tenant's${entity.access.shared ? '; every user of the tenant sees all of them' : ''}). Each comes back with POST /{id}/restore and the revision before its deletion.`,
+        responses: {
+          200: {
+            description: 'The deleted records.',
+            schema: envelopeOf({ type: 'array', items: { type: 'object', required: ['id', 'deletedAt', 'revision'], properties: { id: { type: 'string' }, deletedAt: { type: 'string', format: 'date-time' }, revision: { type: 'integer', description: 'The deletion\'s revision: restore revision - 1.' } } } }),
+          },
+        },
+        errors: [],
+      },
+    }];
+  }
   // History (docs/history.md): a record's revisions, the record after one, restore.
   if (template.endsWith('/{entity}/{id}/revisions') && method === 'GET' && enabled(entity, 'read') && entity.history !== false) {
     return [{

@@ -24,6 +24,7 @@ export const entitiesRoutes = /* @__PURE__ */ familyRoutes('entities', [
   // Bulk update and delete: shared/entities/bulk.ts.
   { method: 'PATCH', path: `${V1}/{entity}`, operation: 'bulkUpdate', auth: 'required', scope: '{entity}:write', errors: [...BODY, 'ENTITY_NOT_FOUND', 'METHOD_NOT_ALLOWED'], summary: 'Update many records' },
   { method: 'DELETE', path: `${V1}/{entity}`, operation: 'bulkDelete', auth: 'required', scope: '{entity}:delete', errors: [...BODY, 'ENTITY_NOT_FOUND', 'METHOD_NOT_ALLOWED'], summary: 'Delete many records' },
+  { method: 'GET', path: `${V1}/{entity}/deleted`, operation: 'listDeleted', auth: 'required', scope: '{entity}:read', errors: ['ENTITY_NOT_FOUND', 'METHOD_NOT_ALLOWED'], summary: 'List the deleted records that can be restored' },
   { method: 'GET', path: `${V1}/{entity}/{id}`, operation: 'read', auth: 'optional', scope: '{entity}:read', errors: ['INVALID_REQUEST', 'ENTITY_NOT_FOUND', 'NOT_FOUND', 'METHOD_NOT_ALLOWED'], summary: 'Read a record' },
   {
     method: 'PATCH',

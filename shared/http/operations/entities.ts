@@ -10,6 +10,7 @@ import type { RouteRateLimit } from '../../core-routes.js';
 import {
   bulkDelete,
   bulkUpdate,
+  listDeleted,
   listRevisions,
   parseRevisionNumber,
   parseRevisionsQuery,
@@ -194,6 +195,7 @@ export const entityOperations: FamilyOperations<'entities'> = {
   listRevisions: async (req) => ({ ...(await listRevisions(bulkEntity(req), req.params.id, req.auth, parseRevisionsQuery(req.query))) }),
   readRevision: async (req) => ({ data: await readRecordAtRevision(bulkEntity(req), req.params.id, req.auth, parseRevisionNumber(req.params.revision)) }),
   restoreRecord: async (req) => recordReply(await restoreRecord(bulkEntity(req), req.params.id, req.auth, req.body, preconditionsOf(req.headers)), 200),
+  listDeleted: async (req) => ({ data: await listDeleted(bulkEntity(req), req.auth) }),
   undoOperation: async (req) => ({ status: 200, data: await undoOperation(req.params.operationId, req.auth) }),
   createChild: (req) =>
     resolve(req, 'createChild', async (e) => ({ status: 201, data: await createChild(e, req.params.id, req.params.child, req.auth, req.body ?? {}) })),

@@ -248,3 +248,23 @@ describe('undo of a bulk call', () => {
     expect((await me.get(`/api/v1/tasks/${a.id}`)).body.data.status).toBe('completed');
   });
 });
+
+describe('the trash', () => {
+  it('lists the records deleted (hard and soft) to their owner, not to a colleague or another tenant, and a restored one leaves it', async () => {
+    const task = await created(me, 'tasks', { title: 'trash me' });
+    expect((await me.del(`/api/v1/tasks/${task.id}`)).status).toBe(200);
+    const trash = await me.get('/api/v1/tasks/deleted');
+    expect(trash.status, trash.text).toBe(200);
+    expect(trash.body.data).toContainEqual({ id: task.id, deletedAt: expect.any(String), revision: 2 });
+    expect((await colleague.get('/api/v1/tasks/deleted')).body.data.map((e: any) => e.id)).not.toContain(task.id);
+    expect((await stranger.get('/api/v1/tasks/deleted')).body.data.map((e: any) => e.id)).not.toContain(task.id);
+    expect((await as(undefined).get('/api/v1/tasks/deleted')).status).toBe(401);
+
+    expect((await me.post(`/api/v1/tasks/${task.id}/restore`, { revision: 1 })).status).toBe(200);
+    expect((await me.get('/api/v1/tasks/deleted')).body.data.map((e: any) => e.id)).not.toContain(task.id);
+
+    const customer = await created(me, 'customers', { name: 'Soft trash' });
+    expect((await me.del(`/api/v1/customers/${customer.id}`)).status).toBe(200);
+    expect((await me.get('/api/v1/customers/deleted')).body.data.map((e: any) => e.id)).toContain(customer.id);
+  });
+});
