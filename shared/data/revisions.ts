@@ -2,10 +2,13 @@
  * The revision a record write keeps, in the same transaction as the write (docs/history.md).
  * Pure: no I/O but the reads at the end.
  *
- * Events table: `<tenant>#<table>#rev#<id>` / `<revision, 10 digits>` — {kind: 'revision',
- * revision, entity, recordId, tenantId, ownerId, at, operation, actor: {type, id}, requestId,
- * operationId, changes: {field: {from, to}}, state (the record after the write; none after a
- * delete), expiresAt}. The revision number is the record's version after the write (a hard
+ * History table (its own, without a stream: a revision is not a change to deliver, and the events
+ * table's stream feeds webhooks and the SSE stream): `<tenant>#<table>#rev#<id>` / `<revision, 10
+ * digits>` — {kind: 'revision', revision, entity, recordId, tenantId, ownerId, at, operation,
+ * actor: {type, id}, requestId, operationId, changes: {field: {from, to}}, state (the record after
+ * the write; none after a delete), expiresAt}. A write from nothing (a create, a deleted record
+ * put back) stores no `changes`: they are its state's fields from null, derived on read, so its
+ * revision is not twice the record's size. The revision number is the record's version after the write (a hard
  * delete: the version deleted + 1), and the Put is conditional on its absence: one revision per
  * version, whatever retries. Protected fields (passwords, key hashes, secrets) are never copied.
  * Expired by DynamoDB TTL on `expiresAt`; readers skip expired items too (DynamoDB Local never
@@ -115,12 +118,12 @@ export function changesBetween(before: StoredRecord | undefined, after: StoredRe
  * The revision Put of a write from `before` to `after` (none before: a create; none after: a hard
  * delete), or none when the entity keeps no history.
  */
-export function revisionPut(entity: LoadedEntity, eventsTable: string, before: StoredRecord | undefined, after: StoredRecord | undefined, context: WriteContext, now = new Date()): TransactItem[] {
+export function revisionPut(entity: LoadedEntity, historyTable: string, before: StoredRecord | undefined, after: StoredRecord | undefined, context: WriteContext, now = new Date()): TransactItem[] {
   const days = historyDaysOf(entity);
   const record = (after ?? before)!;
   if (days === 0) return [];
   const revision = after ? after.version : before!.version + 1;
-  const item: StoredRevision = {
+  const item: Omit<StoredRevision, 'changes'> & { changes?: StoredRevision['changes'] } = {
     revision,
     entity: entity.slug,
     recordId: record.id,
@@ -131,14 +134,14 @@ export function revisionPut(entity: LoadedEntity, eventsTable: string, before: S
     actor: context.actor,
     ...(context.requestId ? { requestId: context.requestId } : {}),
     ...(context.operationId ? { operationId: context.operationId } : {}),
-    changes: changesBetween(before, after),
+    ...(before ? { changes: changesBetween(before, after) } : {}),
     ...(after ? { state: stateOf(after) } : {}),
     expiresAt: Math.floor(now.getTime() / 1000) + days * 86400,
   };
   return [
     {
       Put: {
-        TableName: eventsTable,
+        TableName: historyTable,
         Item: { pk: revisionPartition(record.tenantId, entity, record.id), sk: revisionSortKey(revision), kind: 'revision', ...item } as Record<string, NativeAttributeValue>,
         ConditionExpression: 'attribute_not_exists(pk)',
       },
@@ -146,10 +149,15 @@ export function revisionPut(entity: LoadedEntity, eventsTable: string, before: S
   ];
 }
 
+/** A revision's state in the shape changesBetween compares (only the fields it reads). */
+function asRecord(state: RevisionState): StoredRecord {
+  return { data: state.data, metadata: state.metadata, metas: state.metas, deletedAt: state.deletedAt } as StoredRecord;
+}
+
 function live(item: Record<string, unknown> | undefined, nowSeconds: number): StoredRevision | undefined {
   if (!item || item.kind !== 'revision' || Number(item.expiresAt) <= nowSeconds) return undefined;
   const { pk: _pk, sk: _sk, kind: _kind, ...rest } = item as Record<string, unknown> & StoredRevision;
-  return rest;
+  return rest.changes ? rest : { ...rest, changes: changesBetween(undefined, rest.state && asRecord(rest.state)) };
 }
 
 /** A page of a record's revisions, newest first, from before revision `below` (exclusive) when given. */
@@ -159,7 +167,7 @@ export async function readRevisions(entity: LoadedEntity, tenantId: string, id: 
   let start: Record<string, NativeAttributeValue> | undefined;
   do {
     const out = await db().send(new QueryCommand({
-      TableName: tableName('events'),
+      TableName: tableName('history'),
       KeyConditionExpression: below === undefined ? 'pk = :pk' : 'pk = :pk AND sk < :below',
       ExpressionAttributeValues: { ':pk': revisionPartition(tenantId, entity, id), ...(below === undefined ? {} : { ':below': revisionSortKey(below) }) },
       ScanIndexForward: false,
@@ -177,7 +185,7 @@ export async function readRevisions(entity: LoadedEntity, tenantId: string, id: 
 
 /** One revision of a record, if kept and not expired. */
 export async function readRevision(entity: LoadedEntity, tenantId: string, id: string, revision: number): Promise<StoredRevision | undefined> {
-  const out = await db().send(new GetCommand({ TableName: tableName('events'), Key: { pk: revisionPartition(tenantId, entity, id), sk: revisionSortKey(revision) } }));
+  const out = await db().send(new GetCommand({ TableName: tableName('history'), Key: { pk: revisionPartition(tenantId, entity, id), sk: revisionSortKey(revision) } }));
   return live(out.Item, Math.floor(Date.now() / 1000));
 }
 
@@ -203,14 +211,14 @@ export async function saveOperation(entity: LoadedEntity, operation: OperationRe
   if (days === 0 || operation.records.length === 0) return;
   await db().send(
     new PutCommand({
-      TableName: tableName('events'),
+      TableName: tableName('history'),
       Item: { ...operationKey(operation.tenantId, operation.operationId), kind: 'operation', ...operation, expiresAt: Math.floor(Date.now() / 1000) + days * 86400 },
     }),
   );
 }
 
 export async function readOperation(tenantId: string, operationId: string): Promise<OperationRecord | undefined> {
-  const out = await db().send(new GetCommand({ TableName: tableName('events'), Key: operationKey(tenantId, operationId) }));
+  const out = await db().send(new GetCommand({ TableName: tableName('history'), Key: operationKey(tenantId, operationId) }));
   const item = out.Item;
   if (!item || item.kind !== 'operation' || Number(item.expiresAt) <= Math.floor(Date.now() / 1000)) return undefined;
   return { operationId: item.operationId, entity: item.entity, tenantId: item.tenantId, records: item.records, ...(item.undoneAt ? { undoneAt: item.undoneAt } : {}) };
@@ -221,7 +229,7 @@ export async function claimUndo(tenantId: string, operationId: string, now: stri
   try {
     await db().send(
       new UpdateCommand({
-        TableName: tableName('events'),
+        TableName: tableName('history'),
         Key: operationKey(tenantId, operationId),
         UpdateExpression: 'SET undoneAt = :now',
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(undoneAt)',
@@ -244,13 +252,13 @@ export function trashPartition(tenantId: string, entity: Pick<LoadedEntity, 'tab
   return `${tenantId}#${entity.tableName}#deleted`;
 }
 
-export function trashPut(entity: LoadedEntity, eventsTable: string, before: StoredRecord, now = new Date()): TransactItem[] {
+export function trashPut(entity: LoadedEntity, historyTable: string, before: StoredRecord, now = new Date()): TransactItem[] {
   const days = historyDaysOf(entity);
   if (days === 0) return [];
   return [
     {
       Put: {
-        TableName: eventsTable,
+        TableName: historyTable,
         Item: {
           pk: trashPartition(before.tenantId, entity),
           sk: before.id,
@@ -266,9 +274,9 @@ export function trashPut(entity: LoadedEntity, eventsTable: string, before: Stor
   ];
 }
 
-export function trashDelete(entity: LoadedEntity, eventsTable: string, record: Pick<StoredRecord, 'tenantId' | 'id'>): TransactItem[] {
+export function trashDelete(entity: LoadedEntity, historyTable: string, record: Pick<StoredRecord, 'tenantId' | 'id'>): TransactItem[] {
   if (historyDaysOf(entity) === 0) return [];
-  return [{ Delete: { TableName: eventsTable, Key: { pk: trashPartition(record.tenantId, entity), sk: record.id } } }];
+  return [{ Delete: { TableName: historyTable, Key: { pk: trashPartition(record.tenantId, entity), sk: record.id } } }];
 }
 
 export interface TrashEntry {
@@ -284,7 +292,7 @@ export async function readTrash(entity: LoadedEntity, tenantId: string): Promise
   const out: TrashEntry[] = [];
   let start: Record<string, NativeAttributeValue> | undefined;
   do {
-    const page = await db().send(new QueryCommand({ TableName: tableName('events'), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': trashPartition(tenantId, entity) }, ExclusiveStartKey: start }));
+    const page = await db().send(new QueryCommand({ TableName: tableName('history'), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': trashPartition(tenantId, entity) }, ExclusiveStartKey: start }));
     for (const item of page.Items ?? []) {
       if (item.kind === 'trash' && Number(item.expiresAt) > nowSeconds) out.push({ id: item.id, ownerId: item.ownerId, deletedAt: item.deletedAt, revision: item.revision });
     }

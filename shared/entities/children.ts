@@ -86,7 +86,7 @@ export async function createChild(entity: LoadedEntity, id: string, child: strin
             version: current.version + 1,
           };
           const tables = recordTables();
-          return [...updateTransaction(layout, current, next, changeEvent(layout, 'updated', next, next.updatedAt), tables), ...revisionPut(entity, tables.events, current, next, writeContextOf(caller, 'update'))];
+          return [...updateTransaction(layout, current, next, changeEvent(layout, 'updated', next, next.updatedAt), tables), ...revisionPut(entity, tables.history, current, next, writeContextOf(caller, 'update'))];
         },
       });
       return present(target, created);

@@ -189,12 +189,12 @@ export async function restoreRecord(entity: LoadedEntity, id: string, auth: Auth
   if (record) {
     restored = { ...record, data: { ...record.data, ...input.data }, metadata: past.metadata, metas: past.metas, updatedAt: now, version: record.version + 1 };
     delete restored.deletedAt;
-    items = [...updateTransaction(layout, record, restored, changeEvent(layout, 'created', restored, now), tables), ...revisionPut(entity, tables.events, record, restored, context), ...trashDelete(entity, tables.events, restored)];
+    items = [...updateTransaction(layout, record, restored, changeEvent(layout, 'created', restored, now), tables), ...revisionPut(entity, tables.history, record, restored, context), ...trashDelete(entity, tables.history, restored)];
   } else {
     const [latest] = (await readRevisions(entity, tenantId, id, 1)).items;
     restored = { ...past, data: { ...past.data, ...input.data }, updatedAt: now, version: (latest?.revision ?? n) + 1 };
     delete restored.deletedAt;
-    items = [...createTransaction(layout, restored, changeEvent(layout, 'created', restored, now), tables), ...revisionPut(entity, tables.events, undefined, restored, context), ...trashDelete(entity, tables.events, restored)];
+    items = [...createTransaction(layout, restored, changeEvent(layout, 'created', restored, now), tables), ...revisionPut(entity, tables.history, undefined, restored, context), ...trashDelete(entity, tables.history, restored)];
   }
   try {
     await transact(items);

@@ -166,7 +166,7 @@ export async function insertRecord(layouts: LiveLayouts, entity: LoadedEntity, c
   const tables = recordTables();
   const items = [
     ...createTransaction(layout, record, changeEvent(layout, 'created', record, record.createdAt), tables),
-    ...revisionPut(entity, tables.events, undefined, record, writeContextOf(caller, 'create')),
+    ...revisionPut(entity, tables.history, undefined, record, writeContextOf(caller, 'create')),
     ...(options.alongside?.(record) ?? []),
   ];
   await transact(items);
@@ -253,7 +253,7 @@ export async function updateStored(layouts: LiveLayouts, entity: LoadedEntity, i
     const tables = recordTables();
     return {
       after: next,
-      items: [...updateTransaction(layout, before, next, changeEvent(layout, 'updated', next, next.updatedAt), tables), ...revisionPut(entity, tables.events, before, next, writeContextOf(caller, options.operation ?? 'update'))],
+      items: [...updateTransaction(layout, before, next, changeEvent(layout, 'updated', next, next.updatedAt), tables), ...revisionPut(entity, tables.history, before, next, writeContextOf(caller, options.operation ?? 'update'))],
     };
   }, options.preconditions);
   return updated!;
@@ -291,9 +291,9 @@ export async function removeStored(
     if (entity.softDelete) {
       const now = after(before.updatedAt);
       const next: StoredRecord = { ...before, deletedAt: now, updatedAt: now, version: before.version + 1 };
-      return { after: next, items: [...updateTransaction(layout, before, next, changeEvent(layout, 'deleted', next, now), tables), ...revisionPut(entity, tables.events, before, next, context), ...trashPut(entity, tables.events, before)] };
+      return { after: next, items: [...updateTransaction(layout, before, next, changeEvent(layout, 'deleted', next, now), tables), ...revisionPut(entity, tables.history, before, next, context), ...trashPut(entity, tables.history, before)] };
     }
-    return { items: [...deleteTransaction(layout, before, changeEvent(layout, 'deleted', before, new Date().toISOString()), tables), ...revisionPut(entity, tables.events, before, undefined, context), ...trashPut(entity, tables.events, before)] };
+    return { items: [...deleteTransaction(layout, before, changeEvent(layout, 'deleted', before, new Date().toISOString()), tables), ...revisionPut(entity, tables.history, before, undefined, context), ...trashPut(entity, tables.history, before)] };
   }, preconditions);
   onRevision?.(removed.version + 1);
   return deleted;

@@ -273,7 +273,7 @@ async function writeValid(layouts: LiveLayouts, entity: LoadedEntity, valid: Ite
           now,
         })
       : undefined;
-    return { index: r.index, record, ...(event ? { event } : {}), revision: revisionPut(entity, tables.events, undefined, record, context, new Date(now)) };
+    return { index: r.index, record, ...(event ? { event } : {}), revision: revisionPut(entity, tables.history, undefined, record, context, new Date(now)) };
   });
   const outcome = await writeRecords(layout, planned, tables, (found, mine) => found.tenantId === mine.tenantId && found.ownerId === mine.ownerId && !found.deletedAt);
   const records = new Map<number, PublicRecord>();

@@ -41,8 +41,8 @@ function watch(options: { failAt?: number; fault?: Error; busyFor?: number } = {
     const send = client.send.bind(client) as (command: unknown) => Promise<unknown>;
     vi.spyOn(client, 'send').mockImplementation((async (command: { constructor: { name: string }; input: any }) => {
       const name = command.constructor.name;
-      const dataTable = command.input.TableName === undefined || [tableName('records'), tableName('events')].includes(command.input.TableName);
-      // Writes to the records and events tables (authentication and rate limits write elsewhere).
+      const dataTable = command.input.TableName === undefined || [tableName('records'), tableName('events'), tableName('history')].includes(command.input.TableName);
+      // Writes to the records, events and history tables (authentication and rate limits write elsewhere).
       if (/^(TransactWrite|BatchWrite|Put|Update|Delete)/.test(name) && dataTable) {
         seen.writes.push(name);
       }
