@@ -191,14 +191,16 @@ export async function readRevision(entity: LoadedEntity, tenantId: string, id: s
 
 /**
  * The records a bulk call wrote, kept for its undo: `<tenant>#op#<operationId>` / `op` —
- * {entity, records: [{id, revision}], expiresAt}; `undoneAt` once undone. Written after the call's
- * writes (a crash in between leaves a call that cannot be undone; its revisions stay).
+ * {entity, records: [{id, revision}], expiresAt}; `undoneAt` once undone. A batch, which may write
+ * several entities, names the entity of each record instead. Written after the call's writes (a
+ * crash in between leaves a call that cannot be undone; its revisions stay).
  */
 export interface OperationRecord {
   operationId: string;
-  entity: string;
+  /** The entity of every record (bulk update, bulk delete, import); none for a batch. */
+  entity?: string;
   tenantId: string;
-  records: { id: string; revision: number }[];
+  records: { id: string; revision: number; entity?: string }[];
   undoneAt?: string;
 }
 
@@ -206,8 +208,9 @@ function operationKey(tenantId: string, operationId: string): { pk: string; sk: 
   return { pk: `${tenantId}#op#${operationId}`, sk: 'op' };
 }
 
-export async function saveOperation(entity: LoadedEntity, operation: OperationRecord): Promise<void> {
-  const days = historyDaysOf(entity);
+/** Keeps a bulk call for its undo as long as `entity` keeps its revisions (a batch: the longest of its entities'). */
+export async function saveOperation(entity: LoadedEntity | LoadedEntity[], operation: OperationRecord): Promise<void> {
+  const days = Math.max(0, ...[entity].flat().map(historyDaysOf));
   if (days === 0 || operation.records.length === 0) return;
   await db().send(
     new PutCommand({
@@ -221,7 +224,7 @@ export async function readOperation(tenantId: string, operationId: string): Prom
   const out = await db().send(new GetCommand({ TableName: tableName('history'), Key: operationKey(tenantId, operationId) }));
   const item = out.Item;
   if (!item || item.kind !== 'operation' || Number(item.expiresAt) <= Math.floor(Date.now() / 1000)) return undefined;
-  return { operationId: item.operationId, entity: item.entity, tenantId: item.tenantId, records: item.records, ...(item.undoneAt ? { undoneAt: item.undoneAt } : {}) };
+  return { operationId: item.operationId, ...(item.entity ? { entity: item.entity } : {}), tenantId: item.tenantId, records: item.records, ...(item.undoneAt ? { undoneAt: item.undoneAt } : {}) };
 }
 
 /** Marks the call undone; false when it already was (a second undo reverts nothing). */

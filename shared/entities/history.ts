@@ -202,6 +202,7 @@ export async function restoreRecord(entity: LoadedEntity, id: string, auth: Auth
     if (error instanceof WriteConflict) throw new ConflictError(`The ${entity.name} changed while it was being restored; retry`);
     throw error;
   }
+  caller.journal?.push({ entity: entity.slug, id, revision: restored.version });
   return { data: present(entity, restored), etag: recordEtag(restored) };
 }
 

@@ -170,6 +170,7 @@ export async function insertRecord(layouts: LiveLayouts, entity: LoadedEntity, c
     ...(options.alongside?.(record) ?? []),
   ];
   await transact(items);
+  caller.journal?.push({ entity: entity.slug, id: record.id, revision: record.version });
   return record;
 }
 
@@ -256,6 +257,7 @@ export async function updateStored(layouts: LiveLayouts, entity: LoadedEntity, i
       items: [...updateTransaction(layout, before, next, changeEvent(layout, 'updated', next, next.updatedAt), tables), ...revisionPut(entity, tables.history, before, next, writeContextOf(caller, options.operation ?? 'update'))],
     };
   }, options.preconditions);
+  caller.journal?.push({ entity: entity.slug, id, revision: updated!.version });
   return updated!;
 }
 
@@ -296,5 +298,6 @@ export async function removeStored(
     return { items: [...deleteTransaction(layout, before, changeEvent(layout, 'deleted', before, new Date().toISOString()), tables), ...revisionPut(entity, tables.history, before, undefined, context), ...trashPut(entity, tables.history, before)] };
   }, preconditions);
   onRevision?.(removed.version + 1);
+  caller.journal?.push({ entity: entity.slug, id, revision: removed.version + 1 });
   return deleted;
 }

@@ -1,6 +1,6 @@
 /**
  * POST /api/v1/operations/{operationId}/undo: every record a bulk call (bulk update, bulk delete,
- * import) wrote is put back as it stood before, unless something else changed it since: those are
+ * import, batch) wrote is put back as it stood before, unless something else changed it since: those are
  * listed as conflicts and left alone. The call is marked undone first, so a second undo reverts
  * nothing. Each record is reverted as a restore by the caller (docs/history.md): the entity's
  * update scope, and its delete scope to delete what an import created or bring back what a bulk
@@ -24,27 +24,35 @@ export interface UndoResult {
 export async function undoOperation(operationId: string, auth: AuthContext | undefined): Promise<UndoResult> {
   const caller = requireCaller(auth);
   const operation = /^op_[A-Za-z0-9]{1,64}$/.test(operationId) ? await readOperation(caller.tenantId, operationId) : undefined;
-  const entity = operation && findEntity(operation.entity);
-  if (!operation || !entity) throw new NotFoundError(`Operation '${operationId}' not found`);
+  if (!operation) throw new NotFoundError(`Operation '${operationId}' not found`);
   if (!(await claimUndo(caller.tenantId, operationId, new Date().toISOString()))) return { reverted: 0, conflicts: [] };
   const layouts = await loadLayouts();
-  const layout = layouts.of(entity);
   let reverted = 0;
   const conflicts: string[] = [];
-  for (const { id, revision } of operation.records) {
+  // A batch may write one record more than once: it goes back to before the first, if its last is still the latest.
+  const spans = new Map<string, { entity?: string; id: string; first: number; last: number }>();
+  for (const { id, revision, entity: slug } of operation.records) {
+    const key = `${slug ?? operation.entity}/${id}`;
+    const span = spans.get(key);
+    spans.set(key, { entity: slug ?? operation.entity, id, first: Math.min(span?.first ?? revision, revision), last: Math.max(span?.last ?? revision, revision) });
+  }
+  for (const { entity: slug, id, first, last } of spans.values()) {
+    const entity = slug === undefined ? undefined : findEntity(slug);
     try {
-      const written = await readRevision(entity, caller.tenantId, id, revision);
+      if (!entity) throw new Error('entity gone');
+      const layout = layouts.of(entity);
+      const written = await readRevision(entity, caller.tenantId, id, first);
       const current = await getRecord(layout, id, caller.tenantId);
       const [latest] = (await readRevisions(entity, caller.tenantId, id, 1)).items;
-      if (!written || latest?.revision !== revision) {
+      if (!written || latest?.revision !== last) {
         conflicts.push(id);
         continue;
       }
       if (written.operation === 'create') {
-        if (!current || current.version !== revision) throw new Error('changed');
+        if (!current || current.version !== last) throw new Error('changed');
         await removeStored(layouts, entity, id, mayDelete(entity, caller), preconditionsOfValue(recordEtag(current)));
       } else {
-        await restoreRecord(entity, id, caller, { revision: revision - 1 }, current && !current.deletedAt ? preconditionsOfValue(recordEtag(current)) : undefined);
+        await restoreRecord(entity, id, caller, { revision: first - 1 }, current && !current.deletedAt ? preconditionsOfValue(recordEtag(current)) : undefined);
       }
       reverted++;
     } catch {

@@ -278,6 +278,7 @@ async function writeValid(layouts: LiveLayouts, entity: LoadedEntity, valid: Ite
   const outcome = await writeRecords(layout, planned, tables, (found, mine) => found.tenantId === mine.tenantId && found.ownerId === mine.ownerId && !found.deletedAt);
   const records = new Map<number, PublicRecord>();
   for (const [index, record] of [...outcome.written, ...outcome.existing]) records.set(index, present(entity, record));
+  for (const record of outcome.written.values()) auth.journal?.push({ entity: entity.slug, id: record.id, revision: record.version });
   await saveOperation(entity, { operationId, entity: entity.slug, tenantId: auth.tenantId, records: [...outcome.written.values()].map((r) => ({ id: r.id, revision: r.version })) });
   return { records, failed: outcome.failed, taken: outcome.taken, writeRequests: outcome.writeRequests };
 }

@@ -300,9 +300,10 @@ export const COMMON_SCHEMAS: Record<string, Schema> = {
   },
   BatchResponse: {
     type: 'object',
-    required: ['success', 'responses'],
+    required: ['success', 'operationId', 'responses'],
     properties: {
       success: { const: true },
+      operationId: { type: 'string', description: 'Names the batch for POST /api/v1/operations/{operationId}/undo: every record write of its sub-requests is reverted.' },
       responses: {
         type: 'array',
         items: { type: 'object', required: ['id', 'status', 'body'], properties: { id: { type: 'string' }, status: { type: 'integer' }, body: {} } },

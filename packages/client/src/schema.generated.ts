@@ -2638,6 +2638,8 @@ export interface components {
         BatchResponse: {
             /** @constant */
             success: true;
+            /** @description Names the batch for POST /api/v1/operations/{operationId}/undo: every record write of its sub-requests is reverted. */
+            operationId: string;
             responses: {
                 id: string;
                 status: number;

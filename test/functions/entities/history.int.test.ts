@@ -237,6 +237,30 @@ describe('undo of a bulk call', () => {
     expect((await me.get(`/api/v1/tasks/${a.id}`)).body.data.title).toBe('undelete a');
   });
 
+  it('a batch answers an operationId; its undo reverts every write of it, across entities, a record written twice back to before the first', async () => {
+    const a = await created(me, 'tasks', { title: 'batch a' });
+    const batch = await me.post('/api/v1/batch', {
+      requests: [
+        { id: '1', method: 'PATCH', path: `/tasks/${a.id}`, body: { status: 'in_progress' } },
+        { id: '2', method: 'PATCH', path: `/tasks/${a.id}`, body: { status: 'completed' } },
+        { id: '3', method: 'POST', path: '/tags', body: { name: 'batch-undo-tag' } },
+        { id: '4', method: 'GET', path: `/tasks/${a.id}` },
+      ],
+    });
+    expect(batch.status, batch.text).toBe(200);
+    expect(batch.body.responses.map((r: { status: number }) => r.status)).toEqual([200, 200, 201, 200]);
+    const tag = batch.body.responses[2].body.data;
+    expect((await me.get(`/api/v1/tasks/${a.id}/revisions`)).body.data[0].operationId).toBe(batch.body.operationId);
+
+    const undo = await me.post(`/api/v1/operations/${batch.body.operationId}/undo`);
+
+    expect(undo.status, undo.text).toBe(200);
+    expect(undo.body.data).toEqual({ reverted: 2, conflicts: [] });
+    expect((await me.get(`/api/v1/tasks/${a.id}`)).body.data.status).toBe('todo');
+    expect((await me.get(`/api/v1/tags/${tag.id}`)).status).toBe(404);
+    expect((await me.post(`/api/v1/operations/${batch.body.operationId}/undo`)).body.data).toEqual({ reverted: 0, conflicts: [] });
+  });
+
   it('another tenant gets 404, an unknown or malformed id 404, no credentials 401', async () => {
     const a = await created(me, 'tasks', { title: 'undo tenancy' });
     const bulk = await me.patch('/api/v1/tasks', { updates: [{ id: a.id, status: 'completed' }] });
