@@ -247,15 +247,20 @@ export async function claimUndo(tenantId: string, operationId: string, now: stri
 }
 
 /**
- * The trash: one item per deleted record, `<tenant>#<table>#deleted` / `<id>` — {id, ownerId,
- * deletedAt, revision, expiresAt}, Put in the delete's transaction and Deleted in the restore's,
- * so `GET /{entity}/deleted` is one Query of one partition.
+ * The trash: one item per deleted record, `<tenant>#<table>#deleted` / `<deletedAt>#<id>` — {id,
+ * ownerId, deletedAt, revision, expiresAt}, Put in the delete's transaction and Deleted in the
+ * restore's, so `GET /{entity}/deleted` is a Query of one partition, newest first, page by page.
  */
 export function trashPartition(tenantId: string, entity: Pick<LoadedEntity, 'tableName'>): string {
   return `${tenantId}#${entity.tableName}#deleted`;
 }
 
-export function trashPut(entity: LoadedEntity, historyTable: string, before: StoredRecord, now = new Date()): TransactItem[] {
+function trashSortKey(deletedAt: string, id: string): string {
+  return `${deletedAt}#${id}`;
+}
+
+/** The trash entry of a delete at `deletedAt` (the deletion's revision time). */
+export function trashPut(entity: LoadedEntity, historyTable: string, before: StoredRecord, deletedAt: string): TransactItem[] {
   const days = historyDaysOf(entity);
   if (days === 0) return [];
   return [
@@ -264,22 +269,22 @@ export function trashPut(entity: LoadedEntity, historyTable: string, before: Sto
         TableName: historyTable,
         Item: {
           pk: trashPartition(before.tenantId, entity),
-          sk: before.id,
+          sk: trashSortKey(deletedAt, before.id),
           kind: 'trash',
           id: before.id,
           ownerId: before.ownerId,
-          deletedAt: now.toISOString(),
+          deletedAt,
           revision: before.version + 1,
-          expiresAt: Math.floor(now.getTime() / 1000) + days * 86400,
+          expiresAt: Math.floor(Date.parse(deletedAt) / 1000) + days * 86400,
         },
       },
     },
   ];
 }
 
-export function trashDelete(entity: LoadedEntity, historyTable: string, record: Pick<StoredRecord, 'tenantId' | 'id'>): TransactItem[] {
+export function trashDelete(entity: LoadedEntity, historyTable: string, record: Pick<StoredRecord, 'tenantId' | 'id'>, deletedAt: string): TransactItem[] {
   if (historyDaysOf(entity) === 0) return [];
-  return [{ Delete: { TableName: historyTable, Key: { pk: trashPartition(record.tenantId, entity), sk: record.id } } }];
+  return [{ Delete: { TableName: historyTable, Key: { pk: trashPartition(record.tenantId, entity), sk: trashSortKey(deletedAt, record.id) } } }];
 }
 
 export interface TrashEntry {
@@ -289,17 +294,36 @@ export interface TrashEntry {
   revision: number;
 }
 
-/** Every unexpired trash entry of a tenant's entity (the partition read to its end). */
-export async function readTrash(entity: LoadedEntity, tenantId: string): Promise<TrashEntry[]> {
+/**
+ * A page of a tenant's trash for an entity, newest first: `limit` unexpired entries (of `ownerId`
+ * only, when given) after the entry whose sort key is `after`, and the sort key to go on from.
+ */
+export async function readTrash(
+  entity: LoadedEntity,
+  tenantId: string,
+  options: { limit: number; after?: string; ownerId?: string },
+): Promise<{ items: TrashEntry[]; next?: string }> {
   const nowSeconds = Math.floor(Date.now() / 1000);
-  const out: TrashEntry[] = [];
-  let start: Record<string, NativeAttributeValue> | undefined;
+  const pk = trashPartition(tenantId, entity);
+  const items: TrashEntry[] = [];
+  let start: Record<string, NativeAttributeValue> | undefined = options.after === undefined ? undefined : { pk, sk: options.after };
   do {
-    const page = await db().send(new QueryCommand({ TableName: tableName('history'), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': trashPartition(tenantId, entity) }, ExclusiveStartKey: start }));
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName('history'),
+        KeyConditionExpression: 'pk = :pk',
+        ...(options.ownerId === undefined ? {} : { FilterExpression: 'ownerId = :owner' }),
+        ExpressionAttributeValues: { ':pk': pk, ...(options.ownerId === undefined ? {} : { ':owner': options.ownerId }) },
+        ScanIndexForward: false,
+        Limit: options.limit - items.length,
+        ExclusiveStartKey: start,
+      }),
+    );
     for (const item of page.Items ?? []) {
-      if (item.kind === 'trash' && Number(item.expiresAt) > nowSeconds) out.push({ id: item.id, ownerId: item.ownerId, deletedAt: item.deletedAt, revision: item.revision });
+      if (item.kind === 'trash' && Number(item.expiresAt) > nowSeconds) items.push({ id: item.id, ownerId: item.ownerId, deletedAt: item.deletedAt, revision: item.revision });
     }
     start = page.LastEvaluatedKey;
-  } while (start);
-  return out;
+  } while (start && items.length < options.limit);
+  // A Query that stopped at its Limit names where it stopped: more may follow (or none, found on the next page).
+  return { items, ...(start ? { next: String(start.sk) } : {}) };
 }

@@ -189,12 +189,12 @@ export async function restoreRecord(entity: LoadedEntity, id: string, auth: Auth
   if (record) {
     restored = { ...record, data: { ...record.data, ...input.data }, metadata: past.metadata, metas: past.metas, updatedAt: now, version: record.version + 1 };
     delete restored.deletedAt;
-    items = [...updateTransaction(layout, record, restored, changeEvent(layout, 'created', restored, now), tables), ...revisionPut(entity, tables.history, record, restored, context), ...trashDelete(entity, tables.history, restored)];
+    items = [...updateTransaction(layout, record, restored, changeEvent(layout, 'created', restored, now), tables), ...revisionPut(entity, tables.history, record, restored, context), ...trashDelete(entity, tables.history, restored, record.deletedAt!)];
   } else {
     const [latest] = (await readRevisions(entity, tenantId, id, 1)).items;
     restored = { ...past, data: { ...past.data, ...input.data }, updatedAt: now, version: (latest?.revision ?? n) + 1 };
     delete restored.deletedAt;
-    items = [...createTransaction(layout, restored, changeEvent(layout, 'created', restored, now), tables), ...revisionPut(entity, tables.history, undefined, restored, context), ...trashDelete(entity, tables.history, restored)];
+    items = [...createTransaction(layout, restored, changeEvent(layout, 'created', restored, now), tables), ...revisionPut(entity, tables.history, undefined, restored, context), ...(latest ? trashDelete(entity, tables.history, restored, latest.at) : [])];
   }
   try {
     await transact(items);
@@ -206,14 +206,34 @@ export async function restoreRecord(entity: LoadedEntity, id: string, auth: Auth
   return { data: present(entity, restored), etag: recordEtag(restored) };
 }
 
-/** GET /{entity}/deleted: the deleted records the caller may bring back (their own; an admin's: the tenant's; a shared entity's: every one of the tenant), newest first. */
-export async function listDeleted(entity: LoadedEntity, auth: AuthContext | undefined): Promise<{ id: string; deletedAt: string; revision: number }[]> {
+export interface TrashPage {
+  data: { id: string; deletedAt: string; revision: number }[];
+  pagination: { limit: number; hasNext: boolean; nextCursor: string | null };
+}
+
+function trashCursorOf(sortKey: string): string {
+  return Buffer.from(`trash:${sortKey}`).toString('base64url');
+}
+
+function sortKeyOfTrashCursor(cursor: string): string {
+  const m = /^trash:(\d{4}-\d\d-\d\dT[0-9:.]+Z#[^#]{1,200})$/.exec(Buffer.from(cursor, 'base64url').toString());
+  if (!m) throw new BadRequestError('The cursor is not one this list gave', { cursor: 'is invalid' });
+  return m[1];
+}
+
+/**
+ * GET /{entity}/deleted: the deleted records the caller may bring back (their own; an admin's: the
+ * tenant's; a shared entity's: every one of the tenant), newest first, a page at a time.
+ */
+export async function listDeleted(entity: LoadedEntity, auth: AuthContext | undefined, query: { limit: number; cursor?: string }): Promise<TrashPage> {
   requireOperation(entity, 'read');
   const caller = requireCaller(auth);
   requirePermission(entity, 'read', caller);
-  const entries = await readTrash(entity, caller.tenantId);
-  return entries
-    .filter((e) => entity.access.shared || isAdmin(caller) || e.ownerId === caller.user.id)
-    .sort((a, b) => (a.deletedAt < b.deletedAt ? 1 : a.deletedAt > b.deletedAt ? -1 : 0))
-    .map(({ id, deletedAt, revision }) => ({ id, deletedAt, revision }));
+  const after = query.cursor === undefined ? undefined : sortKeyOfTrashCursor(query.cursor);
+  const everyone = entity.access.shared || isAdmin(caller);
+  const page = await readTrash(entity, caller.tenantId, { limit: query.limit, ...(after ? { after } : {}), ...(everyone ? {} : { ownerId: caller.user.id }) });
+  return {
+    data: page.items.map(({ id, deletedAt, revision }) => ({ id, deletedAt, revision })),
+    pagination: { limit: query.limit, hasNext: page.next !== undefined, nextCursor: page.next === undefined ? null : trashCursorOf(page.next) },
+  };
 }

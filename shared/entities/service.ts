@@ -293,9 +293,11 @@ export async function removeStored(
     if (entity.softDelete) {
       const now = after(before.updatedAt);
       const next: StoredRecord = { ...before, deletedAt: now, updatedAt: now, version: before.version + 1 };
-      return { after: next, items: [...updateTransaction(layout, before, next, changeEvent(layout, 'deleted', next, now), tables), ...revisionPut(entity, tables.history, before, next, context), ...trashPut(entity, tables.history, before)] };
+      return { after: next, items: [...updateTransaction(layout, before, next, changeEvent(layout, 'deleted', next, now), tables), ...revisionPut(entity, tables.history, before, next, context), ...trashPut(entity, tables.history, before, now)] };
     }
-    return { items: [...deleteTransaction(layout, before, changeEvent(layout, 'deleted', before, new Date().toISOString()), tables), ...revisionPut(entity, tables.history, before, undefined, context), ...trashPut(entity, tables.history, before)] };
+    // The deletion's revision and its trash entry carry the same time: a restore finds the entry by it.
+    const at = new Date();
+    return { items: [...deleteTransaction(layout, before, changeEvent(layout, 'deleted', before, at.toISOString()), tables), ...revisionPut(entity, tables.history, before, undefined, context, at), ...trashPut(entity, tables.history, before, at.toISOString())] };
   }, preconditions);
   onRevision?.(removed.version + 1);
   caller.journal?.push({ entity: entity.slug, id, revision: removed.version + 1 });

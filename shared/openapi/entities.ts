@@ -507,13 +507,17 @@ export function entityOperations(ctx: EntityRouteContext): { path: string; spec:
       spec: {
         tag, operationId: `listDeleted${base}`, summary: `List the deleted ${entity.slug} that can be restored`,
         description: `The ${entity.slug} deleted within retention, newest first: the caller's own (an admin's: the tenant's${entity.access.shared ? '; every user of the tenant sees all of them' : ''}). Each comes back with POST /{id}/restore and the revision before its deletion.`,
+        parameters: [
+          { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+          { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: 'The nextCursor of the previous page.' },
+        ],
         responses: {
           200: {
-            description: 'The deleted records.',
-            schema: envelopeOf({ type: 'array', items: { type: 'object', required: ['id', 'deletedAt', 'revision'], properties: { id: { type: 'string' }, deletedAt: { type: 'string', format: 'date-time' }, revision: { type: 'integer', description: 'The deletion\'s revision: restore revision - 1.' } } } }),
+            description: 'A page of deleted records.',
+            schema: envelopeOf({ type: 'array', items: { type: 'object', required: ['id', 'deletedAt', 'revision'], properties: { id: { type: 'string' }, deletedAt: { type: 'string', format: 'date-time' }, revision: { type: 'integer', description: 'The deletion\'s revision: restore revision - 1.' } } } }, { pagination: true }),
           },
         },
-        errors: [],
+        errors: [400, 422],
       },
     }];
   }

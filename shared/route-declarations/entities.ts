@@ -46,7 +46,7 @@ export const entitiesRoutes = /* @__PURE__ */ familyRoutes('entities', [
     summary: 'Count, sum, average, min and max of records, by group',
     query: AGGREGATE_QUERY,
   },
-  { method: 'GET', path: `${V1}/{entity}/deleted`, operation: 'listDeleted', auth: 'required', scope: '{entity}:read', errors: ['ENTITY_NOT_FOUND', 'METHOD_NOT_ALLOWED'], summary: 'List the deleted records that can be restored' },
+  { method: 'GET', path: `${V1}/{entity}/deleted`, operation: 'listDeleted', auth: 'required', scope: '{entity}:read', errors: ['INVALID_REQUEST', 'VALIDATION_FAILED', 'ENTITY_NOT_FOUND', 'METHOD_NOT_ALLOWED'], summary: 'List the deleted records that can be restored' },
   { method: 'GET', path: `${V1}/{entity}/{id}`, operation: 'read', auth: 'optional', scope: '{entity}:read', errors: ['INVALID_REQUEST', 'ENTITY_NOT_FOUND', 'NOT_FOUND', 'METHOD_NOT_ALLOWED'], summary: 'Read a record' },
   {
     method: 'PATCH',

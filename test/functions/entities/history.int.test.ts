@@ -291,4 +291,30 @@ describe('the trash', () => {
     expect((await me.del(`/api/v1/customers/${customer.id}`)).status).toBe(200);
     expect((await me.get('/api/v1/customers/deleted')).body.data.map((e: any) => e.id)).toContain(customer.id);
   });
+
+  it('pages newest first with a cursor, a colleague walking past entries not theirs; a bad cursor is 400, a bad limit 422', async () => {
+    const doomed = [];
+    for (let i = 0; i < 5; i++) doomed.push(await created(me, 'tasks', { title: `paged trash ${i}` }));
+    for (const task of doomed) expect((await me.del(`/api/v1/tasks/${task.id}`)).status).toBe(200);
+    const theirs = await created(colleague, 'tasks', { title: 'colleague trash' });
+    expect((await colleague.del(`/api/v1/tasks/${theirs.id}`)).status).toBe(200);
+
+    const walked: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Awaited<ReturnType<Caller['get']>> = await me.get(`/api/v1/tasks/deleted?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.status, page.text).toBe(200);
+      expect(page.body.data.length).toBeLessThanOrEqual(2);
+      walked.push(...page.body.data.map((e: { id: string }) => e.id));
+      cursor = page.body.pagination.nextCursor;
+    } while (cursor);
+
+    // Deleted last, listed first; earlier tests' deletions follow, each once, none of the colleague's.
+    expect(walked.slice(0, 5)).toEqual(doomed.map((t) => t.id).reverse());
+    expect(new Set(walked).size).toBe(walked.length);
+    expect(walked).not.toContain(theirs.id);
+    expect((await colleague.get('/api/v1/tasks/deleted?limit=1')).body.data.map((e: { id: string }) => e.id)).toEqual([theirs.id]);
+    expect((await me.get('/api/v1/tasks/deleted?cursor=bm90LW91cnM')).status).toBe(400);
+    expect((await me.get('/api/v1/tasks/deleted?limit=0')).status).toBe(422);
+  });
 });
