@@ -11,6 +11,8 @@ export const DAYS = 30;
 /** The enum fields the summary strip counts (one request groups by at most two fields). */
 export const STRIP_FIELDS = 2;
 const DAY_MS = 86_400_000;
+/** Views of more records than this draw their charts when asked: an aggregate is answered today by reading every record of the view. */
+export const AUTO_CHART_RECORDS = 5_000;
 
 export interface AggregateGroup {
   key: Record<string, unknown>;

@@ -4,12 +4,14 @@
  * the last 30 days (UTC). Plain SVG and HTML, coloured by the theme's variables; each chart has
  * an accessible name that says what it shows and a table of its values (“Table”). The answers are
  * kept for a short while per request, so paging, sorting and columns cost no request, and the
- * charts can be folded away (no request at all while folded; remembered in this browser).
+ * charts can be folded away (no request at all while folded; remembered in this browser). A view
+ * of more than AUTO_CHART_RECORDS records draws them when asked: today an aggregate reads every
+ * record of the view.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { aggregatePath, ApiFailure, client, unwrap } from '../api.js';
 import { count } from '../budget.js';
-import { chartFilters, countsOf, dailySeries, DAYS, overTimeQuery, share, stripFields, stripQuery, type AggregateGroup, type Bar } from '../charts.js';
+import { AUTO_CHART_RECORDS, chartFilters, countsOf, dailySeries, DAYS, overTimeQuery, share, stripFields, stripQuery, type AggregateGroup, type Bar } from '../charts.js';
 import type { EntityDescription } from '../form.js';
 import { me } from '../state.js';
 import { userStore } from '../store.js';
@@ -50,10 +52,12 @@ interface ChartsState {
   error?: Error;
 }
 
-export function Charts({ slug, description, listQuery, reload, onCalls }: {
+export function Charts({ slug, description, listQuery, total, reload, onCalls }: {
   slug: string;
   description: EntityDescription;
   listQuery: Record<string, string>;
+  /** The view's records as its LIST counted them. */
+  total: number;
   /** Changes when the records changed here (an import, a bulk delete): the charts ask again. */
   reload: number;
   onCalls: (calls: ChartCall[]) => void;
@@ -64,9 +68,15 @@ export function Charts({ slug, description, listQuery, reload, onCalls }: {
   const [busy, setBusy] = useState(false);
   const filters = chartFilters(listQuery);
   const fields = stripFields(description);
+  const filterKey = JSON.stringify(filters);
+  const [askedFor, setAskedFor] = useState<string>();
+  const waiting = total > AUTO_CHART_RECORDS && askedFor !== `${slug}?${filterKey}`;
 
   useEffect(() => {
-    if (!open) return onCalls([]);
+    if (!open || waiting) {
+      setState({});
+      return onCalls([]);
+    }
     let current = true;
     const now = Date.now();
     const path = aggregatePath(slug);
@@ -87,7 +97,7 @@ export function Charts({ slug, description, listQuery, reload, onCalls }: {
     return () => {
       current = false;
     };
-  }, [slug, open, JSON.stringify(filters), reload]);
+  }, [slug, open, filterKey, reload, waiting]);
 
   function toggle(e: Event) {
     const next = (e.currentTarget as HTMLDetailsElement).open;
@@ -101,6 +111,14 @@ export function Charts({ slug, description, listQuery, reload, onCalls }: {
     <details class="charts" open={open} onToggle={toggle}>
       <summary>Charts{filtered ? ' of this view' : ''}</summary>
       <div class="charts-body" aria-busy={busy ? 'true' : undefined}>
+        {waiting && (
+          <p class="chart-note">
+            {count(total)} records in this view: drawing its charts reads every one of them.{' '}
+            <button type="button" class="secondary outline small" onClick={() => setAskedFor(`${slug}?${filterKey}`)}>
+              Draw the charts
+            </button>
+          </p>
+        )}
         {state.error && <ChartError error={state.error} />}
         {state.strip &&
           state.strip.fields.map((field) => (

@@ -168,7 +168,8 @@ export function Explorer({ slug }: { slug: string }) {
           </button>
         </div>
       )}
-      {description?.permissions.read && <Charts slug={slug} description={description} listQuery={query} reload={reload} onCalls={setChartCalls} />}
+      {/* After the view's LIST: its total says whether the charts draw at once, and the table comes first. */}
+      {description?.permissions.read && list && <Charts slug={slug} description={description} listQuery={list.query} total={list.pagination.total} reload={reload} onCalls={setChartCalls} />}
       {error && <ErrorText error={error} />}
       {!description && !error && <Loading label={`Loading the description of ${slug}`} />}
       {description && list && (
