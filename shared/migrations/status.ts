@@ -1,7 +1,7 @@
 /**
  * What `GET /api/v1/migrations` and `npm run migrate` show, per entity of the registry: its layout
  * (hash and content), the state of its migration (pending, running, done, failed), records
- * processed of total, start and end, what changed, and the report (records kept as duplicates of
+ * processed of the total at its start and records created during it apart, start and end, what changed, and the report (records kept as duplicates of
  * a value made unique, records a tightened rule refuses).
  */
 import type { LoadedEntity } from '../registry/index.js';
@@ -14,8 +14,12 @@ export interface MigrationStatus {
   state: MigrationPhase;
   run: number;
   changes: string[];
+  /** Records of `total` the pass has met (records deleted meanwhile are never met: it may end below total). */
   processed: number;
+  /** The entity's records when the pass began. */
   total: number | null;
+  /** Records created during the pass that it met too (already in the target layout): never counted in processed. */
+  added: number;
   startedAt: string | null;
   endedAt: string | null;
   error: string | null;
@@ -40,6 +44,7 @@ export async function migrationStatus(entities: readonly LoadedEntity[], reportL
       changes: state.changes,
       processed: state.processed,
       total: state.total ?? null,
+      added: state.added ?? 0,
       startedAt: state.startedAt ?? null,
       endedAt: state.endedAt ?? null,
       error: state.error ?? null,
