@@ -27,11 +27,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/**/*.int.test.ts', 'test/infra/aws/**'] },
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/**/*.int.test.ts', 'test/infra/aws/**'], globalSetup: ['test/support/temp-folder.ts'] },
       },
       {
         extends: true,
-        test: { name: 'cdk', include: ['test/infra/aws/**/*.test.ts'], exclude: ['test/**/*.int.test.ts'], isolate: false },
+        test: { name: 'cdk', include: ['test/infra/aws/**/*.test.ts'], exclude: ['test/**/*.int.test.ts'], isolate: false, globalSetup: ['test/support/temp-folder.ts'] },
       },
       {
         extends: true,

@@ -17,9 +17,11 @@ export interface StartedServer {
   output(): string;
 }
 
-export function startNpmStart(dataDir: string, admin: { email: string; password: string }, env: Record<string, string> = {}): StartedServer {
+/** `where.cwd`: another checkout's root (bench/versus.ts); `where.label` names it in errors. */
+export function startNpmStart(dataDir: string, admin: { email: string; password: string }, env: Record<string, string> = {}, where: { cwd?: string; label?: string } = {}): StartedServer {
+  const label = where.label ?? 'npm start';
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
-    cwd: ROOT,
+    cwd: where.cwd ?? ROOT,
     env: {
       ...process.env,
       HOST: '127.0.0.1',
@@ -38,7 +40,7 @@ export function startNpmStart(dataDir: string, admin: { email: string; password:
   });
   let output = '';
   const listening = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start did not listen within 180 s:\n${output}`)), 180_000);
+    const timer = setTimeout(() => reject(new Error(`${label} did not listen within 180 s:\n${output}`)), 180_000);
     const collect = (chunk: Buffer) => {
       output = (output + chunk).slice(-20_000);
       const match = /listening on (http:\/\/\S+)/.exec(output);
@@ -51,7 +53,7 @@ export function startNpmStart(dataDir: string, admin: { email: string; password:
     child.stderr!.on('data', collect);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`npm start exited with ${code}:\n${output}`));
+      reject(new Error(`${label} exited with ${code}:\n${output}`));
     });
   });
   return { child, listening, output: () => output };

@@ -8,12 +8,13 @@
  * requests per second and p50 at 8 concurrent clients, and the CPU each process of its tree
  * (the API's Node.js process, the engine's JVM) spent per request, read from /proc.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startNpmStart } from './npm-start.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ADMIN = { email: 'versus@bench.local', password: 'versus-bench-password-1' };
@@ -48,42 +49,8 @@ export interface VersusServer {
 /** `npm start` of the checkout in `dir` on `dataDir`, resolved once /api/health answers 200. */
 export async function startAt(label: string, dir: string, dataDir: string): Promise<VersusServer> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
-    cwd: dir,
-    env: {
-      ...process.env,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      DATA_DIR: dataDir,
-      DYNAMODB_ENDPOINT: '',
-      AWS_ENDPOINT_URL_DYNAMODB: '',
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-      LOG_LEVEL: 'ERROR',
-      RATE_LIMIT_API_KEY_PER_HOUR: '1000000000',
-      RATE_LIMIT_SESSION_PER_HOUR: '1000000000',
-      RATE_LIMIT_ANONYMOUS_PER_HOUR: '1000000000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${label} did not listen within 180 s:\n${output}`)), 180_000);
-    const collect = (chunk: Buffer) => {
-      output = (output + chunk).slice(-20_000);
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout!.on('data', collect);
-    child.stderr!.on('data', collect);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${label} exited with ${code}:\n${output}`));
-    });
-  });
+  const { child, listening } = startNpmStart(dataDir, ADMIN, { LOG_LEVEL: 'ERROR' }, { cwd: dir, label });
+  const url = await listening;
   for (;;) {
     const res = await fetch(`${url}/api/health`).catch(() => undefined);
     if (res?.ok) break;

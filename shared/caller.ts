@@ -25,10 +25,6 @@ export interface AuthContext {
   sessionId?: string;
   /** The identity provider's issuer, for oidc. */
   issuer?: string;
-  /** The request's id (X-Request-ID), kept in the revisions of the writes it makes. */
-  requestId?: string;
-  /** The bulk call this write belongs to (bulk update, bulk delete, import, batch): kept in revisions. */
-  operationId?: string;
   /** Set when this request slid the session's expiry (epoch seconds): the cookie is renewed too. */
   sessionRenewedUntil?: number;
 }

@@ -65,8 +65,7 @@ export function eventItem(
 export function restampEvents(items: readonly TransactItem[], eventsTable: string, now: string): TransactItem[] {
   return items.map((item) => {
     const put = item.Put;
-    // Revisions and trash entries share the table but are keyed by number and id, not time (revisions.ts).
-    if (!put || put.TableName !== eventsTable || !put.Item || put.Item.kind !== undefined) return item;
+    if (!put || put.TableName !== eventsTable || !put.Item) return item;
     const sk = String(put.Item.sk);
     const suffix = sk.slice(sk.indexOf('#') + 1);
     return { Put: { ...put, Item: { ...put.Item, sk: `${now}#${suffix}`, createdAt: now, expiresAt: Math.floor(Date.parse(now) / 1000) + EVENT_TTL_SECONDS } } };

@@ -30,7 +30,7 @@ export function db(): DynamoDBDocumentClient {
 /**
  * A client that sends each request once (no SDK retries): for callers that retry themselves
  * and must change the request between attempts (transactions restamp their change events,
- * shared/data/records.ts sendTransaction).
+ * shared/data/transact.ts sendTransaction).
  */
 export function dbOnce(): DynamoDBDocumentClient {
   if (!singleAttemptClient) {

@@ -16,13 +16,9 @@ import {
   deleteTransaction,
   getRecord,
   recordTables,
-  revisionPut,
   transact,
-  trashPut,
   updateTransaction,
-  writeContextOf,
   WriteConflict,
-  type RevisionOperation,
   type StoredRecord,
   type TransactItem,
 } from '../data/index.js';
@@ -163,12 +159,7 @@ export async function insertRecord(layouts: LiveLayouts, entity: LoadedEntity, c
   refuseOversizedUniques(entity, undefined, record);
   const layout = layouts.of(entity);
   await refuseWhileUniqueBuilt(layout, undefined, record);
-  const tables = recordTables();
-  const items = [
-    ...createTransaction(layout, record, changeEvent(layout, 'created', record, record.createdAt), tables),
-    ...revisionPut(entity, tables.events, undefined, record, writeContextOf(caller, 'create')),
-    ...(options.alongside?.(record) ?? []),
-  ];
+  const items = [...createTransaction(layout, record, changeEvent(layout, 'created', record, record.createdAt), recordTables()), ...(options.alongside?.(record) ?? [])];
   await transact(items);
   return record;
 }
@@ -216,8 +207,6 @@ async function rewrite(
 export interface UpdateOptions {
   replaceMetadata?: boolean;
   preconditions?: Preconditions;
-  /** How the write is recorded in the record's history (default `update`). */
-  operation?: RevisionOperation;
 }
 
 /** UPDATE's checks (the operation, a caller, the definition's scope): the caller. */
@@ -250,11 +239,7 @@ export async function updateStored(layouts: LiveLayouts, entity: LoadedEntity, i
     checkMerged(entity, next);
     refuseOversizedUniques(entity, before, next);
     await refuseWhileUniqueBuilt(layout, before, next);
-    const tables = recordTables();
-    return {
-      after: next,
-      items: [...updateTransaction(layout, before, next, changeEvent(layout, 'updated', next, next.updatedAt), tables), ...revisionPut(entity, tables.events, before, next, writeContextOf(caller, options.operation ?? 'update'))],
-    };
+    return { after: next, items: updateTransaction(layout, before, next, changeEvent(layout, 'updated', next, next.updatedAt), recordTables()) };
   }, options.preconditions);
   return updated!;
 }
@@ -275,26 +260,15 @@ export async function deleteRecord(entity: LoadedEntity, id: string, auth: AuthC
 }
 
 /** A delete of record `id` by a caller mayDelete let through: the soft-deleted version, or undefined once gone. */
-export async function removeStored(
-  layouts: LiveLayouts,
-  entity: LoadedEntity,
-  id: string,
-  caller: AuthContext,
-  preconditions?: Preconditions,
-  /** Told the revision the delete wrote (a bulk call keeps it for its undo). */
-  onRevision?: (revision: number) => void,
-): Promise<StoredRecord | undefined> {
+export async function removeStored(layouts: LiveLayouts, entity: LoadedEntity, id: string, caller: AuthContext, preconditions?: Preconditions): Promise<StoredRecord | undefined> {
   const layout = layouts.of(entity);
-  const tables = recordTables();
-  const context = writeContextOf(caller, 'delete');
-  const { before: removed, after: deleted } = await rewrite(layouts, entity, id, caller, async (before) => {
+  const { after: deleted } = await rewrite(layouts, entity, id, caller, async (before) => {
     if (entity.softDelete) {
       const now = after(before.updatedAt);
       const next: StoredRecord = { ...before, deletedAt: now, updatedAt: now, version: before.version + 1 };
-      return { after: next, items: [...updateTransaction(layout, before, next, changeEvent(layout, 'deleted', next, now), tables), ...revisionPut(entity, tables.events, before, next, context), ...trashPut(entity, tables.events, before)] };
+      return { after: next, items: updateTransaction(layout, before, next, changeEvent(layout, 'deleted', next, now), recordTables()) };
     }
-    return { items: [...deleteTransaction(layout, before, changeEvent(layout, 'deleted', before, new Date().toISOString()), tables), ...revisionPut(entity, tables.events, before, undefined, context), ...trashPut(entity, tables.events, before)] };
+    return { items: deleteTransaction(layout, before, changeEvent(layout, 'deleted', before, new Date().toISOString()), recordTables()) };
   }, preconditions);
-  onRevision?.(removed.version + 1);
   return deleted;
 }

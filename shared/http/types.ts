@@ -50,8 +50,7 @@ export interface ApiRequest<B = unknown> {
 export interface Reply {
   status?: number;
   data?: unknown;
-  /** An offset list's Pagination, or a cursor-only list's (a record's revisions: no total). */
-  pagination?: Pagination | { limit: number; hasNext: boolean; nextCursor: string | null };
+  pagination?: Pagination;
   message?: string;
   warning?: string;
   /** The envelope's `meta` (an aggregate's groups and source). */

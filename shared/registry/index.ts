@@ -38,8 +38,6 @@ export {
   DEFAULT_PUBLIC_WRITE_SHARDS,
   MAX_WRITE_SHARDS,
   writeShardsOf,
-  historyDaysOf,
-  DEFAULT_HISTORY_DAYS,
   PROTECTED_FIELDS,
   type EntityDefinition,
   type FieldDefinition,

@@ -1,6 +1,6 @@
 /**
  * The change events webhooks deliver, read from the Events table's stream. The item format is
- * defined with the records write path (shared/data/records-keys.ts); `changeEventFromImage` is
+ * defined with the records write path (shared/data/change-events.ts); `changeEventFromImage` is
  * the one place that reads it, so the format can change there without touching the webhooks.
  */
 import { unmarshall } from '@aws-sdk/util-dynamodb';
