@@ -1,12 +1,13 @@
 /**
  * What `GET /api/v1/migrations` and `npm run migrate` show, per entity of the registry: its layout
  * (hash and content), the state of its migration (pending, running, done, failed), records
- * processed of the total at its start and records created during it apart, start and end, what changed, and the report (records kept as duplicates of
- * a value made unique, records a tightened rule refuses).
+ * processed of the total at its start and records created during it apart, start and end, what
+ * changed, and the report (records kept as duplicates of a value made unique, records a tightened
+ * rule refuses).
  */
 import type { LoadedEntity } from '../registry/index.js';
 import type { Layout } from './layout.js';
-import { readReport, readStates, type MigrationPhase, type ReportEntry } from './state.js';
+import { readReport, readStates, type MigrationPhase, type MigrationState, type ReportEntry } from './state.js';
 
 export interface MigrationStatus {
   entity: string;
@@ -30,6 +31,19 @@ export interface MigrationStatus {
   report: { count: number; entries: ReportEntry[] };
 }
 
+/**
+ * Processed of the total, and the records created during the pass apart. The runner counts a
+ * record as added when it was created after the count began; one created just before it whose
+ * write landed after the count had passed its key is in neither, and is met as processed: past the
+ * total, it is shown as added (it was not part of the count), so processed never passes total.
+ */
+export function progressCounts(state: Pick<MigrationState, 'processed' | 'total' | 'added'>): { processed: number; total: number | null; added: number } {
+  const added = state.added ?? 0;
+  if (state.total === undefined) return { processed: state.processed, total: null, added };
+  const over = Math.max(0, state.processed - state.total);
+  return { processed: state.processed - over, total: state.total, added: added + over };
+}
+
 export async function migrationStatus(entities: readonly LoadedEntity[], reportLimit = 100): Promise<MigrationStatus[]> {
   const states = new Map((await readStates()).map((s) => [s.entity, s]));
   const out: MigrationStatus[] = [];
@@ -42,9 +56,7 @@ export async function migrationStatus(entities: readonly LoadedEntity[], reportL
       state: state.state,
       run: state.run,
       changes: state.changes,
-      processed: state.processed,
-      total: state.total ?? null,
-      added: state.added ?? 0,
+      ...progressCounts(state),
       startedAt: state.startedAt ?? null,
       endedAt: state.endedAt ?? null,
       error: state.error ?? null,
