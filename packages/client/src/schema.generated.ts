@@ -2264,7 +2264,10 @@ export interface components {
             run?: number;
             changes?: string[];
             processed: number;
+            /** @description The entity's records when the pass began. */
             total: number | null;
+            /** @description Records created during the pass that it met too, counted apart from `processed` (which never passes `total`). */
+            added?: number;
             /** Format: date-time */
             startedAt?: string | null;
             /** Format: date-time */
