@@ -23,6 +23,7 @@ import type { StoredRecord } from '../shared/data/record-item.js';
 import type { AuthContext } from '../shared/caller.js';
 import { listRecords, type ListResult } from '../shared/entities/service.js';
 import { parseListQueryString } from '../shared/entities/query.js';
+import { newRecordId } from '../shared/ids.js';
 import { findEntity, loadRegistry } from '../shared/registry/index.js';
 
 const STATUSES = ['todo', 'in_progress', 'completed'];
@@ -74,14 +75,37 @@ async function writeAll(items: Record<string, unknown>[], concurrency = 16): Pro
   );
 }
 
-/** N tasks of a fresh synthetic tenant, one owner, createdAt one second apart. */
-/** `owner`: the tenant and user the tasks belong to (a fresh, made-up pair by default). */
-export async function seedTasks(size: number, owner?: { tenantId: string; userId: string }): Promise<Seeded> {
+/**
+ * N tasks of a fresh synthetic tenant, one owner (`owner`: the tenant and user they belong to; a
+ * fresh, made-up pair by default), created `spacingMs` apart from 2025-01-01T00:00:00Z (one
+ * second by default).
+ */
+export async function seedTasks(size: number, owner?: { tenantId: string; userId: string }, spacingMs = 1000): Promise<Seeded> {
+  return seedRecords('tasks', size, (i) => ({
+    title: `Task ${i} ${WORDS[i % WORDS.length]}`,
+    description: `Benchmark record number ${i} ${WORDS[(i * 7) % WORDS.length]}`,
+    status: STATUSES[i % 3],
+    priority: PRIORITIES[Math.floor(i / 3) % 3],
+    tagIds: [],
+  }), { owner, spacingMs, idOf: () => `tsk_${base62(20)}` });
+}
+
+/**
+ * N records of `slug` (the fields of record i: `dataOf(i)`) written straight to the tables with
+ * the data layer's item builders: the record, its listing copies and consistent counters.
+ */
+export async function seedRecords(
+  slug: string,
+  size: number,
+  dataOf: (i: number) => Record<string, unknown>,
+  options: { owner?: { tenantId: string; userId: string }; spacingMs?: number; /** The entity's own id format by default. */ idOf?: () => string } = {},
+): Promise<Seeded> {
   await loadRegistry();
-  // Seeded as the definition says (the tasks' layout has no migration under way in the bench).
-  const layout = definitionLayout(findEntity('tasks')!);
+  // Seeded as the definition says (the entity's layout has no migration under way in the bench).
+  const layout = definitionLayout(findEntity(slug)!);
   const entity = layout.entity;
   const started = performance.now();
+  const { owner, spacingMs = 1000, idOf } = options;
   const tenantId = owner?.tenantId ?? `ten_bench${size}${base62(8)}`;
   const userId = owner?.userId ?? `usr_bench${base62(12)}`;
   const start = Date.parse('2025-01-01T00:00:00.000Z');
@@ -89,26 +113,14 @@ export async function seedTasks(size: number, owner?: { tenantId: string; userId
   const counters = new Map<string, Map<number, Map<string, number>>>();
   let batch: Record<string, unknown>[] = [];
   for (let i = 0; i < size; i++) {
-    const at = new Date(start + i * 1000).toISOString();
-    const record: StoredRecord = {
-      entity: 'tasks',
-      id: `tsk_${base62(20)}`,
-      tenantId,
-      ownerId: userId,
-      createdAt: at,
-      updatedAt: at,
-      version: 1,
-      data: {
-        title: `Task ${i} ${WORDS[i % WORDS.length]}`,
-        description: `Benchmark record number ${i} ${WORDS[(i * 7) % WORDS.length]}`,
-        status: STATUSES[i % 3],
-        priority: PRIORITIES[Math.floor(i / 3) % 3],
-        tagIds: [],
-      },
-    };
-    batch.push(recordItem(layout, record));
+    const at = new Date(start + i * spacingMs).toISOString();
+    const record: StoredRecord = { entity: slug, id: idOf?.() ?? newRecordId(entity.idFormat, Date.parse(at)), tenantId, ownerId: userId, createdAt: at, updatedAt: at, version: 1, data: dataOf(i) };
+    const item = recordItem(layout, record);
+    batch.push(item);
     for (const l of listings(layout, record)) {
-      batch.push(copyItem(entity, l.partition, record));
+      const copy = copyItem(entity, l.partition, record);
+      // Where the layout keeps the record itself in a listing, the record is that listing's entry.
+      if (copy.pk !== item.pk || copy.sk !== item.sk) batch.push(copy);
       const { pk, attribute } = countPlace(l);
       const shards = counters.get(pk) ?? new Map<number, Map<string, number>>();
       const attributes = shards.get(i % COUNTER_SHARDS) ?? new Map<string, number>();

@@ -1,6 +1,7 @@
 /**
  * `npm run migrate`: each entity's layout and migration state (pending, running, done, failed),
- * records processed of total, start and end, what changed, and the report.
+ * records processed of the total at its start (and those created during it, apart), start and
+ * end, what changed, unique fields and indexes still being built, and the report.
  * `npm run migrate -- --wait` blocks until every migration is done (exit 1 if one failed).
  * `--json` prints the status as JSON.
  *
@@ -39,13 +40,19 @@ async function answers(endpoint: string): Promise<boolean> {
   }
 }
 
+/** `processed of total`, and the records created during the pass apart (never above the total they were not part of). */
+function progressOf(s: Pick<MigrationStatus, 'processed' | 'total' | 'added'>): string {
+  const of = s.total === null ? `${s.processed}` : `${s.processed} of ${s.total}`;
+  return s.added ? `${of} (+${s.added} created during the pass)` : of;
+}
+
 function print(statuses: MigrationStatus[]): void {
   if (json) {
     console.log(JSON.stringify(statuses, null, 2));
     return;
   }
   for (const s of statuses) {
-    const progress = s.total === null ? `${s.processed}` : `${s.processed} of ${s.total}`;
+    const progress = progressOf(s);
     console.log(`${s.entity.padEnd(16)} ${s.state.padEnd(8)} layout ${s.layout.hash}  records ${progress}  started ${s.startedAt ?? '-'}  ended ${s.endedAt ?? '-'}`);
     for (const change of s.changes) console.log(`    change: ${change}`);
     const building = s.indexes.filter((i) => !i.ready);
@@ -95,7 +102,7 @@ async function main(): Promise<void> {
         if (statuses.some((s) => s.state === 'failed')) process.exitCode = 1;
         return;
       }
-      if (!json) console.log(open.map((s) => `${s.entity}: ${s.state} ${s.processed} of ${s.total ?? '?'}`).join('; '));
+      if (!json) console.log(open.map((s) => `${s.entity}: ${s.state} ${progressOf(s)}`).join('; '));
       await new Promise((r) => setTimeout(r, 2000));
     }
   } finally {

@@ -1,10 +1,14 @@
 /**
  * A migration under `npm start` (docs/changing-entities.md): BENCH_MIGRATION_RECORDS records
  * (default 100,000 × BENCH_SCALE) of a shared entity are stored, then the server is restarted with
- * one of their fields made `indexed`. Measured: records per second of the background migration,
- * WRU per record (its transaction, billed as DynamoDB bills transactional writes), the p99 of
- * CREATE and LIST on the same entity while it runs against the idle figure (target: within 2×),
- * and a full cursor walk of the new index afterwards (every matching record once, exact totals).
+ * one of their fields made `indexed`. BENCH_MIGRATION_CLIENTS clients (default 1) each send CREATE
+ * then LIST without a pause, before, during and after the migration: a steady load the pace
+ * yields to, down to its floor (MIGRATION_FLOOR_PER_SECOND, passed on to the server). Measured:
+ * records per second of the background migration and its duration against the floor's bound (its
+ * units, records and Scan pages, at the floor's rate), WRU per record (its transaction, billed as
+ * DynamoDB bills transactional writes), the p99 of CREATE and LIST on the same entity while it
+ * runs against the idle figure (target: within 2×), and a full cursor walk of the new index
+ * afterwards (every matching record once, exact totals).
  *
  * Runs its own DynamoDB Local (in memory) and `npm start` children with ENTITIES_DIR; the records
  * are stored with BatchWriteItem as the first layout stores them (seeding over HTTP would take
@@ -16,7 +20,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { startDynamoLocal } from '../../infra/local/dynamodb-local.js';
 import { resetConfig } from '../../shared/config.js';
 import { db, tableName } from '../../shared/data/client.js';
@@ -27,6 +31,7 @@ import type { StoredRecord } from '../../shared/data/record-item.js';
 import { newRecordId } from '../../shared/ids.js';
 import { layoutOfState } from '../../shared/migrations/live-layouts.js';
 import { migrateTransaction } from '../../shared/migrations/migrate-record.js';
+import { PACE_FLOOR_PER_SECOND } from '../../shared/migrations/pace.js';
 import { readState } from '../../shared/migrations/state.js';
 import { validateDefinition } from '../../shared/registry/index.js';
 import { ok, send, sessionOf, type BenchTarget } from '../http.js';
@@ -85,6 +90,18 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
+/** Items of the records table (the pass's Scan pages cover all of them, not only the entity's). */
+async function tableItems(): Promise<number> {
+  let count = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(new ScanCommand({ TableName: tableName('records'), Select: 'COUNT', ...(start ? { ExclusiveStartKey: start } : {}) }));
+    count += page.Count ?? 0;
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return count;
+}
+
 /** Billed like DynamoDB bills a transaction: 2 WRU per started KB of each item (an Update of a small counter: 2). */
 function transactionWru(items: ReturnType<typeof migrateTransaction>): number {
   return (items ?? []).reduce((n, item) => n + 2 * Math.max(1, Math.ceil(itemSize((item.Put?.Item ?? {}) as Record<string, unknown>) / 1024)), 0);
@@ -92,6 +109,9 @@ function transactionWru(items: ReturnType<typeof migrateTransaction>): number {
 
 export async function run(context: BenchContext): Promise<BenchRow[]> {
   const count = Math.max(100, Number(process.env.BENCH_MIGRATION_RECORDS ?? Math.round(100_000 * context.scale)));
+  const clients = Math.max(1, Number(process.env.BENCH_MIGRATION_CLIENTS ?? 1) || 1);
+  const floor = process.env.MIGRATION_FLOOR_PER_SECOND ? Number(process.env.MIGRATION_FLOOR_PER_SECOND) : PACE_FLOOR_PER_SECOND;
+  const pageSize = Number(process.env.MIGRATION_PAGE_SIZE ?? 100) || 100;
   const slug = `inv${randomBytes(3).toString('hex')}`;
   const engine = await startDynamoLocal();
   const dir = mkdtempSync(join(tmpdir(), 'bench-entities-'));
@@ -143,13 +163,22 @@ export async function run(context: BenchContext): Promise<BenchRow[]> {
     };
     const list = (target: BenchTarget) => ok(target, 'GET', `/api/v1/${slug}?limit=20`, session);
     const samples = Math.max(50, Math.round(200 * context.scale));
+    /** `clients` clients, each a CREATE then a LIST without a pause, until `more()` says stop. */
+    const load = async (more: (round: number) => boolean, creates: number[], lists: number[]) => {
+      await Promise.all(
+        Array.from({ length: clients }, async () => {
+          for (let round = 0; more(round); round++) {
+            creates.push(await timed(() => create(server!.target)));
+            lists.push(await timed(() => list(server!.target)));
+          }
+        }),
+      );
+    };
     const idleCreate: number[] = [];
     const idleList: number[] = [];
-    for (let i = 0; i < samples; i++) {
-      idleCreate.push(await timed(() => create(server!.target)));
-      idleList.push(await timed(() => list(server!.target)));
-    }
+    await load((round) => round < samples, idleCreate, idleList);
     await server.stop();
+    const itemsBefore = await tableItems();
 
     // The change: currency indexed. The migration runs in the background of this start.
     write(true);
@@ -157,22 +186,30 @@ export async function run(context: BenchContext): Promise<BenchRow[]> {
     const operator2 = await sessionOf(server.target, OPERATOR);
     const busyCreate: number[] = [];
     const busyList: number[] = [];
-    let status: { state: string; processed: number; total: number | null; startedAt: string | null; endedAt: string | null } | undefined;
-    let lastPoll = 0;
-    for (;;) {
-      if (Date.now() - lastPoll > 1000) {
-        lastPoll = Date.now();
+    let status: { state: string; processed: number; total: number | null; added: number; startedAt: string | null; endedAt: string | null } | undefined;
+    let running = true;
+    const during = load(() => running, busyCreate, busyList);
+    during.catch(() => undefined); // awaited below, once the migration ended
+    try {
+      for (;;) {
         const polled = await send(server.target, 'GET', '/api/v1/migrations', operator2);
         // (the status is not a measured request: one that times out is asked again a second later)
         if (polled.status !== 200) console.log(`  status: ${polled.status}`);
         else status = (polled.body.data as { entity: string }[]).find((s) => s.entity === slug) as typeof status;
         if (status && (status.state === 'done' || status.state === 'failed')) break;
-        console.log(`  ${status?.processed ?? 0} of ${status?.total ?? '?'} records migrated`);
+        console.log(`  ${status?.processed ?? 0} of ${status?.total ?? '?'} records migrated (+${status?.added ?? 0} created during the pass)`);
+        await new Promise((r) => setTimeout(r, 1000));
       }
-      busyCreate.push(await timed(() => create(server!.target)));
-      busyList.push(await timed(() => list(server!.target)));
+    } finally {
+      running = false;
+      await during;
     }
     const seconds = (Date.parse(status!.endedAt!) - Date.parse(status!.startedAt!)) / 1000;
+    // The floor's bound: the pass's units (its records, the Scan pages over the whole table as it
+    // ended, the counting pages) at the floor's rate.
+    const met = status!.processed + status!.added;
+    const units = met + Math.ceil((await tableItems()) / pageSize) + Math.ceil(itemsBefore / 1000);
+    const bound = units / floor;
 
     // WRU of one record's migration transaction, as the runner builds it for this target.
     const state = (await readState(slug))!;
@@ -201,10 +238,7 @@ export async function run(context: BenchContext): Promise<BenchRow[]> {
     // figure itself drifted while the migration ran (shown beside the targets, not judged).
     const afterCreate: number[] = [];
     const afterList: number[] = [];
-    for (let i = 0; i < samples; i++) {
-      afterCreate.push(await timed(() => create(server!.target)));
-      afterList.push(await timed(() => list(server!.target)));
-    }
+    await load((round) => round < samples, afterCreate, afterList);
     const ac = summarize(afterCreate);
     const al = summarize(afterList);
     const ic = summarize(idleCreate);
@@ -212,8 +246,11 @@ export async function run(context: BenchContext): Promise<BenchRow[]> {
     const il = summarize(idleList);
     const bl = summarize(busyList);
     return [
-      { scenario, metric: 'state', value: status!.state, note: `${status!.processed} records processed of ${status!.total}` },
-      { scenario, metric: 'records per second', value: round(status!.processed / Math.max(seconds, 0.001), 0), unit: 'records/s', note: `${round(seconds, 1)} s; 4 Scan segments, the adaptive pace (at most 32 records at once; MIGRATION_LATENCY_TOLERANCE ${process.env.MIGRATION_LATENCY_TOLERANCE ?? 'default'}), DynamoDB Local` },
+      { scenario, metric: 'state', value: status!.state, note: `${status!.processed} records processed of ${status!.total}, ${status!.added} created during the pass` },
+      { scenario, metric: 'records per second', value: round(met / Math.max(seconds, 0.001), 0), unit: 'records/s', note: `${round(seconds, 1)} s; ${clients} client${clients === 1 ? '' : 's'} without a pause; 4 Scan segments, the adaptive pace (at most 32 records at once; MIGRATION_LATENCY_TOLERANCE ${process.env.MIGRATION_LATENCY_TOLERANCE ?? 'default'}), DynamoDB Local` },
+      floor > 0
+        ? { scenario, metric: 'duration / floor\'s bound', value: `${round(seconds, 1)} / ${round(bound, 1)}`, unit: 's', target: 'within the bound', pass: seconds <= bound, note: `${units} units (records, Scan pages) at MIGRATION_FLOOR_PER_SECOND ${floor}` }
+        : { scenario, metric: 'duration / floor\'s bound', value: `${round(seconds, 1)} / none`, unit: 's', note: `MIGRATION_FLOOR_PER_SECOND 0: no floor, no bound (${units} units)` },
       { scenario, metric: 'WRU per record', value: wru, unit: 'WRU', note: 'record item + copy in the new partition + its counter, transactional (2 WRU per KB per item)' },
       { scenario, metric: 'CREATE p99 during / idle', value: `${round(bc.p99, 1)} / ${round(ic.p99, 1)}`, unit: 'ms', target: '≤ 2×', pass: bc.p99 <= 2 * ic.p99, note: `${bc.n} / ${ic.n} samples; idle after the migration ${round(ac.p99, 1)} ms` },
       { scenario, metric: 'LIST p99 during / idle', value: `${round(bl.p99, 1)} / ${round(il.p99, 1)}`, unit: 'ms', target: '≤ 2×', pass: bl.p99 <= 2 * il.p99, note: `${bl.n} / ${il.n} samples; idle after the migration ${round(al.p99, 1)} ms` },

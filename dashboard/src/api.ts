@@ -173,3 +173,7 @@ export type ApiRecord = Record<string, unknown> & { id: string };
 
 /** The list envelope's pagination, as the API describes it (OpenAPI `Pagination`). */
 export type Pagination = Schemas['Pagination'];
+
+/** An entity's aggregate path, typed as one entity's (the explorer's charts). */
+export type AggregatePath = '/api/v1/tasks/aggregate';
+export const aggregatePath = (slug: string) => `/api/v1/${slug}/aggregate` as AggregatePath;

@@ -82,10 +82,10 @@ async function run(event: RunEvent, context: Context): Promise<void> {
     const after = await runMigration(entity, {
       deadline,
       concurrency: Number(process.env.MIGRATION_CONCURRENCY ?? 0) || 16,
-      onProgress: ({ processed, total }) => {
+      onProgress: ({ processed, total, added }) => {
         if (Date.now() - logged < 10_000) return;
         logged = Date.now();
-        logger.info('migration progress', { entity: entity.slug, processed, total });
+        logger.info('migration progress', { entity: entity.slug, processed, total, added });
         metric(entity.slug, processed, total);
       },
     });

@@ -38,7 +38,8 @@ function log(line: string): void {
  * MIGRATION_CONCURRENCY (default 8) records of a page migrated at once per segment;
  * MIGRATION_SEGMENTS (default 4) parallel Scan segments of a new migration; while the API
  * serves, the migration keeps the API's calls within MIGRATION_LATENCY_TOLERANCE (default 1.5) times
- * their latency without it (90th percentile; shared/migrations/pace.ts); MIGRATION_SWITCH_MS (default
+ * their latency without it (90th percentile; shared/migrations/pace.ts), yet starts at least
+ * MIGRATION_FLOOR_PER_SECOND (default 25) units a second whatever the load; MIGRATION_SWITCH_MS (default
  * 25 s) after readers switch to an entity's new write shards, the purge of the earlier ones starts.
  */
 export function startMigrations(states: readonly MigrationState[], entities: readonly LoadedEntity[] = allEntities()): BackgroundMigrations {
@@ -47,6 +48,8 @@ export function startMigrations(states: readonly MigrationState[], entities: rea
   const pageSize = Number(process.env.MIGRATION_PAGE_SIZE ?? 100) || 100;
   const concurrency = Number(process.env.MIGRATION_CONCURRENCY ?? 8) || 8;
   const tolerance = Number(process.env.MIGRATION_LATENCY_TOLERANCE ?? 0) || undefined;
+  const floor = process.env.MIGRATION_FLOOR_PER_SECOND;
+  const floorPerSecond = floor === undefined || floor === '' || !(Number(floor) >= 0) ? undefined : Number(floor);
   const switchMs = process.env.MIGRATION_SWITCH_MS === undefined ? undefined : Number(process.env.MIGRATION_SWITCH_MS);
   const pending = states.filter((s) => s.state === 'pending' || s.state === 'running');
   const run = async () => {
@@ -62,11 +65,13 @@ export function startMigrations(states: readonly MigrationState[], entities: rea
             pageSize,
             concurrency,
             tolerance,
+            floorPerSecond,
             switchMs,
-            onProgress: ({ processed, total }) => {
+            onProgress: ({ processed, total, added, pace }) => {
               if (Date.now() - lastLogged < 2000) return;
               lastLogged = Date.now();
-              log(`${entity.slug}: ${processed} of ${total ?? '?'} records`);
+              const created = added ? ` (+${added} created during the pass)` : '';
+              log(`${entity.slug}: ${processed} of ${total ?? '?'} records${created}; pace: ${pace.active} in flight while the API serves, ${Math.round(pace.gapMs)} ms between units, ${pace.floorStarts} started by the floor`);
             },
           });
           if (end && end.state === 'done' && end.run === state.run) log(`${entity.slug}: done, ${end.processed} records`);

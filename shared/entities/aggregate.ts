@@ -93,6 +93,13 @@ function unfit(entity: LoadedEntity, field: AggregateField, kind: FieldKind | 'o
   return `cannot be grouped on (enum, boolean, reference and string fields of at most ${MAX_GROUP_TEXT_LENGTH} characters can)`;
 }
 
+/** The fields of `entity` each use may name: grouped, summed and averaged, bucketed and bounded (min/max take numbers and dates). */
+export function aggregatableFields(entity: LoadedEntity): { group: string[]; number: string[]; date: string[] } {
+  const names = [...Object.keys(entity.fields), ...Object.keys(TOP)];
+  const fit = (kind: FieldKind) => names.filter((name) => { const field = fieldOf(entity, name); return field !== undefined && unfit(entity, field, kind) === undefined; });
+  return { group: fit('group'), number: fit('number'), date: fit('date') };
+}
+
 function fieldsOf(entity: LoadedEntity, query: Record<string, string>, param: string, kind: FieldKind | 'orderable', details: Record<string, string>): AggregateField[] {
   const out: AggregateField[] = [];
   for (const name of list(query[param])) {
@@ -133,6 +140,42 @@ export function parseAggregateQuery(entity: LoadedEntity, query: Readonly<Record
   const spec = parseListQuery(entity, filters);
   const asked = sum.length + avg.length + min.length + max.length > 0;
   return { count: countText !== undefined || !asked, sum, avg, min, max, groupBy, interval, dateField: dateField!, spec };
+}
+
+/** What a GraphQL aggregate asks for, as typed arguments (the REST parameters' values). */
+export interface AggregateInput {
+  count?: boolean;
+  sum?: readonly string[];
+  avg?: readonly string[];
+  min?: readonly string[];
+  max?: readonly string[];
+  groupBy?: readonly string[];
+  interval?: string;
+  dateField?: string;
+  /** Field → value; each must equal (LIST's GraphQL filter). */
+  filter?: Readonly<Record<string, unknown>>;
+  search?: string;
+  startDate?: string;
+  endDate?: string;
+}
+
+/**
+ * The aggregate query of typed arguments (GraphQL's): written as the query string REST would
+ * take and read by parseAggregateQuery, so both are checked by the same rules and answer the
+ * same errors.
+ */
+export function aggregateQueryOf(entity: LoadedEntity, input: AggregateInput): AggregateQuery {
+  const params: Record<string, string> = {};
+  if (input.count) params.count = '';
+  for (const name of ['sum', 'avg', 'min', 'max', 'groupBy'] as const) {
+    if (input[name]?.length) params[name] = input[name].join(',');
+  }
+  for (const name of ['interval', 'dateField', 'search', 'startDate', 'endDate'] as const) {
+    if (input[name] !== undefined) params[name] = input[name];
+  }
+  const conditions = Object.fromEntries(Object.entries(input.filter ?? {}).filter(([, v]) => v !== undefined));
+  if (Object.keys(conditions).length) params.filter = JSON.stringify(conditions);
+  return parseAggregateQuery(entity, params);
 }
 
 const DAY_MS = 86_400_000;

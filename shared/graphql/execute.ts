@@ -72,6 +72,7 @@ function paramsOf(req: ApiRequest): GraphQLParams | Reply {
 }
 
 let connections: Set<string> | undefined;
+let aggregates: Set<string> | undefined;
 
 export async function runGraphQL(req: ApiRequest): Promise<Reply> {
   const params = paramsOf(req);
@@ -92,8 +93,9 @@ export async function runGraphQL(req: ApiRequest): Promise<Reply> {
   const operation = operationOf(document, operationName as string | undefined);
   if (!operation) return refuse(400, 'BAD_REQUEST', operationName ? `No operation named '${String(operationName)}'` : 'Several operations: name the one to run (operationName)');
   connections ??= new Set(allEntities().map((e) => namesOf(e).many));
+  aggregates ??= new Set(allEntities().map((e) => namesOf(e).aggregate));
   const vars = (variables ?? {}) as Record<string, unknown>;
-  const cost = measure(document, operation, vars, connections);
+  const cost = measure(document, operation, vars, connections, aggregates);
   if (cost.depth > MAX_DEPTH) return refuse(400, 'QUERY_TOO_DEEP', `The query is nested ${cost.depth} levels deep; at most ${MAX_DEPTH} are allowed`, { depth: cost.depth, maxDepth: MAX_DEPTH });
   const invalid = validate(schema, document);
   if (invalid.length) {

@@ -6,7 +6,9 @@
  *   at most MAX_DEPTH;
  * - complexity: every field costs 1; the selection under a list-returning root field (a
  *   connection) counts once per record it may return, i.e. times its `limit` argument (default
- *   20, capped at 100 like LIST); at most MAX_COMPLEXITY. Aliases repeat fields, so they add up.
+ *   20, capped at 100 like LIST); the selection under an aggregate counts AGGREGATE_GROUPS times
+ *   (its groups are not paged, and each aggregate may read up to AGGREGATE_SCAN_LIMIT records, so
+ *   a query holds a few at most); at most MAX_COMPLEXITY. Aliases repeat fields, so they add up.
  * A query over either limit is refused with HTTP 400 and a GraphQL error whose extensions.code is
  * QUERY_TOO_DEEP or QUERY_TOO_COMPLEX (with the measured value and the limit).
  */
@@ -24,6 +26,8 @@ export const MAX_DEPTH = 8;
 export const MAX_COMPLEXITY = 2500;
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
+/** What the selection under an aggregate root field weighs: as a connection's at its largest page. */
+export const AGGREGATE_GROUPS = MAX_LIMIT;
 
 export interface Cost {
   depth: number;
@@ -53,7 +57,13 @@ export function operationOf(document: DocumentNode, operationName?: string | nul
   return operations.length === 1 ? operations[0] : undefined;
 }
 
-export function measure(document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>, connections: ReadonlySet<string>): Cost {
+export function measure(
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+  connections: ReadonlySet<string>,
+  aggregates: ReadonlySet<string> = new Set(),
+): Cost {
   const fragments = new Map(
     document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]),
   );
@@ -68,7 +78,8 @@ export function measure(document: DocumentNode, operation: OperationDefinitionNo
       if (selection.kind === Kind.FIELD) {
         if (selection.name.value.startsWith('__')) continue;
         const below = walk(selection.selectionSet, level + 1, false);
-        const times = root && connections.has(selection.name.value) ? (limitOf(selection, variables) ?? DEFAULT_LIMIT) : 1;
+        const name = selection.name.value;
+        const times = !root ? 1 : connections.has(name) ? (limitOf(selection, variables) ?? DEFAULT_LIMIT) : aggregates.has(name) ? AGGREGATE_GROUPS : 1;
         inner = { depth: selection.selectionSet ? below.depth : level + 1, complexity: 1 + below.complexity * times };
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         inner = walk(selection.selectionSet, level, root);

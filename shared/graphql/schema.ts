@@ -16,6 +16,11 @@
  *   edges [{node}], pageInfo {hasNextPage, hasPreviousPage} and totalCount.
  *   <Type>Filter: equality on each field (AND), typed as the field is (an enum field by its
  *   enum), and `search` (the LIST `search`).
+ *   <slug in camelCase>Aggregate(sum, avg, min, max, groupBy: [String!], interval: AggregateInterval,
+ *   dateField, startDate, endDate: String, filter: <Type>Filter): <Type>Aggregate! {groups
+ *   [{key, count, sum, avg, min, max}], source}: GET /api/v1/{entity}/aggregate's answer, its
+ *   arguments read by the same parser (a field that cannot be aggregated that way is the same 400
+ *   INVALID_REQUEST in extensions) and answered by the same service. `count` is always there.
  * - Mutation: create<Type>(input: Create<Type>Input!): <Type>!, update<Type>(id: ID!, input:
  *   Update<Type>Input!, ifMatch: String): <Type>!, delete<Type>(id: ID!, ifMatch: String): Boolean!
  *   (ifMatch: READ's ETag or `*`, as the If-Match header) — each only when the
@@ -46,7 +51,19 @@ import {
   type GraphQLOutputType,
 } from 'graphql';
 import { hasScope } from '../scopes.js';
-import { createRecord, deleteRecord, listQueryOf, listRecords, preconditionsOfValue, readRecord, requirePermission, updateRecord } from '../entities/index.js';
+import {
+  aggregatableFields,
+  aggregateQueryOf,
+  aggregateRecords,
+  createRecord,
+  deleteRecord,
+  listQueryOf,
+  listRecords,
+  preconditionsOfValue,
+  readRecord,
+  requirePermission,
+  updateRecord,
+} from '../entities/index.js';
 import { InsufficientPermissionsError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { ApiRequest } from '../http/index.js';
 import type { AuthContext } from '../caller.js';
@@ -81,6 +98,7 @@ export interface EntityNames {
   create: string;
   update: string;
   remove: string;
+  aggregate: string;
 }
 
 export function namesOf(entity: LoadedEntity): EntityNames {
@@ -88,7 +106,7 @@ export function namesOf(entity: LoadedEntity): EntityNames {
   const one = camel(entity.name);
   let many = camel(entity.slug);
   if (many === one) many = `${one}List`;
-  return { type, one, many, create: `create${type}`, update: `update${type}`, remove: `delete${type}` };
+  return { type, one, many, create: `create${type}`, update: `update${type}`, remove: `delete${type}`, aggregate: `${many}Aggregate` };
 }
 
 function scalarOf(field: FieldDefinition): GraphQLOutputType & GraphQLInputType {
@@ -149,14 +167,39 @@ const PageInfoType = new GraphQLObjectType({
   fields: { hasNextPage: { type: new GraphQLNonNull(GraphQLBoolean) }, hasPreviousPage: { type: new GraphQLNonNull(GraphQLBoolean) } },
 });
 
+const AggregateIntervalType = new GraphQLEnumType({
+  name: 'AggregateInterval',
+  description: 'A time bucket of `dateField`, in UTC: the day, the ISO week (its Monday) or the month (its first day)',
+  values: { day: { value: 'day' }, week: { value: 'week' }, month: { value: 'month' } },
+});
+
+interface AggregateArgs {
+  sum?: string[] | null;
+  avg?: string[] | null;
+  min?: string[] | null;
+  max?: string[] | null;
+  groupBy?: string[] | null;
+  interval?: string | null;
+  dateField?: string | null;
+  startDate?: string | null;
+  endDate?: string | null;
+  filter?: Record<string, unknown> | null;
+}
+
+/** An object type of these fields, or none when there is no field (GraphQL refuses an empty object). */
+function objectOf(name: string, fields: GraphQLFieldConfigMap<Source, GraphQLContext>): GraphQLObjectType | undefined {
+  return Object.keys(fields).length ? new GraphQLObjectType({ name, fields }) : undefined;
+}
+
 function buildSchema(): GraphQLSchema {
   const entities = allEntities();
   const objectTypes = new Map<string, GraphQLObjectType>();
   // Every type name the schema gives otherwise: an enum's name never takes one of them.
-  const taken = new Set<string>(['User', 'PageInfo', 'Query', 'Mutation']);
+  const taken = new Set<string>(['User', 'PageInfo', 'Query', 'Mutation', 'AggregateInterval']);
   for (const entity of entities) {
     const { type } = namesOf(entity);
     for (const name of [type, `${type}Edge`, `${type}Connection`, `${type}Filter`, `Create${type}Input`, `Update${type}Input`]) taken.add(name);
+    for (const name of ['', 'Group', 'Key', 'Numbers', 'Values']) taken.add(`${type}Aggregate${name}`);
   }
   const typesOf = new Map(entities.map((e) => [e.slug, fieldTypes(e, taken)]));
 
@@ -200,6 +243,77 @@ function buildSchema(): GraphQLSchema {
     });
     objectTypes.set(entity.slug, type);
     return type;
+  };
+
+  /**
+   * `<many>Aggregate`: the groups GET /api/v1/{entity}/aggregate answers, typed per entity (the
+   * key holds the groupable fields and the date fields a bucket may name; sum and avg the number
+   * fields; min and max the number and date fields).
+   */
+  const aggregateField = (entity: LoadedEntity, filter: GraphQLInputObjectType): GraphQLFieldConfig<unknown, GraphQLContext, AggregateArgs> => {
+    const { type } = namesOf(entity);
+    const types = typesOf.get(entity.slug)!;
+    const usable = aggregatableFields(entity);
+    const keyType = (name: string) => (entity.fields[name]?.references || entity.fields[name]?.type === 'uuid' ? GraphQLID : (types.get(name) ?? GraphQLString));
+    const key = new GraphQLObjectType({
+      name: `${type}AggregateKey`,
+      description: 'The group’s values: its groupBy fields and, with an interval, its bucket (YYYY-MM-DD) under the name of dateField; null for records without a value',
+      fields: Object.fromEntries([...usable.group.map((n) => [n, { type: keyType(n) }]), ...usable.date.map((n) => [n, { type: GraphQLString }])]),
+    });
+    const numbers = objectOf(`${type}AggregateNumbers`, Object.fromEntries(usable.number.map((n) => [n, { type: GraphQLFloat }])));
+    const values = objectOf(`${type}AggregateValues`, Object.fromEntries([...usable.number.map((n) => [n, { type: GraphQLFloat }]), ...usable.date.map((n) => [n, { type: GraphQLString }])]));
+    const groupFields: GraphQLFieldConfigMap<Source, GraphQLContext> = {
+      key: { type: new GraphQLNonNull(key) },
+      count: { type: new GraphQLNonNull(GraphQLInt) },
+    };
+    if (numbers) Object.assign(groupFields, { sum: { type: numbers }, avg: { type: numbers } });
+    if (values) Object.assign(groupFields, { min: { type: values }, max: { type: values } });
+    const group = new GraphQLObjectType({ name: `${type}AggregateGroup`, fields: groupFields });
+    const result = new GraphQLObjectType({
+      name: `${type}Aggregate`,
+      fields: {
+        groups: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(group))), description: 'Sorted by key ascending, null first' },
+        source: { type: new GraphQLNonNull(GraphQLString), description: 'How the answer was read: counters, index or scan' },
+      },
+    });
+    const fieldList = (description: string) => ({ type: new GraphQLList(new GraphQLNonNull(GraphQLString)), description });
+    return {
+      type: new GraphQLNonNull(result),
+      description: `Count, sum, average, min and max of the ${entity.slug} the caller could list, by group (GET /api/v1/${entity.slug}/aggregate)`,
+      args: {
+        sum: fieldList('Number fields to sum'),
+        avg: fieldList('Number fields to average'),
+        min: fieldList('Number, date or date-time fields'),
+        max: fieldList('Number, date or date-time fields'),
+        groupBy: fieldList('Up to two fields: enum, boolean, uuid, reference, short string'),
+        interval: { type: AggregateIntervalType },
+        dateField: { type: GraphQLString, description: 'The date field interval buckets and startDate/endDate bound (createdAt by default)' },
+        startDate: { type: GraphQLString },
+        endDate: { type: GraphQLString },
+        filter: { type: filter },
+      },
+      resolve: async (_root, args, context) => {
+        requireScope(entity, 'read', 'read', context.auth);
+        const { search, ...equal } = args.filter ?? {};
+        const present = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
+        const aggregateQuery = aggregateQueryOf(entity, {
+          count: true,
+          sum: present(args.sum),
+          avg: present(args.avg),
+          min: present(args.min),
+          max: present(args.max),
+          groupBy: present(args.groupBy),
+          interval: present(args.interval),
+          dateField: present(args.dateField),
+          startDate: present(args.startDate),
+          endDate: present(args.endDate),
+          filter: equal,
+          search: typeof search === 'string' ? search : undefined,
+        });
+        const { data, meta } = await aggregateRecords(entity, context.auth, aggregateQuery);
+        return { groups: data, source: meta.source };
+      },
+    };
   };
 
   const query: GraphQLFieldConfigMap<unknown, GraphQLContext> = {};
@@ -261,6 +375,8 @@ function buildSchema(): GraphQLSchema {
         },
       };
     }
+
+    if (entity.operations.list) query[names.aggregate] = aggregateField(entity, filter);
 
     const inputFields = (mode: 'create' | 'update'): GraphQLInputFieldConfigMap => {
       const fields: GraphQLInputFieldConfigMap = {};

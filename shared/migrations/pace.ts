@@ -24,6 +24,13 @@
  *   spells, so a request arriving after a quiet spell meets the pace the API tolerated last.
  * Where nothing else is served (the deploy-time job on AWS, `npm run migrate -- --wait`) the
  * window grows to `max` and stays there.
+ *
+ * The floor: however the API's calls fare, the pace lets at least `floorPerSecond` units start
+ * per second on average (Floor below): a unit it would hold (a wait between units, a full window)
+ * starts anyway when the floor is owed one, except during a probe (whose measure a unit would
+ * spoil), whose debt is paid after it. So yielding never starves the migration: a pass of U units
+ * (records, Scan pages, listing items deleted) ends within about U / floorPerSecond seconds,
+ * whatever the load, as long as `max` units in flight carry that rate.
  */
 import { foregroundActivity, onForegroundCall, type ForegroundActivity, type ForegroundCallListener } from '../data/usage.js';
 
@@ -40,6 +47,8 @@ export interface PaceOptions {
   probeMs?: number;
   /** The longest wait between units (ms; default 1 s). */
   gapMaxMs?: number;
+  /** Units per second started whatever the API meets (default PACE_FLOOR_PER_SECOND; 0: no floor). */
+  floorPerSecond?: number;
   /** The API's activity (tests pass their own). */
   activity?: () => Readonly<ForegroundActivity>;
   /** The API's calls as they end (tests pass their own). */
@@ -49,6 +58,13 @@ export interface PaceOptions {
 /** Defaults: chosen with the `migration` bench scenario (docs/changing-entities.md). */
 export const PACE_QUIET_MS = 200;
 export const PACE_TOLERANCE = 1.5;
+/** The floor's default: units (records, Scan pages) per second, whatever the API's load (docs/changing-entities.md). */
+export const PACE_FLOOR_PER_SECOND = 25;
+/**
+ * Credit the floor keeps (ms of its rate): covers a probe (at most 2 s, and the units in flight
+ * draining before it), paid after it; units nobody asked for (the runner between pages) are not.
+ */
+const FLOOR_CAP_MS = 3_000;
 const PROBE_EVERY_MS = 3_000;
 const PROBE_MS = 300;
 /** The wait between units, once the window is down to one: first, and at most (ms). */
@@ -66,6 +82,51 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function p90(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.9))];
+}
+
+/**
+ * The pace's floor, pure (the time is passed in): a credit of units accruing at `perSecond`, kept
+ * up to `capMs` of that rate. Every unit that starts spends one, whoever let it start, so units the
+ * pace lets through count toward the floor and the floor adds only what they lack. A unit the pace
+ * holds may start when one is owed, at most at twice the rate (a debt is paid over the following
+ * seconds, not in one burst).
+ */
+export class Floor {
+  private credit = 0;
+  private at: number;
+  private lastForcedAt = -Infinity;
+  private readonly cap: number;
+
+  constructor(
+    readonly perSecond: number,
+    now: number,
+    capMs = FLOOR_CAP_MS,
+  ) {
+    this.at = now;
+    this.cap = Math.max(1, (perSecond * capMs) / 1000);
+  }
+
+  private accrue(now: number): void {
+    if (this.perSecond > 0) this.credit = Math.min(this.cap, this.credit + ((now - this.at) * this.perSecond) / 1000);
+    this.at = now;
+  }
+
+  /** How long until the floor lets a held unit start (0: now; Infinity: no floor). */
+  waitMs(now: number): number {
+    if (!(this.perSecond > 0)) return Infinity;
+    this.accrue(now);
+    const spacing = this.lastForcedAt + 500 / this.perSecond - now;
+    const owed = this.credit >= 1 ? 0 : ((1 - this.credit) * 1000) / this.perSecond;
+    return Math.max(0, spacing, owed);
+  }
+
+  /** A unit started: let through by the pace, or (`forced`) by the floor. */
+  started(now: number, forced: boolean): void {
+    this.accrue(now);
+    // Down to one unit in advance: a unit the pace starts postpones the floor's next one, no more.
+    this.credit = Math.max(-1, this.credit - 1);
+    if (forced) this.lastForcedAt = now;
+  }
 }
 
 export class Pace {
@@ -93,6 +154,9 @@ export class Pace {
   private readonly probeMs: number;
   private readonly gapMaxMs: number;
   private readonly activity: () => Readonly<ForegroundActivity>;
+  private readonly floor: Floor;
+  /** Units the floor started (the pace would have held them). */
+  private floorStarts = 0;
 
   constructor(options: PaceOptions) {
     this.max = Math.max(1, Math.floor(options.max));
@@ -103,6 +167,7 @@ export class Pace {
     this.gapMaxMs = options.gapMaxMs ?? GAP_MAX_MS;
     this.activity = options.activity ?? foregroundActivity;
     this.lastProbeAt = performance.now();
+    this.floor = new Floor(options.floorPerSecond ?? PACE_FLOOR_PER_SECOND, this.lastProbeAt);
     this.stopListening = (options.calls ?? onForegroundCall)((operation, ms) => this.observe(operation, ms));
   }
 
@@ -123,9 +188,9 @@ export class Pace {
     return Math.max(1, Math.floor(this.apiActive() ? this.activeWindow : this.quietWindow));
   }
 
-  /** The pace now: units in flight with the API quiet and active, the wait between units while it is active (ms), the last judged ratio. */
-  get windows(): { quiet: number; active: number; gapMs: number; ratio: number | undefined } {
-    return { quiet: this.quietWindow, active: this.activeWindow, gapMs: this.gapMs, ratio: this.lastRatio };
+  /** The pace now: units in flight with the API quiet and active, the wait between units while it is active (ms), the last judged ratio, the units the floor started. */
+  get windows(): { quiet: number; active: number; gapMs: number; ratio: number | undefined; floorStarts: number } {
+    return { quiet: this.quietWindow, active: this.activeWindow, gapMs: this.gapMs, ratio: this.lastRatio, floorStarts: this.floorStarts };
   }
 
   /**
@@ -197,14 +262,28 @@ export class Pace {
     return 0;
   }
 
-  /** Runs `work` as one unit, once the pace lets it start. */
+  /** Runs `work` as one unit, once the pace (or its floor) lets it start. */
   async run<T>(work: () => Promise<T>): Promise<T> {
+    let forced = false;
     for (;;) {
-      const hold = this.holdMs(performance.now());
-      if (hold > 0) await sleep(hold);
-      else if (this.running >= this.allowed()) await new Promise<void>((resolve) => this.waiting.push(resolve));
-      else break;
+      const now = performance.now();
+      const hold = this.holdMs(now);
+      const full = this.running >= this.allowed();
+      if (hold <= 0 && !full) break;
+      // The floor: not during a probe (a unit would spoil its measure), never past `max`.
+      const floorMs = this.probe || this.running >= this.max ? Infinity : this.floor.waitMs(now);
+      if (floorMs <= 0) {
+        forced = true;
+        break;
+      }
+      if (hold > 0) await sleep(Math.min(hold, floorMs));
+      else {
+        const freed = new Promise<void>((resolve) => this.waiting.push(resolve));
+        await (Number.isFinite(floorMs) ? Promise.race([freed, sleep(floorMs)]) : freed);
+      }
     }
+    this.floor.started(performance.now(), forced);
+    if (forced) this.floorStarts += 1;
     this.running += 1;
     this.lastUnitStartedAt = performance.now();
     const metApi = this.apiActive();

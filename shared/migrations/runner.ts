@@ -17,7 +17,7 @@
  * No HTTP here: `npm start` runs it in the background (infra/local/migrations.ts), `npm run
  * migrate -- --wait` in the foreground, and on AWS the deploy-time job (infra/aws/migration.ts).
  */
-import { db, EVENT_TTL_SECONDS, storedFromItem, tableName, type LiveLayout } from '../data/index.js';
+import { db, EVENT_TTL_SECONDS, storedFromItem, tableName, type LiveLayout, type StoredRecord } from '../data/index.js';
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LoadedEntity } from '../registry/index.js';
 import { layoutOfState, MAX_STALE_MS, serve } from './live-layouts.js';
@@ -30,8 +30,8 @@ export interface RunOptions {
   pageSize?: number;
   /** Stop (to be continued by the next run) once this time (epoch ms) has passed. */
   deadline?: number;
-  /** Called after each page with the processed count. */
-  onProgress?: (state: { entity: string; processed: number; total?: number }) => void;
+  /** Called after each page with the counts so far (processed of total; added: records created during the pass it met) and the pace. */
+  onProgress?: (state: { entity: string; processed: number; total?: number; added: number; pace: Pace['windows'] }) => void;
   /** Set to true to stop after the current page (the process is shutting down). */
   stop?: { requested: boolean };
   /** Pause (ms) after each page: a rate limit that leaves capacity to the API. */
@@ -40,6 +40,8 @@ export interface RunOptions {
   concurrency?: number;
   /** While the API serves, its calls may take this many times (90th percentile) what they take without the migration (pace.ts; default 1.5). */
   tolerance?: number;
+  /** Units (records, Scan pages) per second the pace starts whatever the API's load (pace.ts; default PACE_FLOOR_PER_SECOND; 0: none). */
+  floorPerSecond?: number;
   /** After readers switch to new write shards, how long before the earlier ones are purged (default SHARDS_SWITCH_MS). */
   switchMs?: number;
 }
@@ -93,16 +95,31 @@ async function countRecords(entity: LoadedEntity, segments: number, pace: Pace):
 }
 
 
-async function saveSegment(state: MigrationState, index: number, segment: SegmentState, processed: number): Promise<boolean> {
+/** The records a page met: of the total counted at the start, and created since (the API wrote them in the target layout). */
+interface PageCounts {
+  processed: number;
+  added: number;
+}
+
+/**
+ * Whether a record was created after the pass began counting (`totalAt`): not in its total, so
+ * counted apart (otherwise a pass over a table written meanwhile shows more processed than total).
+ */
+export function createdDuringPass(state: Pick<MigrationState, 'totalAt' | 'startedAt'>, record: Pick<StoredRecord, 'createdAt'>): boolean {
+  const since = state.totalAt ?? state.startedAt;
+  return since !== undefined && record.createdAt >= since;
+}
+
+async function saveSegment(state: MigrationState, index: number, segment: SegmentState, counts: PageCounts): Promise<boolean> {
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName('records'),
         Key: { pk: '#migrations', sk: state.entity },
-        UpdateExpression: `SET #segments[${index}] = :segment ADD #processed :n`,
+        UpdateExpression: `SET #segments[${index}] = :segment ADD #processed :n, #added :added`,
         ConditionExpression: '#run = :run',
-        ExpressionAttributeNames: { '#segments': 'segments', '#processed': 'processed', '#run': 'run' },
-        ExpressionAttributeValues: { ':segment': segment, ':n': processed, ':run': state.run },
+        ExpressionAttributeNames: { '#segments': 'segments', '#processed': 'processed', '#added': 'added', '#run': 'run' },
+        ExpressionAttributeValues: { ':segment': segment, ':n': counts.processed, ':added': counts.added, ':run': state.run },
       }),
     );
     return true;
@@ -120,7 +137,7 @@ async function runSegment(layout: LiveLayout, state: MigrationState, index: numb
   for (;;) {
     if (options.stop?.requested || (options.deadline !== undefined && Date.now() > options.deadline)) return 'paused';
     const out = await pace.run(() => db().send(new ScanCommand(scanInput(entity, state, index, next, options.pageSize ?? 100))));
-    let processed = 0;
+    const counts: PageCounts = { processed: 0, added: 0 };
     // The page's items a few at a time: each record is its own transaction (records of one page
     // are distinct, so they never conflict but on shared counter items, which transact() reshards).
     const items = out.Items ?? [];
@@ -129,17 +146,20 @@ async function runSegment(layout: LiveLayout, state: MigrationState, index: numb
       while (at < items.length) {
         const item = items[at++];
         if (item.kind === 'record') {
-          await pace.run(() => migrateRecord(layout, state, storedFromItem(item)));
-          processed += 1;
+          const record = storedFromItem(item);
+          await pace.run(() => migrateRecord(layout, state, record));
+          if (createdDuringPass(state, record)) counts.added += 1;
+          else counts.processed += 1;
         } else if (state.target.obsolete.length || state.target.retiredShards?.length) await pace.run(() => cleanListingItem(entity, state, item));
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 8) }, worker));
     next = out.LastEvaluatedKey;
     const segment: SegmentState = next ? { next, done: false } : { done: true };
-    if (!(await saveSegment(state, index, segment, processed))) return 'superseded';
-    state.processed += processed;
-    options.onProgress?.({ entity: entity.slug, processed: state.processed, total: state.total });
+    if (!(await saveSegment(state, index, segment, counts))) return 'superseded';
+    state.processed += counts.processed;
+    state.added = (state.added ?? 0) + counts.added;
+    options.onProgress?.({ entity: entity.slug, processed: state.processed, total: state.total, added: state.added, pace: pace.windows });
     if (!next) return 'done';
     if (options.pauseMs) await new Promise((r) => setTimeout(r, options.pauseMs));
   }
@@ -169,7 +189,9 @@ export function finishedRun(latest: MigrationState, nowMs: number, switchMs = SH
       run: latest.run + 1,
       segments: latest.segments.map(() => ({ done: false })),
       processed: 0,
+      added: undefined,
       total: undefined,
+      totalAt: undefined,
       endedAt: undefined,
       revision: latest.revision + 1,
     };
@@ -212,21 +234,24 @@ export async function runMigration(entity: LoadedEntity, options: RunOptions = {
   serve(state);
   const layout = layoutOfState(state, entity);
   // One pace for the run's segments: what the API meets is every unit in flight.
-  const pace = new Pace({ max: state.segments.length * Math.max(1, options.concurrency ?? 8), tolerance: options.tolerance });
+  const pace = new Pace({ max: state.segments.length * Math.max(1, options.concurrency ?? 8), tolerance: options.tolerance, floorPerSecond: options.floorPerSecond });
   try {
     if (state.total === undefined) {
+      // Records created from now on may or may not be counted: the pass counts them apart (createdDuringPass).
+      const totalAt = new Date().toISOString();
       const total = await countRecords(entity, state.segments.length, pace);
       await db().send(
         new UpdateCommand({
           TableName: tableName('records'),
           Key: { pk: '#migrations', sk: state.entity },
-          UpdateExpression: 'SET #total = :total',
+          UpdateExpression: 'SET #total = :total, #totalAt = :totalAt',
           ConditionExpression: '#run = :run',
-          ExpressionAttributeNames: { '#total': 'total', '#run': 'run' },
-          ExpressionAttributeValues: { ':total': total, ':run': state.run },
+          ExpressionAttributeNames: { '#total': 'total', '#totalAt': 'totalAt', '#run': 'run' },
+          ExpressionAttributeValues: { ':total': total, ':totalAt': totalAt, ':run': state.run },
         }),
       );
       state.total = total;
+      state.totalAt = totalAt;
     }
     const outcomes = await Promise.all(state.segments.map((s, i) => (s.done ? ('done' as const) : runSegment(layout, state!, i, options, pace))));
     if (outcomes.some((o) => o !== 'done')) return readState(entity.slug);

@@ -4,8 +4,9 @@
  * - state:   pk `#migrations` / sk `<slug>` — {kind: 'migration', entity, target (shared/migrations/layout.ts
  *            Target: the layout, its hash, the index tokens), from (the layout before), changes (in
  *            words), state (pending | running | done | failed), run (incremented by each new target),
- *            segments (one per parallel Scan segment: the key to continue from, done), processed,
- *            total, startedAt, endedAt, error, revision (guards concurrent changes of the target)}
+ *            segments (one per parallel Scan segment: the key to continue from, done), processed
+ *            (of total), added (records created during the pass, counted apart), total, totalAt,
+ *            startedAt, endedAt, error, revision (guards concurrent changes of the target)}
  * - report:  pk `#migrations#<slug>` / sk `<run>#<kind>#<recordId>#<field>` — one item per record
  *            the run lists (a duplicate of a unique value, a value a tightened rule refuses); written
  *            idempotently, so a resumed segment that meets a record again lists it once.
@@ -36,8 +37,14 @@ export interface MigrationState {
   state: MigrationPhase;
   run: number;
   segments: SegmentState[];
+  /** Records the pass has met that were stored when it began counting (its total). */
   processed: number;
+  /** Records created since the pass began counting that it met too (written by the API in the target layout already). */
+  added?: number;
+  /** The entity's records when the pass began (a counting Scan). */
   total?: number;
+  /** When that count began: records created after it are counted in `added`, not `processed`. */
+  totalAt?: string;
   startedAt?: string;
   endedAt?: string;
   error?: string;

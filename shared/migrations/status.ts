@@ -1,12 +1,13 @@
 /**
  * What `GET /api/v1/migrations` and `npm run migrate` show, per entity of the registry: its layout
  * (hash and content), the state of its migration (pending, running, done, failed), records
- * processed of total, start and end, what changed, and the report (records kept as duplicates of
- * a value made unique, records a tightened rule refuses).
+ * processed of the total at its start and records created during it apart, start and end, what
+ * changed, and the report (records kept as duplicates of a value made unique, records a tightened
+ * rule refuses).
  */
 import type { LoadedEntity } from '../registry/index.js';
 import type { Layout } from './layout.js';
-import { readReport, readStates, type MigrationPhase, type ReportEntry } from './state.js';
+import { readReport, readStates, type MigrationPhase, type MigrationState, type ReportEntry } from './state.js';
 
 export interface MigrationStatus {
   entity: string;
@@ -14,8 +15,12 @@ export interface MigrationStatus {
   state: MigrationPhase;
   run: number;
   changes: string[];
+  /** Records of `total` the pass has met (records deleted meanwhile are never met: it may end below total). */
   processed: number;
+  /** The entity's records when the pass began. */
   total: number | null;
+  /** Records created during the pass that it met too (already in the target layout): never counted in processed. */
+  added: number;
   startedAt: string | null;
   endedAt: string | null;
   error: string | null;
@@ -24,6 +29,19 @@ export interface MigrationStatus {
   /** Unique fields whose uniqueness items are complete, and those being built (a new value of these is refused meanwhile). */
   uniques: { field: string; ready: boolean }[];
   report: { count: number; entries: ReportEntry[] };
+}
+
+/**
+ * Processed of the total, and the records created during the pass apart. The runner counts a
+ * record as added when it was created after the count began; one created just before it whose
+ * write landed after the count had passed its key is in neither, and is met as processed: past the
+ * total, it is shown as added (it was not part of the count), so processed never passes total.
+ */
+export function progressCounts(state: Pick<MigrationState, 'processed' | 'total' | 'added'>): { processed: number; total: number | null; added: number } {
+  const added = state.added ?? 0;
+  if (state.total === undefined) return { processed: state.processed, total: null, added };
+  const over = Math.max(0, state.processed - state.total);
+  return { processed: state.processed - over, total: state.total, added: added + over };
 }
 
 export async function migrationStatus(entities: readonly LoadedEntity[], reportLimit = 100): Promise<MigrationStatus[]> {
@@ -38,8 +56,7 @@ export async function migrationStatus(entities: readonly LoadedEntity[], reportL
       state: state.state,
       run: state.run,
       changes: state.changes,
-      processed: state.processed,
-      total: state.total ?? null,
+      ...progressCounts(state),
       startedAt: state.startedAt ?? null,
       endedAt: state.endedAt ?? null,
       error: state.error ?? null,

@@ -95,6 +95,20 @@ function asOpenApiSchema(schema: Schema): Schema {
  */
 export function declaredOperation(route: Route, spec: RouteDocSpec, entity?: LoadedEntity): OperationSpec {
   const summary = route.summary?.replaceAll('{entity}', entity?.slug ?? 'records') ?? spec.summary ?? `${route.method} ${route.path}`;
+  const parameters = withDeclaredQuery(route, spec.parameters);
+  const body = route.body ? asOpenApiSchema(route.body) : spec.requestBody?.schema;
+  const requestBody = spec.requestBody || route.body ? { ...spec.requestBody, schema: body ?? ref('GenericObject') } : undefined;
+  const { requestBody: _given, parameters: _parameters, ...rest } = spec;
+  return { ...rest, operationId: spec.operationId ?? route.operation, summary, ...(parameters.length ? { parameters } : {}), ...(requestBody ? { requestBody } : {}) };
+}
+
+/**
+ * The route's declared query parameters, then the description's own; a parameter the description
+ * names too keeps the declaration's words and takes the description's fields (an entity's own
+ * example of a declared parameter).
+ */
+function withDeclaredQuery(route: Route, parameters: readonly Readonly<Record<string, unknown>>[] = []): Schema[] {
+  const own = new Map(parameters.filter((p) => p.in === 'query' && typeof p.name === 'string').map((p) => [p.name as string, p]));
   const query: Schema[] = (route.query ?? []).map((q) => ({
     name: q.name,
     in: 'query',
@@ -102,12 +116,10 @@ export function declaredOperation(route: Route, spec: RouteDocSpec, entity?: Loa
     description: q.description,
     schema: q.schema,
     ...(q.example !== undefined ? { example: q.example } : {}),
+    ...own.get(q.name),
   }));
-  const parameters = [...query, ...(spec.parameters ?? [])];
-  const body = route.body ? asOpenApiSchema(route.body) : spec.requestBody?.schema;
-  const requestBody = spec.requestBody || route.body ? { ...spec.requestBody, schema: body ?? ref('GenericObject') } : undefined;
-  const { requestBody: _given, parameters: _parameters, ...rest } = spec;
-  return { ...rest, operationId: spec.operationId ?? route.operation, summary, ...(parameters.length ? { parameters } : {}), ...(requestBody ? { requestBody } : {}) };
+  const declared = new Set((route.query ?? []).map((q) => q.name));
+  return [...query, ...parameters.filter((p) => !(p.in === 'query' && declared.has(p.name as string)))];
 }
 
 function genericOperation(route: DescribedRoute): RouteDocSpec {
@@ -317,7 +329,9 @@ export function buildOpenApiDocument(sources: DocumentSources): OpenApiDocument 
         const scope = route.scope?.replace('{entity}', entity.slug);
         const anonymous = route.auth === 'optional' && entity.access.public;
         for (const { path, spec } of entityOperations({ entity, method: route.method, template: route.path, entities: bySlug })) {
-          add(route, path, spec, route.method === 'OPTIONS' ? undefined : scope, anonymous);
+          // An entity route's declared query parameters (the aggregate's functions) belong to each entity's operation.
+          const parameters = withDeclaredQuery(route, spec.parameters);
+          add(route, path, parameters.length ? { ...spec, parameters } : spec, route.method === 'OPTIONS' ? undefined : scope, anonymous);
         }
       }
       continue;

@@ -409,12 +409,23 @@ export function entityOperations(ctx: EntityRouteContext): { path: string; spec:
     if (method !== 'GET' || !enabled(entity, 'list')) return [];
     const numeric = publicFields(entity).find(([, f]) => f.type === 'number')?.[0];
     const grouped = publicFields(entity).find(([, f]) => f.type === 'enum')?.[0];
+    // Two values in the order groups come: by key ascending.
+    const [firstValue, secondValue] = grouped ? [...entity.fields[grouped].values!].sort() : [];
+    const exampleQuery = [grouped && `groupBy=${grouped}`, numeric && `sum=${numeric}`].filter(Boolean).join('&') || 'count';
+    // Each entity's own examples of the aggregate's declared parameters (shared/route-declarations/entities.ts).
+    const examples: Schema[] = [
+      ...(numeric ? [{ name: 'sum', in: 'query', example: numeric }, { name: 'avg', in: 'query', example: numeric }] : []),
+      { name: 'min', in: 'query', example: numeric ?? 'createdAt' },
+      { name: 'max', in: 'query', example: numeric ?? 'createdAt' },
+      ...(grouped ? [{ name: 'groupBy', in: 'query', example: grouped }] : []),
+      { name: 'interval', in: 'query', example: 'day' },
+    ];
     return [{
       path: collection,
       spec: {
         tag, operationId: `aggregate${base}`, summary: `Count, sum, average, min and max of ${entity.slug}, by group`,
-        description: `Aggregates of the ${entity.slug} the caller could list (LIST's filters, ${entity.access.public ? 'public: no credentials needed' : 'tenancy and row-level security'}${entity.softDelete ? ', soft-deleted records left out' : ''}). Groups are sorted by key ascending (null first); without grouping there is one group, key \`{}\`. Answered by reading the matching listing (\`meta.source: "scan"\`, its cost in X-Request-Cost); a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE.`,
-        parameters: aggregateFilterParameters(entity),
+        description: `Aggregates of the ${entity.slug} the caller could list (LIST's filters, ${entity.access.public ? 'public: no credentials needed' : 'tenancy and row-level security'}${entity.softDelete ? ', soft-deleted records left out' : ''}). Groups are sorted by key ascending (null first); without grouping there is one group, key \`{}\`. Answered by reading the matching listing (\`meta.source: "scan"\`, its cost in X-Request-Cost); a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE.\n\nFor example \`GET /api/v1/${entity.slug}/aggregate?${exampleQuery}\` (per group), or \`?interval=day&startDate=2024-06-01&endDate=2024-06-30\` (records per day of June, by \`createdAt\`).`,
+        parameters: [...examples, ...aggregateFilterParameters(entity)],
         responses: {
           200: {
             description: 'The groups.',
@@ -442,9 +453,10 @@ export function entityOperations(ctx: EntityRouteContext): { path: string; spec:
             example: {
               success: true,
               data: [
-                { key: grouped ? { [grouped]: entity.fields[grouped].values![0] } : {}, count: 3, ...(numeric ? { sum: { [numeric]: 70 }, avg: { [numeric]: 23.33 } } : {}) },
+                { key: grouped ? { [grouped]: firstValue } : {}, count: 3, ...(numeric ? { sum: { [numeric]: 70 } } : {}) },
+                ...(grouped && secondValue ? [{ key: { [grouped]: secondValue }, count: 1, ...(numeric ? { sum: { [numeric]: 12.5 } } : {}) }] : []),
               ],
-              meta: { groups: 1, source: 'scan' },
+              meta: { groups: grouped && secondValue ? 2 : 1, source: 'scan' },
             },
           },
         },

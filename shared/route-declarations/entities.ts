@@ -8,14 +8,14 @@
 import type { QueryParameter, RouteDocs } from '../route-types.js';
 import { BODY, LIST, STRING, V1, familyRoutes } from './declare.js';
 
-/** The aggregate's own parameters; LIST's filters (filter, field=value, search, startDate, endDate, dateField) are each entity's (shared/openapi/entities.ts). */
+/** The aggregate's own parameters (each entity's examples: shared/openapi/entities.ts); LIST's filters (filter, field=value, search, startDate, endDate, dateField) are each entity's there too. */
 const AGGREGATE_QUERY: readonly QueryParameter[] = [
   { name: 'count', description: "Count the records of each group (`count`, `count=` or `count=*`); implied when no other function is asked.", schema: STRING },
-  { name: 'sum', description: 'Comma-separated number fields to sum (0 for a group without values).', schema: STRING, example: 'total' },
+  { name: 'sum', description: 'Comma-separated number fields to sum (0 for a group without values).', schema: STRING },
   { name: 'avg', description: 'Comma-separated number fields to average (null for a group without values).', schema: STRING },
   { name: 'min', description: 'Comma-separated number, date or date-time fields: their smallest value per group.', schema: STRING },
   { name: 'max', description: 'Comma-separated number, date or date-time fields: their largest value per group.', schema: STRING },
-  { name: 'groupBy', description: 'Up to two fields to group by (enum, boolean, reference, strings of at most 200 characters).', schema: STRING, example: 'status' },
+  { name: 'groupBy', description: 'Up to two fields to group by (enum, boolean, reference, strings of at most 200 characters).', schema: STRING },
   { name: 'interval', description: 'Group by the UTC day, ISO week (its Monday) or month (its first day) of `dateField`.', schema: { type: 'string', enum: ['day', 'week', 'month'] } },
 ];
 

@@ -2,9 +2,11 @@
  * The records explorer of one entity: LIST as a table of the columns the user chose (in their
  * order and widths), references by their labels, cells edited in place, sort, search, a filter
  * builder over SPEC.md's operators, page size, cursor paging and a total that follows the live
- * rows. The view lives in the URL (so it can be saved, bookmarked and shared); one view costs one
- * request. The panel shows the exact request and what it cost.
+ * rows, and charts of the view (pages/charts.tsx). The view lives in the URL (so it can be saved,
+ * bookmarked and shared); one view costs one request, and its charts two more when its search or
+ * filters change. The panel shows the exact requests and what they cost.
  */
+import { Fragment } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiFailure, apiOrigin, basePath, client, collectionPath, unwrap, type ApiRecord, type Pagination } from '../api.js';
 import type { EntityDescription } from '../form.js';
@@ -17,6 +19,7 @@ import { describe, flash, me } from '../state.js';
 import { RecordsTable } from '../table.js';
 import { Confirm, ErrorText, Loading } from '../ui.js';
 import { rememberView } from '../views.js';
+import { Charts, type ChartCall } from './charts.js';
 import { ColumnsDialog, SavedViews } from './views.js';
 import { ExportDialog, ImportDialog } from './transfer.js';
 
@@ -44,6 +47,7 @@ export function Explorer({ slug }: { slug: string }) {
   const [importing, setImporting] = useState(false);
   const [exporting, setExporting] = useState<'csv' | 'ndjson'>();
   const [choosing, setChoosing] = useState(false);
+  const [chartCalls, setChartCalls] = useState<ChartCall[]>([]);
 
   const live = useLive(slug, Boolean(description?.permissions.read));
   const params = route.value.params;
@@ -164,6 +168,8 @@ export function Explorer({ slug }: { slug: string }) {
           </button>
         </div>
       )}
+      {/* After the view's LIST: its total says whether the charts draw at once, and the table comes first. */}
+      {description?.permissions.read && list && <Charts slug={slug} description={description} listQuery={list.query} total={list.pagination.total} reload={reload} onCalls={setChartCalls} />}
       {error && <ErrorText error={error} />}
       {!description && !error && <Loading label={`Loading the description of ${slug}`} />}
       {description && list && (
@@ -216,7 +222,7 @@ export function Explorer({ slug }: { slug: string }) {
             {live.announcement ? ` · ${live.announcement}` : ''}
           </p>
           <Pager view={view} pagination={list.pagination} onChange={show} />
-          <RequestPanel path={path} query={list.query} cost={list.cost} timing={list.timing} />
+          <RequestPanel path={path} query={list.query} cost={list.cost} timing={list.timing} charts={chartCalls} />
         </>
       )}
       {description && !list && !error && <Loading label={`Loading ${slug}`} />}
@@ -329,7 +335,7 @@ function Pager({ view, pagination, onChange }: { view: View; pagination: Paginat
   );
 }
 
-function RequestPanel({ path, query, cost, timing }: { path: string; query: Record<string, string>; cost: string | null; timing: string | null }) {
+function RequestPanel({ path, query, cost, timing, charts }: { path: string; query: Record<string, string>; cost: string | null; timing: string | null; charts: ChartCall[] }) {
   const fullPath = `${basePath}${path}`;
   return (
     <details class="request-panel">
@@ -355,6 +361,17 @@ function RequestPanel({ path, query, cost, timing }: { path: string; query: Reco
         <dd>
           <code>{timing ?? 'not reported'}</code>
         </dd>
+        {charts.map((call) => (
+          <Fragment key={call.label}>
+            <dt>{call.label} (aggregate)</dt>
+            <dd>
+              <pre>
+                <code>{curlCommand(location.origin, `${basePath}${call.path}`, call.query)}</code>
+              </pre>
+              X-Request-Cost: <code>{call.cost ?? 'not reported'}</code>
+            </dd>
+          </Fragment>
+        ))}
       </dl>
     </details>
   );

@@ -31,6 +31,8 @@ interface Migration {
   changes: string[];
   processed: number;
   total: number | null;
+  /** Records created during the pass that it met too (never counted in processed). */
+  added?: number;
   startedAt: string | null;
   endedAt: string | null;
   error: string | null;
@@ -230,6 +232,7 @@ function MigrationState({ migration }: { migration: Migration }) {
         <dd>
           {migration.processed.toLocaleString()}
           {migration.total !== null ? ` of ${migration.total.toLocaleString()}` : ''}
+          {migration.added ? ` (+${migration.added.toLocaleString()} created during the pass)` : ''}
         </dd>
         <dt>Started, ended</dt>
         <dd>

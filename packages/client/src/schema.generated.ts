@@ -1304,6 +1304,8 @@ export interface paths {
         /**
          * Count, sum, average, min and max of comments, by group
          * @description Aggregates of the comments the caller could list (LIST's filters, tenancy and row-level security). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. Answered by reading the matching listing (`meta.source: "scan"`, its cost in X-Request-Cost); a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE.
+         *
+         *     For example `GET /api/v1/comments/aggregate?count` (per group), or `?interval=day&startDate=2024-06-01&endDate=2024-06-30` (records per day of June, by `createdAt`).
          */
         get: operations["aggregateComments"];
         put?: never;
@@ -1324,6 +1326,8 @@ export interface paths {
         /**
          * Count, sum, average, min and max of customers, by group
          * @description Aggregates of the customers the caller could list (LIST's filters, tenancy and row-level security, soft-deleted records left out). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. Answered by reading the matching listing (`meta.source: "scan"`, its cost in X-Request-Cost); a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE.
+         *
+         *     For example `GET /api/v1/customers/aggregate?count` (per group), or `?interval=day&startDate=2024-06-01&endDate=2024-06-30` (records per day of June, by `createdAt`).
          */
         get: operations["aggregateCustomers"];
         put?: never;
@@ -1344,6 +1348,8 @@ export interface paths {
         /**
          * Count, sum, average, min and max of orders, by group
          * @description Aggregates of the orders the caller could list (LIST's filters, tenancy and row-level security). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. Answered by reading the matching listing (`meta.source: "scan"`, its cost in X-Request-Cost); a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE.
+         *
+         *     For example `GET /api/v1/orders/aggregate?groupBy=status&sum=total` (per group), or `?interval=day&startDate=2024-06-01&endDate=2024-06-30` (records per day of June, by `createdAt`).
          */
         get: operations["aggregateOrders"];
         put?: never;
@@ -1364,6 +1370,8 @@ export interface paths {
         /**
          * Count, sum, average, min and max of products, by group
          * @description Aggregates of the products the caller could list (LIST's filters, public: no credentials needed, soft-deleted records left out). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. Answered by reading the matching listing (`meta.source: "scan"`, its cost in X-Request-Cost); a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE.
+         *
+         *     For example `GET /api/v1/products/aggregate?groupBy=status&sum=price` (per group), or `?interval=day&startDate=2024-06-01&endDate=2024-06-30` (records per day of June, by `createdAt`).
          */
         get: operations["aggregateProducts"];
         put?: never;
@@ -1384,6 +1392,8 @@ export interface paths {
         /**
          * Count, sum, average, min and max of tags, by group
          * @description Aggregates of the tags the caller could list (LIST's filters, tenancy and row-level security). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. Answered by reading the matching listing (`meta.source: "scan"`, its cost in X-Request-Cost); a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE.
+         *
+         *     For example `GET /api/v1/tags/aggregate?count` (per group), or `?interval=day&startDate=2024-06-01&endDate=2024-06-30` (records per day of June, by `createdAt`).
          */
         get: operations["aggregateTags"];
         put?: never;
@@ -1404,6 +1414,8 @@ export interface paths {
         /**
          * Count, sum, average, min and max of tasks, by group
          * @description Aggregates of the tasks the caller could list (LIST's filters, tenancy and row-level security). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. Answered by reading the matching listing (`meta.source: "scan"`, its cost in X-Request-Cost); a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE.
+         *
+         *     For example `GET /api/v1/tasks/aggregate?groupBy=status` (per group), or `?interval=day&startDate=2024-06-01&endDate=2024-06-30` (records per day of June, by `createdAt`).
          */
         get: operations["aggregateTasks"];
         put?: never;
@@ -2760,7 +2772,10 @@ export interface components {
             run?: number;
             changes?: string[];
             processed: number;
+            /** @description The entity's records when the pass began. */
             total: number | null;
+            /** @description Records created during the pass that it met too, counted apart from `processed` (which never passes `total`). */
+            added?: number;
             /** Format: date-time */
             startedAt?: string | null;
             /** Format: date-time */
@@ -9262,6 +9277,29 @@ export interface operations {
     aggregateComments: {
         parameters: {
             query?: {
+                /** @description Count the records of each group (`count`, `count=` or `count=*`); implied when no other function is asked. */
+                count?: string;
+                /** @description Comma-separated number fields to sum (0 for a group without values). */
+                sum?: string;
+                /** @description Comma-separated number fields to average (null for a group without values). */
+                avg?: string;
+                /**
+                 * @description Comma-separated number, date or date-time fields: their smallest value per group.
+                 * @example createdAt
+                 */
+                min?: string;
+                /**
+                 * @description Comma-separated number, date or date-time fields: their largest value per group.
+                 * @example createdAt
+                 */
+                max?: string;
+                /** @description Up to two fields to group by (enum, boolean, reference, strings of at most 200 characters). */
+                groupBy?: string;
+                /**
+                 * @description Group by the UTC day, ISO week (its Monday) or month (its first day) of `dateField`.
+                 * @example day
+                 */
+                interval?: "day" | "week" | "month";
                 /**
                  * @description A JSON object (URL-encoded). Operators: `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`, `$in`, `$nin`, `$contains`, `$startsWith`, `$endsWith`, `$null`. An unknown field or operator answers 400 INVALID_FILTER.
                  * @example {"createdAt":{"$gte":"2026-01-01T00:00:00Z"}}
@@ -9361,6 +9399,29 @@ export interface operations {
     aggregateCustomers: {
         parameters: {
             query?: {
+                /** @description Count the records of each group (`count`, `count=` or `count=*`); implied when no other function is asked. */
+                count?: string;
+                /** @description Comma-separated number fields to sum (0 for a group without values). */
+                sum?: string;
+                /** @description Comma-separated number fields to average (null for a group without values). */
+                avg?: string;
+                /**
+                 * @description Comma-separated number, date or date-time fields: their smallest value per group.
+                 * @example createdAt
+                 */
+                min?: string;
+                /**
+                 * @description Comma-separated number, date or date-time fields: their largest value per group.
+                 * @example createdAt
+                 */
+                max?: string;
+                /** @description Up to two fields to group by (enum, boolean, reference, strings of at most 200 characters). */
+                groupBy?: string;
+                /**
+                 * @description Group by the UTC day, ISO week (its Monday) or month (its first day) of `dateField`.
+                 * @example day
+                 */
+                interval?: "day" | "week" | "month";
                 /**
                  * @description A JSON object (URL-encoded). Operators: `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`, `$in`, `$nin`, `$contains`, `$startsWith`, `$endsWith`, `$null`. An unknown field or operator answers 400 INVALID_FILTER.
                  * @example {"createdAt":{"$gte":"2026-01-01T00:00:00Z"}}
@@ -9460,6 +9521,38 @@ export interface operations {
     aggregateOrders: {
         parameters: {
             query?: {
+                /** @description Count the records of each group (`count`, `count=` or `count=*`); implied when no other function is asked. */
+                count?: string;
+                /**
+                 * @description Comma-separated number fields to sum (0 for a group without values).
+                 * @example total
+                 */
+                sum?: string;
+                /**
+                 * @description Comma-separated number fields to average (null for a group without values).
+                 * @example total
+                 */
+                avg?: string;
+                /**
+                 * @description Comma-separated number, date or date-time fields: their smallest value per group.
+                 * @example total
+                 */
+                min?: string;
+                /**
+                 * @description Comma-separated number, date or date-time fields: their largest value per group.
+                 * @example total
+                 */
+                max?: string;
+                /**
+                 * @description Up to two fields to group by (enum, boolean, reference, strings of at most 200 characters).
+                 * @example status
+                 */
+                groupBy?: string;
+                /**
+                 * @description Group by the UTC day, ISO week (its Monday) or month (its first day) of `dateField`.
+                 * @example day
+                 */
+                interval?: "day" | "week" | "month";
                 /**
                  * @description A JSON object (URL-encoded). Operators: `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`, `$in`, `$nin`, `$contains`, `$startsWith`, `$endsWith`, `$null`. An unknown field or operator answers 400 INVALID_FILTER.
                  * @example {"status":{"$in":["pending","paid"]}}
@@ -9504,19 +9597,25 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "key": {
-                     *             "status": "pending"
+                     *             "status": "cancelled"
                      *           },
                      *           "count": 3,
                      *           "sum": {
                      *             "total": 70
+                     *           }
+                     *         },
+                     *         {
+                     *           "key": {
+                     *             "status": "paid"
                      *           },
-                     *           "avg": {
-                     *             "total": 23.33
+                     *           "count": 1,
+                     *           "sum": {
+                     *             "total": 12.5
                      *           }
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "groups": 1,
+                     *         "groups": 2,
                      *         "source": "scan"
                      *       }
                      *     }
@@ -9565,6 +9664,38 @@ export interface operations {
     aggregateProducts: {
         parameters: {
             query?: {
+                /** @description Count the records of each group (`count`, `count=` or `count=*`); implied when no other function is asked. */
+                count?: string;
+                /**
+                 * @description Comma-separated number fields to sum (0 for a group without values).
+                 * @example price
+                 */
+                sum?: string;
+                /**
+                 * @description Comma-separated number fields to average (null for a group without values).
+                 * @example price
+                 */
+                avg?: string;
+                /**
+                 * @description Comma-separated number, date or date-time fields: their smallest value per group.
+                 * @example price
+                 */
+                min?: string;
+                /**
+                 * @description Comma-separated number, date or date-time fields: their largest value per group.
+                 * @example price
+                 */
+                max?: string;
+                /**
+                 * @description Up to two fields to group by (enum, boolean, reference, strings of at most 200 characters).
+                 * @example status
+                 */
+                groupBy?: string;
+                /**
+                 * @description Group by the UTC day, ISO week (its Monday) or month (its first day) of `dateField`.
+                 * @example day
+                 */
+                interval?: "day" | "week" | "month";
                 /**
                  * @description A JSON object (URL-encoded). Operators: `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`, `$in`, `$nin`, `$contains`, `$startsWith`, `$endsWith`, `$null`. An unknown field or operator answers 400 INVALID_FILTER.
                  * @example {"status":{"$in":["active","inactive"]}}
@@ -9620,14 +9751,20 @@ export interface operations {
                      *           "count": 3,
                      *           "sum": {
                      *             "price": 70
+                     *           }
+                     *         },
+                     *         {
+                     *           "key": {
+                     *             "status": "inactive"
                      *           },
-                     *           "avg": {
-                     *             "price": 23.33
+                     *           "count": 1,
+                     *           "sum": {
+                     *             "price": 12.5
                      *           }
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "groups": 1,
+                     *         "groups": 2,
                      *         "source": "scan"
                      *       }
                      *     }
@@ -9676,6 +9813,29 @@ export interface operations {
     aggregateTags: {
         parameters: {
             query?: {
+                /** @description Count the records of each group (`count`, `count=` or `count=*`); implied when no other function is asked. */
+                count?: string;
+                /** @description Comma-separated number fields to sum (0 for a group without values). */
+                sum?: string;
+                /** @description Comma-separated number fields to average (null for a group without values). */
+                avg?: string;
+                /**
+                 * @description Comma-separated number, date or date-time fields: their smallest value per group.
+                 * @example createdAt
+                 */
+                min?: string;
+                /**
+                 * @description Comma-separated number, date or date-time fields: their largest value per group.
+                 * @example createdAt
+                 */
+                max?: string;
+                /** @description Up to two fields to group by (enum, boolean, reference, strings of at most 200 characters). */
+                groupBy?: string;
+                /**
+                 * @description Group by the UTC day, ISO week (its Monday) or month (its first day) of `dateField`.
+                 * @example day
+                 */
+                interval?: "day" | "week" | "month";
                 /**
                  * @description A JSON object (URL-encoded). Operators: `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`, `$in`, `$nin`, `$contains`, `$startsWith`, `$endsWith`, `$null`. An unknown field or operator answers 400 INVALID_FILTER.
                  * @example {"createdAt":{"$gte":"2026-01-01T00:00:00Z"}}
@@ -9773,6 +9933,32 @@ export interface operations {
     aggregateTasks: {
         parameters: {
             query?: {
+                /** @description Count the records of each group (`count`, `count=` or `count=*`); implied when no other function is asked. */
+                count?: string;
+                /** @description Comma-separated number fields to sum (0 for a group without values). */
+                sum?: string;
+                /** @description Comma-separated number fields to average (null for a group without values). */
+                avg?: string;
+                /**
+                 * @description Comma-separated number, date or date-time fields: their smallest value per group.
+                 * @example createdAt
+                 */
+                min?: string;
+                /**
+                 * @description Comma-separated number, date or date-time fields: their largest value per group.
+                 * @example createdAt
+                 */
+                max?: string;
+                /**
+                 * @description Up to two fields to group by (enum, boolean, reference, strings of at most 200 characters).
+                 * @example status
+                 */
+                groupBy?: string;
+                /**
+                 * @description Group by the UTC day, ISO week (its Monday) or month (its first day) of `dateField`.
+                 * @example day
+                 */
+                interval?: "day" | "week" | "month";
                 /**
                  * @description A JSON object (URL-encoded). Operators: `$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`, `$in`, `$nin`, `$contains`, `$startsWith`, `$endsWith`, `$null`. An unknown field or operator answers 400 INVALID_FILTER.
                  * @example {"status":{"$in":["todo","in_progress"]}}
@@ -9823,13 +10009,19 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "key": {
-                     *             "status": "todo"
+                     *             "status": "completed"
                      *           },
                      *           "count": 3
+                     *         },
+                     *         {
+                     *           "key": {
+                     *             "status": "in_progress"
+                     *           },
+                     *           "count": 1
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "groups": 1,
+                     *         "groups": 2,
                      *         "source": "scan"
                      *       }
                      *     }

@@ -38,6 +38,21 @@ describe('@entity-record-api/client', () => {
     expect(gone.error).toMatchObject({ success: false, code: 'NOT_FOUND' });
   });
 
+  it('aggregates tasks by status through a typed call, the functions among the typed query parameters', async () => {
+    const client = createClient({ baseUrl: baseUrl(), apiKey });
+    for (const priority of ['high', 'high', 'low'] as const) await client.POST('/api/v1/tasks', { body: { title: `Counted ${priority}`, priority } });
+
+    const counted = await client.GET('/api/v1/tasks/aggregate', { params: { query: { count: '', groupBy: 'priority', interval: 'month', search: 'Counted' } } });
+
+    expect(counted.response.status).toBe(200);
+    const month = `${new Date().toISOString().slice(0, 7)}-01`;
+    expect(counted.data!.data).toEqual([
+      { key: { priority: 'high', createdAt: month }, count: 2 },
+      { key: { priority: 'low', createdAt: month }, count: 1 },
+    ]);
+    expect(counted.data!.meta).toEqual({ groups: 2, source: 'scan' });
+  });
+
   it('returns the error envelope, typed, for a body the API refuses', async () => {
     const client = createClient({ baseUrl: baseUrl(), apiKey });
 

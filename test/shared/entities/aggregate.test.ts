@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, bucketOf, parseAggregateQuery } from '../../../shared/entities/aggregate.js';
+import { aggregatableFields, aggregate, aggregateQueryOf, bucketOf, parseAggregateQuery } from '../../../shared/entities/aggregate.js';
 import { BadRequestError } from '../../../shared/errors.js';
 import { definitions, task } from '../data/support.js';
 
@@ -69,5 +69,30 @@ describe('parseAggregateQuery', () => {
     expect(parseAggregateQuery(entities.tasks, {}).count).toBe(true);
     expect(parseAggregateQuery(entities.tasks, { max: 'createdAt' }).count).toBe(false);
     expect(parseAggregateQuery(entities.tasks, { max: 'createdAt', count: '*' }).count).toBe(true);
+  });
+});
+
+describe('aggregateQueryOf', () => {
+  it('reads typed arguments as the query string REST would take', async () => {
+    const { entities } = await definitions();
+
+    const typed = aggregateQueryOf(entities.orders, { count: true, sum: ['total'], groupBy: ['status'], interval: 'day', filter: { status: 'paid' }, search: 'x' });
+    const text = parseAggregateQuery(entities.orders, { count: '', sum: 'total', groupBy: 'status', interval: 'day', filter: '{"status":"paid"}', search: 'x' });
+
+    expect(typed).toEqual(text);
+  });
+
+  it('refuses what REST refuses, with the same parameter named', async () => {
+    const { entities } = await definitions();
+
+    expect(() => aggregateQueryOf(entities.orders, { groupBy: ['total'] })).toThrow(expect.objectContaining({ code: 'INVALID_REQUEST', details: { groupBy: expect.stringContaining("'total'") } }));
+  });
+});
+
+describe('aggregatableFields', () => {
+  it('names the fields each use accepts, createdAt and updatedAt among the dates', async () => {
+    const { entities } = await definitions();
+
+    expect(aggregatableFields(entities.orders)).toEqual({ group: ['customerId', 'status'], number: ['total'], date: ['createdAt', 'updatedAt'] });
   });
 });

@@ -6,7 +6,7 @@ const connections = new Set(['tasks', 'comments']);
 
 function cost(query: string, variables: Record<string, unknown> = {}) {
   const document = parse(query);
-  return measure(document, operationOf(document)!, variables, connections);
+  return measure(document, operationOf(document)!, variables, connections, new Set(['tasksAggregate']));
 }
 
 describe('query cost', () => {
@@ -21,6 +21,11 @@ describe('query cost', () => {
     expect(cost('{ tasks(limit: 5) { edges { node { id } } } }').complexity).toBe(1 + 5 * 3);
     expect(cost('query($n: Int) { tasks(limit: $n) { totalCount } }', { n: 1000 }).complexity).toBe(1 + 100);
     expect(cost('{ a: tasks(limit: 100) { totalCount } b: tasks(limit: 100) { totalCount } }').complexity).toBe(202);
+  });
+
+  it('weighs what is under an aggregate as a connection of 100 records, so a query holds a few at most', () => {
+    expect(cost('{ tasksAggregate(groupBy: ["status"]) { groups { key { status } count } } }').complexity).toBe(1 + 100 * 4);
+    expect(cost('{ a: tasksAggregate { source } b: tasksAggregate { source } }').complexity).toBe(202);
   });
 
   it('stops at a fragment cycle instead of recursing forever', () => {

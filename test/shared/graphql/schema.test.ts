@@ -1,4 +1,4 @@
-import { getNamedType, GraphQLEnumType, GraphQLInputObjectType, parse, validate } from 'graphql';
+import { getNamedType, GraphQLEnumType, GraphQLInputObjectType, GraphQLObjectType, parse, validate } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { graphqlSchema } from '../../../shared/graphql/schema.js';
 import { loadRegistry } from '../../../shared/registry/index.js';
@@ -39,5 +39,28 @@ describe('entity filters', () => {
     expect(getNamedType(filterField('TaskFilter', 'title')).name).toBe('String');
     expect(getNamedType(filterField('ProductFilter', 'price')).name).toBe('Float');
     expect(getNamedType(filterField('TaskFilter', 'search')).name).toBe('String');
+  });
+});
+
+describe('entity aggregates', () => {
+  it('type the key by the groupable fields (enums as the entity’s enums) and sum by the number fields', () => {
+    const schema = graphqlSchema();
+    const key = (schema.getType('OrderAggregateKey') as GraphQLObjectType).getFields();
+    const sum = (schema.getType('OrderAggregateNumbers') as GraphQLObjectType).getFields();
+
+    expect(Object.keys(key)).toEqual(['customerId', 'status', 'createdAt', 'updatedAt']);
+    expect(key.status.type).toBe(schema.getType('OrderStatus'));
+    expect(Object.keys(sum)).toEqual(['total']);
+  });
+
+  it('leave out sum and avg for an entity without number fields', () => {
+    const group = (graphqlSchema().getType('TaskAggregateGroup') as GraphQLObjectType).getFields();
+
+    expect(Object.keys(group)).toEqual(['key', 'count', 'min', 'max']);
+  });
+
+  it('accept the functions, groupBy, interval and LIST’s filter; refuse an unknown interval', () => {
+    expect(errorsOf('{ ordersAggregate(sum: ["total"], groupBy: ["status"], interval: day, filter: {status: paid}, startDate: "2024-01-01") { groups { key { status createdAt } count sum { total } } source } }')).toEqual([]);
+    expect(errorsOf('{ ordersAggregate(interval: year) { source } }')).toEqual([expect.stringContaining('"year" does not exist in "AggregateInterval"')]);
   });
 });

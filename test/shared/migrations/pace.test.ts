@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Pace } from '../../../shared/migrations/pace.js';
+import { Floor, Pace } from '../../../shared/migrations/pace.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -151,5 +151,91 @@ describe('Pace', () => {
     await expect(pace.run(async () => 7)).resolves.toBe(7);
     await expect(pace.run(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     await expect(pace.run(async () => 'next')).resolves.toBe('next');
+  });
+
+  it('keeps its floor of units per second while the API is always slower beside the migration', async () => {
+    // The API's calls take 1 ms alone and 10 ms more per unit in flight: the pace narrows to one
+    // unit and waits up to a second between units.
+    const api = fakeApi((running) => 1 + 10 * running);
+    const pace = new Pace({ max: 16, probeEveryMs: 200, probeMs: 40, gapMaxMs: 1_000, floorPerSecond: 50, activity: active, calls: api.calls });
+    let started = 0;
+    const original = pace.run.bind(pace);
+    pace.run = (work) => original(() => (started++, work()));
+
+    await runBeside(pace, api, 3_000, 4);
+    pace.close();
+
+    // The pace held units back (it waits between them), and the floor started them anyway: 3 s at
+    // 50 a second, less what the probes' debt still owes at the end.
+    expect(pace.windows.gapMs).toBeGreaterThan(0);
+    expect(pace.windows.floorStarts).toBeGreaterThanOrEqual(60);
+    expect(started).toBeGreaterThanOrEqual(120);
+  });
+});
+
+describe('Floor', () => {
+  /** Asks for a unit every millisecond from `from` to `to` (fake clock), starting it when the floor lets it; returns the times started. */
+  function heldThroughout(floor: Floor, from: number, to: number, paceStarts: (t: number) => boolean = () => false): { forced: number[]; paced: number } {
+    const forced: number[] = [];
+    let paced = 0;
+    for (let t = from; t < to; t++) {
+      if (paceStarts(t)) {
+        floor.started(t, false);
+        paced += 1;
+      } else if (floor.waitMs(t) === 0) {
+        floor.started(t, true);
+        forced.push(t);
+      }
+    }
+    return { forced, paced };
+  }
+
+  it('starts perSecond units a second when the pace holds every unit', () => {
+    const floor = new Floor(25, 0);
+
+    const { forced } = heldThroughout(floor, 0, 10_000);
+
+    expect(forced.length).toBeGreaterThanOrEqual(248);
+    expect(forced.length).toBeLessThanOrEqual(250);
+  });
+
+  it('adds nothing while the pace itself starts more than the floor', () => {
+    const floor = new Floor(25, 0);
+
+    const { forced, paced } = heldThroughout(floor, 0, 10_000, (t) => t % 30 === 0);
+
+    expect(paced).toBe(334);
+    expect(forced.length).toBeLessThanOrEqual(1);
+  });
+
+  it('makes up the pace\'s share: its own starts and the floor\'s together reach the floor', () => {
+    const floor = new Floor(25, 0);
+
+    const { forced, paced } = heldThroughout(floor, 0, 10_000, (t) => t % 100 === 0);
+
+    expect(paced + forced.length).toBeGreaterThanOrEqual(248);
+    expect(paced + forced.length).toBeLessThanOrEqual(251);
+  });
+
+  it('pays the debt of a probe after it, at most at twice its rate, and keeps no more than 3 s of credit', () => {
+    const floor = new Floor(25, 0);
+
+    // 2 s of probe (nothing may start), then units asked for again.
+    const after = heldThroughout(floor, 2_000, 6_000).forced;
+    const gaps = after.slice(1).map((t, i) => t - after[i]);
+    // 60 s nobody asked for a unit (the runner between pages): 3 s of credit kept, not 60.
+    const later = heldThroughout(floor, 66_000, 67_000).forced;
+
+    expect(after.length).toBeGreaterThanOrEqual(148);
+    expect(after.length).toBeLessThanOrEqual(150);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(20);
+    expect(later.length).toBeLessThanOrEqual(50);
+  });
+
+  it('never lets a unit start with a floor of 0', () => {
+    const floor = new Floor(0, 0);
+
+    expect(heldThroughout(floor, 0, 10_000).forced).toEqual([]);
+    expect(floor.waitMs(10_000)).toBe(Infinity);
   });
 });

@@ -52,8 +52,12 @@ export interface EntityStatus {
   run: number;
   processed: number;
   total: number | null;
+  added: number;
+  startedAt: string | null;
+  endedAt: string | null;
   changes: string[];
   indexes: { field: string; token: string; ready: boolean }[];
+  uniques: { field: string; ready: boolean }[];
   report: { count: number; entries: { kind: string; recordId: string; field: string; detail: string; keptId?: string }[] };
   layout: Record<string, unknown> & { hash: string };
 }

@@ -85,6 +85,16 @@ describe('buildOpenApiDocument', () => {
     expect(doc.paths['/api/v1/tasks/{id}/tags']).toHaveProperty('post');
   });
 
+  it('lists an aggregate\'s own parameters before LIST\'s filters, with examples of the entity\'s own fields', () => {
+    const aggregate: Op = build().paths['/api/v1/orders/aggregate'].get;
+    const parameters = Object.fromEntries((aggregate.parameters as Op[]).filter((p) => p.name).map((p) => [p.name, p]));
+
+    expect(Object.keys(parameters).slice(0, 8)).toEqual(['count', 'sum', 'avg', 'min', 'max', 'groupBy', 'interval', 'filter']);
+    expect(parameters.sum).toMatchObject({ in: 'query', example: 'total', description: expect.stringContaining('number fields') });
+    expect(parameters.groupBy.example).toBe('status');
+    expect(((build().paths['/api/v1/tasks/aggregate'].get as Op).parameters as Op[]).find((p) => p.name === 'sum')?.example).toBeUndefined();
+  });
+
   it('gives counted operations the rate-limit headers and 429, and every operation the error envelope', () => {
     const doc = build();
     const list = op(doc, '/api/v1/tasks', 'get');
