@@ -10069,14 +10069,18 @@ export interface operations {
     };
     listDeletedComments: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The deleted records. */
+            /** @description A page of deleted records. */
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -10096,13 +10100,16 @@ export interface operations {
                             /** @description The deletion's revision: restore revision - 1. */
                             revision: number;
                         }[];
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10111,14 +10118,18 @@ export interface operations {
     };
     listDeletedCustomers: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The deleted records. */
+            /** @description A page of deleted records. */
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -10138,13 +10149,16 @@ export interface operations {
                             /** @description The deletion's revision: restore revision - 1. */
                             revision: number;
                         }[];
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10153,14 +10167,18 @@ export interface operations {
     };
     listDeletedOrders: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The deleted records. */
+            /** @description A page of deleted records. */
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -10180,13 +10198,16 @@ export interface operations {
                             /** @description The deletion's revision: restore revision - 1. */
                             revision: number;
                         }[];
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10195,14 +10216,18 @@ export interface operations {
     };
     listDeletedProducts: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The deleted records. */
+            /** @description A page of deleted records. */
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -10222,13 +10247,16 @@ export interface operations {
                             /** @description The deletion's revision: restore revision - 1. */
                             revision: number;
                         }[];
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10237,14 +10265,18 @@ export interface operations {
     };
     listDeletedTags: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The deleted records. */
+            /** @description A page of deleted records. */
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -10264,13 +10296,16 @@ export interface operations {
                             /** @description The deletion's revision: restore revision - 1. */
                             revision: number;
                         }[];
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10279,14 +10314,18 @@ export interface operations {
     };
     listDeletedTasks: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The deleted records. */
+            /** @description A page of deleted records. */
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["X-Request-ID"];
@@ -10306,13 +10345,16 @@ export interface operations {
                             /** @description The deletion's revision: restore revision - 1. */
                             revision: number;
                         }[];
+                        pagination: components["schemas"]["Pagination"];
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
