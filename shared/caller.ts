@@ -25,8 +25,24 @@ export interface AuthContext {
   sessionId?: string;
   /** The identity provider's issuer, for oidc. */
   issuer?: string;
+  /** The request's id (X-Request-ID), kept in the revisions of the writes it makes. */
+  requestId?: string;
+  /** The bulk call this write belongs to (bulk update, bulk delete, import, batch): kept in revisions. */
+  operationId?: string;
+  /**
+   * The record writes of a batch, kept for its undo: each write of the request appends what it
+   * committed (shared as one array by the batch's sub-requests).
+   */
+  journal?: JournalEntry[];
   /** Set when this request slid the session's expiry (epoch seconds): the cookie is renewed too. */
   sessionRenewedUntil?: number;
+}
+
+/** A record write a batch made: the revision it wrote. */
+export interface JournalEntry {
+  entity: string;
+  id: string;
+  revision: number;
 }
 
 /** Where a call came from, as the API key audit log records it. */

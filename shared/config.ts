@@ -39,7 +39,7 @@ export interface Config {
   version: string;
   apiVersions: string[];
   deprecations: Record<string, DeprecationConfig>;
-  tables: { records: string; events: string; identity: string; limits: string; uploads: string; webhooks: string };
+  tables: { records: string; events: string; history: string; identity: string; limits: string; uploads: string; webhooks: string };
   dynamoEndpoint?: string;
   /** Sockets each DynamoDB client may open (DYNAMODB_MAX_SOCKETS); unset, the SDK's 50. */
   dynamoMaxSockets?: number;
@@ -134,6 +134,7 @@ function load(): Config {
     tables: {
       records: process.env.TABLE_RECORDS ?? 'Records',
       events: process.env.TABLE_EVENTS ?? 'Events',
+      history: process.env.TABLE_HISTORY ?? 'History',
       identity: process.env.TABLE_IDENTITY ?? 'Identity',
       limits: process.env.TABLE_LIMITS ?? 'Limits',
       uploads: process.env.TABLE_UPLOADS ?? 'Uploads',

@@ -59,7 +59,7 @@ export function isCountedFamily(family: string): boolean {
  */
 const AUTHENTICATES: TableGrants = { identity: 'readUpdate', limits: 'readWrite' };
 /** Families that read and write records: the record, its counters and its change event. */
-const RECORD_WRITER: TableGrants = { records: 'readWrite', events: 'readWrite', identity: 'readUpdate', limits: 'readWrite' };
+const RECORD_WRITER: TableGrants = { records: 'readWrite', events: 'readWrite', history: 'readWrite', identity: 'readUpdate', limits: 'readWrite' };
 
 /** Each family's declaration: what its function may touch and whether a batch reaches it. */
 export const FAMILIES: Readonly<Record<Family, FamilyDeclaration>> = /* @__PURE__ */ (() => ({

@@ -43,6 +43,16 @@ export const tables: readonly TableDefinition[] = [
     globalIndexes: [],
   },
   {
+    // Revisions of records, bulk calls kept for their undo, and the trash (shared/data/revisions.ts),
+    // written in the records' transactions; each expires with its entity's history retention. No
+    // stream: nothing here is a change to deliver.
+    id: 'history',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    ttlAttribute: 'expiresAt',
+    globalIndexes: [],
+  },
+  {
     // Tenants, users, e-mail uniqueness, sessions, API keys, audit entries.
     id: 'identity',
     partitionKey: 'pk',

@@ -121,6 +121,10 @@ function operations(runtime: LocalRuntime): Operation[] {
       repeat: 2,
       run: (f) => go('POST', `${V1}/batch`, f.key, { requests: f.taskIds.slice(0, 20).map((id, n) => ({ id: `get-${n}`, method: 'GET', path: `/tasks/${id}` })) }),
     },
+    // A task retitled and its status changed above: 3 revisions (2,000-character ones: 2).
+    { name: "GET a task's revisions (a page)", repeat: 10, run: (f, i) => go('GET', `${V1}/tasks/${f.taskIds[i]}/revisions`, f.key) },
+    { name: "GET a long-description task's revisions (a page)", repeat: 10, run: (f, i) => go('GET', `${V1}/tasks/${f.longIds[i]}/revisions`, f.key) },
+    { name: 'GET the deleted tasks (a page of 10)', repeat: 10, run: (f) => go('GET', `${V1}/tasks/deleted?limit=10`, f.key) },
     { name: 'a warm session request (GET a task)', repeat: 20, run: (f, i) => go('GET', `${V1}/tasks/${f.taskIds[i % 20]}`, f.session) },
   ];
 }

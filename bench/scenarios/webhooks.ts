@@ -56,7 +56,7 @@ function close(server: http.Server): Promise<void> {
 
 async function startApi(dynamoEndpoint: string, dataDir: string, admin: { email: string; password: string }): Promise<{ url: string; child: ChildProcess }> {
   const suffix = randomBytes(4).toString('hex');
-  const tables = Object.fromEntries(['RECORDS', 'EVENTS', 'IDENTITY', 'LIMITS', 'WEBHOOKS'].map((t) => [`TABLE_${t}`, `bench-wh-${suffix}-${t.toLowerCase()}`]));
+  const tables = Object.fromEntries(['RECORDS', 'EVENTS', 'HISTORY', 'IDENTITY', 'LIMITS', 'WEBHOOKS'].map((t) => [`TABLE_${t}`, `bench-wh-${suffix}-${t.toLowerCase()}`]));
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
     cwd: ROOT,
     env: {

@@ -124,7 +124,7 @@ interface Recorded {
 
 /** Runs `work`, adding every write of the records and events tables to a KeyLoad (and every read's RCU). */
 async function recorded(work: () => Promise<void>): Promise<Recorded> {
-  const tables = { records: tableName('records'), events: tableName('events') };
+  const tables = { records: tableName('records'), events: tableName('events'), history: tableName('history') };
   const result: Recorded = { load: new KeyLoad(), rcu: 0, wcu: 0 };
   const counted = (writes: ItemWrite[]) => writes.filter((w) => w.table === tables.records || w.table === tables.events);
   await whileRecording(

@@ -9,7 +9,8 @@
  * - answers its own status and envelope body; a failure (whatever its cause) is its own entry and
  *   never stops the others.
  * Set-Cookie of sub-requests (a refreshed session) and the latest X-RateLimit-* values are carried
- * to the outer response.
+ * to the outer response. The record writes of every sub-request share the batch's operationId and
+ * are kept for its undo (POST /api/v1/operations/{operationId}/undo).
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { toApiError, ApiError } from '../../shared/errors.js';
@@ -19,6 +20,10 @@ import { logger } from '../../shared/logger.js';
 import { familyHandler, type SubRequestContext } from './families.js';
 import { batchResponse, errorResponse, subRequestTarget, type BatchResponse } from './sub-request.js';
 import { parseBatch, type BatchItem } from '../../shared/batch/validate.js';
+import type { AuthContext } from '../../shared/caller.js';
+import { saveOperation } from '../../shared/data/index.js';
+import { newId } from '../../shared/ids.js';
+import { findEntity, type LoadedEntity } from '../../shared/registry/index.js';
 
 const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
 
@@ -49,12 +54,12 @@ function carryToOuter(outer: ApiRequest, result: APIGatewayProxyResult): void {
   if (cookies?.length) outer.responseCookies.push(...cookies.map(String));
 }
 
-async function runOne(outer: ApiRequest, item: BatchItem, index: number): Promise<BatchResponse> {
+async function runOne(outer: ApiRequest, auth: AuthContext | undefined, item: BatchItem, index: number): Promise<BatchResponse> {
   const target = subRequestTarget(outer, item, index);
   if ('error' in target) return errorResponse(item.id, target.error);
   try {
     const handler = await familyHandler(target.family);
-    const context = withInheritedAuth(subContext(target.family, target.event.requestContext.requestId), outer.auth);
+    const context = withInheritedAuth(subContext(target.family, target.event.requestContext.requestId), auth);
     const result = await handler(target.event, context);
     carryToOuter(outer, result);
     return batchResponse(item.id, result);
@@ -66,10 +71,17 @@ async function runOne(outer: ApiRequest, item: BatchItem, index: number): Promis
   }
 }
 
-export async function runBatch(req: ApiRequest): Promise<BatchResponse[]> {
+export async function runBatch(req: ApiRequest): Promise<{ operationId: string; responses: BatchResponse[] }> {
   const items = parseBatch(req.body);
+  const operationId = newId('op');
+  const auth: AuthContext | undefined = req.auth && { ...req.auth, operationId, journal: [] };
   const responses: BatchResponse[] = [];
-  for (const [index, item] of items.entries()) responses.push(await runOne(req, item, index));
-  return responses;
+  for (const [index, item] of items.entries()) responses.push(await runOne(req, auth, item, index));
+  const journal = auth?.journal ?? [];
+  if (auth && journal.length) {
+    const entities = [...new Set(journal.map((w) => w.entity))].flatMap((slug) => findEntity(slug) ?? []) as LoadedEntity[];
+    await saveOperation(entities, { operationId, tenantId: auth.tenantId, records: journal });
+  }
+  return { operationId, responses };
 }
 

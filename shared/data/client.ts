@@ -41,6 +41,6 @@ export function dbOnce(): DynamoDBDocumentClient {
   return singleAttemptClient;
 }
 
-export function tableName(id: 'records' | 'events' | 'identity' | 'limits'): string {
+export function tableName(id: 'records' | 'events' | 'history' | 'identity' | 'limits'): string {
   return config().tables[id];
 }

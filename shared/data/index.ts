@@ -57,6 +57,7 @@ export { listingPartitionFor, listings, type Listing, type Viewer } from './list
 export { counterUpdates, randomShard, reshard, totalSource } from './counters.js';
 export { copyItem, fromItem, LAGGING_ATTRIBUTES, storedFromItem, withMaintainedShards } from './items.js';
 export { EVENT_TTL_SECONDS, eventItem, eventPartition, type ChangeType } from './change-events.js';
+export { changesBetween, claimUndo, readOperation, readRevision, readRevisions, readTrash, revisionPartition, revisionPut, saveOperation, trashDelete, trashPut, writeContextOf, type OperationRecord, type Revision, type TrashEntry, type RevisionOperation, type RevisionState, type StoredRevision, type WriteContext } from './revisions.js';
 export { createTransaction, deleteTransaction, newRecordPuts, updateTransaction, versionGuard } from './transactions.js';
 export { CONFLICT_ATTEMPTS, conflictBackoff, recordTables, sendTransaction, transact, WriteConflict } from './transact.js';
 export { batchGet, batchKey, getRecord, MAX_ID_LENGTH, readRecords, type BatchRequest } from './read-records.js';

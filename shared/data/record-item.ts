@@ -75,6 +75,8 @@ export type TableItem = Record<string, NativeAttributeValue>;
 export interface TableNames {
   records: string;
   events: string;
+  /** Revisions and the trash (shared/data/revisions.ts). */
+  history: string;
 }
 
 /**

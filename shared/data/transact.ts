@@ -15,7 +15,7 @@ import type { TableNames, TransactItem } from './record-item.js';
 import { uniquePutField } from './unique-keys.js';
 
 export function recordTables(): TableNames {
-  return { records: tableName('records'), events: tableName('events') };
+  return { records: tableName('records'), events: tableName('events'), history: tableName('history') };
 }
 
 

@@ -48,11 +48,14 @@ export function versionGuard(before: StoredRecord): { ConditionExpression: strin
   const ix = before.ix === undefined ? 'attribute_not_exists(#ix)' : '#ix = :ix';
   const uniques = before.uniques === undefined ? 'attribute_not_exists(#uniques)' : '#uniques = :uniques';
   const ws = before.ws === undefined ? 'attribute_not_exists(#ws)' : '#ws = :ws';
+  // A soft-deleted record is written only when restored: still deleted as read.
+  const deleted = before.deletedAt === undefined ? 'attribute_not_exists(#deletedAt)' : '#deletedAt = :deletedAt';
   return {
-    ConditionExpression: `attribute_exists(pk) AND #version = :version AND attribute_not_exists(#deletedAt) AND ${ix} AND ${uniques} AND ${ws}`,
+    ConditionExpression: `attribute_exists(pk) AND #version = :version AND ${deleted} AND ${ix} AND ${uniques} AND ${ws}`,
     ExpressionAttributeNames: { '#version': 'version', '#deletedAt': 'deletedAt', '#ix': 'ix', '#uniques': 'uniques', '#ws': 'ws' },
     ExpressionAttributeValues: {
       ':version': before.version,
+      ...(before.deletedAt === undefined ? {} : { ':deletedAt': before.deletedAt }),
       ...(before.ix === undefined ? {} : { ':ix': before.ix }),
       ...(before.uniques === undefined ? {} : { ':uniques': before.uniques }),
       ...(before.ws === undefined ? {} : { ':ws': before.ws }),

@@ -15,6 +15,8 @@
  * An item whose record moved on fails alone with PRECONDITION_FAILED (and `etag`, the current one).
  */
 import type { AuthContext } from '../caller.js';
+import { newId } from '../ids.js';
+import { saveOperation } from '../data/index.js';
 import { BadRequestError, toApiError, ValidationError } from '../errors.js';
 import type { LoadedEntity } from '../registry/index.js';
 import { loadLayouts } from '../migrations/index.js';
@@ -83,6 +85,8 @@ function failureOf(index: number, id: unknown, error: unknown): BulkFailure {
 const BAD_ID = (value: unknown) => typeof value !== 'string' || value.length === 0;
 
 export interface BulkUpdateResult {
+  /** The bulk call's id, kept in the revision of every record it changed. */
+  operationId: string;
   updated: number;
   failed: number;
   items: unknown[];
@@ -90,6 +94,7 @@ export interface BulkUpdateResult {
 }
 
 export interface BulkDeleteResult {
+  operationId: string;
   deleted: number;
   failed: number;
   ids: string[];
@@ -98,7 +103,8 @@ export interface BulkDeleteResult {
 
 /** `body` is `{updates: [{id, ifMatch?, ...fields}]}`; `replaceMetadata` as for one record's update. */
 export async function bulkUpdate(entity: LoadedEntity, caller: AuthContext | undefined, body: unknown, options: { replaceMetadata?: boolean } = {}): Promise<BulkUpdateResult> {
-  const auth = mayUpdate(entity, caller);
+  const operationId = newId('op');
+  const auth = { ...mayUpdate(entity, caller), operationId };
   const updates = listOf(body, 'updates');
   duplicates(updates.map((u) => (isPlainObject(u) ? u.id : undefined)), 'updates');
   const replaceMetadata = options.replaceMetadata === true;
@@ -111,19 +117,22 @@ export async function bulkUpdate(entity: LoadedEntity, caller: AuthContext | und
     }
     const { id, ifMatch, ...fields } = update;
     try {
-      return { record: present(entity, await updateStored(layouts, entity, id as string, auth, fields, { replaceMetadata, preconditions: preconditionsOfValue(ifMatch) })) };
+      const stored = await updateStored(layouts, entity, id as string, auth, fields, { replaceMetadata, preconditions: preconditionsOfValue(ifMatch) });
+      return { record: present(entity, stored), written: { id: stored.id, revision: stored.version } };
     } catch (error) {
       return { failure: failureOf(i, id, error) };
     }
   });
   const items = results.flatMap((r) => (r.record ? [r.record] : []));
   const failures = results.flatMap((r) => (r.failure ? [r.failure] : []));
-  return { updated: items.length, failed: failures.length, items, failures };
+  await saveOperation(entity, { operationId, entity: entity.slug, tenantId: auth.tenantId, records: results.flatMap((r) => (r.written ? [r.written] : [])) });
+  return { operationId, updated: items.length, failed: failures.length, items, failures };
 }
 
 /** `body` is `{ids: [id | {id, ifMatch}]}` (undefined: the request had no body). */
 export async function bulkDelete(entity: LoadedEntity, caller: AuthContext | undefined, body: unknown): Promise<BulkDeleteResult> {
-  const auth = mayDelete(entity, caller);
+  const operationId = newId('op');
+  const auth = { ...mayDelete(entity, caller), operationId };
   if (body === undefined) throw new BadRequestError('A bulk delete needs a JSON body {ids: [...]}', { ids: 'is required' });
   const entries = listOf(body, 'ids');
   // An entry is an id, or {id, ifMatch}.
@@ -138,13 +147,15 @@ export async function bulkDelete(entity: LoadedEntity, caller: AuthContext | und
       return { failure: failureOf(i, id, new ValidationError({ [`ids[${i}]`]: 'takes only id and ifMatch' })) };
     }
     try {
-      await removeStored(layouts, entity, id as string, auth, isPlainObject(entry) ? preconditionsOfValue(entry.ifMatch) : undefined);
-      return { id: id as string };
+      let revision = 0;
+      await removeStored(layouts, entity, id as string, auth, isPlainObject(entry) ? preconditionsOfValue(entry.ifMatch) : undefined, (n) => (revision = n));
+      return { id: id as string, revision };
     } catch (error) {
       return { failure: failureOf(i, id, error) };
     }
   });
   const deleted = results.flatMap((r) => (r.id ? [r.id] : []));
   const failures = results.flatMap((r) => (r.failure ? [r.failure] : []));
-  return { deleted: deleted.length, failed: failures.length, ids: deleted, failures };
+  await saveOperation(entity, { operationId, entity: entity.slug, tenantId: auth.tenantId, records: results.flatMap((r) => (r.id ? [{ id: r.id, revision: r.revision }] : [])) });
+  return { operationId, deleted: deleted.length, failed: failures.length, ids: deleted, failures };
 }

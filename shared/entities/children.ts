@@ -4,7 +4,7 @@
  * ids it stores). The parent is read, and the children listed or created, with ONE layout value,
  * loaded once the caller may ask (service.ts says why).
  */
-import { getRecord, recordTables, updateTransaction, type StoredRecord } from '../data/index.js';
+import { getRecord, recordTables, revisionPut, updateTransaction, writeContextOf, type StoredRecord } from '../data/index.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import type { AuthContext } from '../caller.js';
 import { findEntity, type LoadedEntity, type RelationDefinition } from '../registry/index.js';
@@ -85,7 +85,8 @@ export async function createChild(entity: LoadedEntity, id: string, child: strin
             updatedAt: after(current.updatedAt),
             version: current.version + 1,
           };
-          return updateTransaction(layout, current, next, changeEvent(layout, 'updated', next, next.updatedAt), recordTables());
+          const tables = recordTables();
+          return [...updateTransaction(layout, current, next, changeEvent(layout, 'updated', next, next.updatedAt), tables), ...revisionPut(entity, tables.history, current, next, writeContextOf(caller, 'update'))];
         },
       });
       return present(target, created);

@@ -6,6 +6,8 @@
 export * from './rules.js';
 export { aggregatableFields, aggregateQueryOf, aggregateRecords, parseAggregateQuery, type AggregateInput, type AggregateGroup, type AggregateQuery, type AggregateResult } from './aggregate.js';
 export { bulkDelete, bulkUpdate, type BulkDeleteResult, type BulkFailure, type BulkUpdateResult } from './bulk.js';
+export { listDeleted, listRevisions, parseRevisionNumber, parseRevisionsQuery, readRecordAtRevision, restoreRecord, type RevisionsPage } from './history.js';
+export { undoOperation, type UndoResult } from './undo.js';
 export { childEntity, createChild, listChildren } from './children.js';
 export {
   createRecord,

@@ -16,9 +16,13 @@ import {
   deleteTransaction,
   getRecord,
   recordTables,
+  revisionPut,
   transact,
+  trashPut,
   updateTransaction,
+  writeContextOf,
   WriteConflict,
+  type RevisionOperation,
   type StoredRecord,
   type TransactItem,
 } from '../data/index.js';
@@ -159,8 +163,14 @@ export async function insertRecord(layouts: LiveLayouts, entity: LoadedEntity, c
   refuseOversizedUniques(entity, undefined, record);
   const layout = layouts.of(entity);
   await refuseWhileUniqueBuilt(layout, undefined, record);
-  const items = [...createTransaction(layout, record, changeEvent(layout, 'created', record, record.createdAt), recordTables()), ...(options.alongside?.(record) ?? [])];
+  const tables = recordTables();
+  const items = [
+    ...createTransaction(layout, record, changeEvent(layout, 'created', record, record.createdAt), tables),
+    ...revisionPut(entity, tables.history, undefined, record, writeContextOf(caller, 'create')),
+    ...(options.alongside?.(record) ?? []),
+  ];
   await transact(items);
+  caller.journal?.push({ entity: entity.slug, id: record.id, revision: record.version });
   return record;
 }
 
@@ -207,6 +217,8 @@ async function rewrite(
 export interface UpdateOptions {
   replaceMetadata?: boolean;
   preconditions?: Preconditions;
+  /** How the write is recorded in the record's history (default `update`). */
+  operation?: RevisionOperation;
 }
 
 /** UPDATE's checks (the operation, a caller, the definition's scope): the caller. */
@@ -239,8 +251,13 @@ export async function updateStored(layouts: LiveLayouts, entity: LoadedEntity, i
     checkMerged(entity, next);
     refuseOversizedUniques(entity, before, next);
     await refuseWhileUniqueBuilt(layout, before, next);
-    return { after: next, items: updateTransaction(layout, before, next, changeEvent(layout, 'updated', next, next.updatedAt), recordTables()) };
+    const tables = recordTables();
+    return {
+      after: next,
+      items: [...updateTransaction(layout, before, next, changeEvent(layout, 'updated', next, next.updatedAt), tables), ...revisionPut(entity, tables.history, before, next, writeContextOf(caller, options.operation ?? 'update'))],
+    };
   }, options.preconditions);
+  caller.journal?.push({ entity: entity.slug, id, revision: updated!.version });
   return updated!;
 }
 
@@ -260,15 +277,29 @@ export async function deleteRecord(entity: LoadedEntity, id: string, auth: AuthC
 }
 
 /** A delete of record `id` by a caller mayDelete let through: the soft-deleted version, or undefined once gone. */
-export async function removeStored(layouts: LiveLayouts, entity: LoadedEntity, id: string, caller: AuthContext, preconditions?: Preconditions): Promise<StoredRecord | undefined> {
+export async function removeStored(
+  layouts: LiveLayouts,
+  entity: LoadedEntity,
+  id: string,
+  caller: AuthContext,
+  preconditions?: Preconditions,
+  /** Told the revision the delete wrote (a bulk call keeps it for its undo). */
+  onRevision?: (revision: number) => void,
+): Promise<StoredRecord | undefined> {
   const layout = layouts.of(entity);
-  const { after: deleted } = await rewrite(layouts, entity, id, caller, async (before) => {
+  const tables = recordTables();
+  const context = writeContextOf(caller, 'delete');
+  const { before: removed, after: deleted } = await rewrite(layouts, entity, id, caller, async (before) => {
     if (entity.softDelete) {
       const now = after(before.updatedAt);
       const next: StoredRecord = { ...before, deletedAt: now, updatedAt: now, version: before.version + 1 };
-      return { after: next, items: updateTransaction(layout, before, next, changeEvent(layout, 'deleted', next, now), recordTables()) };
+      return { after: next, items: [...updateTransaction(layout, before, next, changeEvent(layout, 'deleted', next, now), tables), ...revisionPut(entity, tables.history, before, next, context), ...trashPut(entity, tables.history, before, now)] };
     }
-    return { items: deleteTransaction(layout, before, changeEvent(layout, 'deleted', before, new Date().toISOString()), recordTables()) };
+    // The deletion's revision and its trash entry carry the same time: a restore finds the entry by it.
+    const at = new Date();
+    return { items: [...deleteTransaction(layout, before, changeEvent(layout, 'deleted', before, at.toISOString()), tables), ...revisionPut(entity, tables.history, before, undefined, context, at), ...trashPut(entity, tables.history, before, at.toISOString())] };
   }, preconditions);
+  onRevision?.(removed.version + 1);
+  caller.journal?.push({ entity: entity.slug, id, revision: removed.version + 1 });
   return deleted;
 }

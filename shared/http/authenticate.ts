@@ -44,6 +44,7 @@ export function authenticate(): middy.MiddlewareObj<ApiEvent, APIGatewayProxyRes
       const mode = req.route.auth;
       if (mode === 'public') return;
       req.auth ??= await resolveAuth(req);
+      if (req.auth && req.auth.requestId !== req.requestId) req.auth = { ...req.auth, requestId: req.requestId };
       if (!req.auth) {
         if (mode === 'optional') return;
         throw new UnauthorizedError();

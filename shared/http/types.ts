@@ -50,7 +50,8 @@ export interface ApiRequest<B = unknown> {
 export interface Reply {
   status?: number;
   data?: unknown;
-  pagination?: Pagination;
+  /** An offset list's Pagination, or a cursor-only list's (a record's revisions: no total). */
+  pagination?: Pagination | { limit: number; hasNext: boolean; nextCursor: string | null };
   message?: string;
   warning?: string;
   /** The envelope's `meta` (an aggregate's groups and source). */

@@ -33,6 +33,9 @@ import {
   batchKey,
   emailKey,
   eventItem,
+  revisionPut,
+  saveOperation,
+  writeContextOf,
   holdsValue,
   recordTables,
   uniqueFields,
@@ -256,9 +259,11 @@ export interface WrittenItems {
 }
 
 /** Plans and writes the valid items (in request order). */
-async function writeValid(layouts: LiveLayouts, entity: LoadedEntity, valid: ItemResult[], seed: IdSeed | undefined, auth: AuthContext, withEvents: boolean): Promise<WrittenItems> {
+async function writeValid(layouts: LiveLayouts, entity: LoadedEntity, valid: ItemResult[], seed: IdSeed | undefined, auth: AuthContext, withEvents: boolean, operationId: string): Promise<WrittenItems> {
   const layout = layouts.of(entity);
   const now = new Date().toISOString();
+  const tables = recordTables();
+  const context = writeContextOf(auth, 'create', operationId);
   const planned: PlannedRecord[] = valid.map((r) => {
     const record = newRecord(entity, auth, r.input!, importRecordId(entity, r.index, r.item, seed, Date.parse(now)), now);
     const event = withEvents
@@ -268,11 +273,13 @@ async function writeValid(layouts: LiveLayouts, entity: LoadedEntity, valid: Ite
           now,
         })
       : undefined;
-    return { index: r.index, record, ...(event ? { event } : {}) };
+    return { index: r.index, record, ...(event ? { event } : {}), revision: revisionPut(entity, tables.history, undefined, record, context, new Date(now)) };
   });
-  const outcome = await writeRecords(layout, planned, recordTables(), (found, mine) => found.tenantId === mine.tenantId && found.ownerId === mine.ownerId && !found.deletedAt);
+  const outcome = await writeRecords(layout, planned, tables, (found, mine) => found.tenantId === mine.tenantId && found.ownerId === mine.ownerId && !found.deletedAt);
   const records = new Map<number, PublicRecord>();
   for (const [index, record] of [...outcome.written, ...outcome.existing]) records.set(index, present(entity, record));
+  for (const record of outcome.written.values()) auth.journal?.push({ entity: entity.slug, id: record.id, revision: record.version });
+  await saveOperation(entity, { operationId, entity: entity.slug, tenantId: auth.tenantId, records: [...outcome.written.values()].map((r) => ({ id: r.id, revision: r.version })) });
   return { records, failed: outcome.failed, taken: outcome.taken, writeRequests: outcome.writeRequests };
 }
 
@@ -347,7 +354,8 @@ export async function importRecords(entity: LoadedEntity, { caller, body: payloa
   const results = await validateItems(layouts, entity, items, auth, new Map(), seed);
   const invalid = results.filter((r) => r.details);
   if (!skipInvalid && invalid.length) throw abortOn(invalid[0]);
-  const written = await writeValid(layouts, entity, results.filter((r) => r.input), seed, auth, true);
+  const operationId = newId('op');
+  const written = await writeValid(layouts, entity, results.filter((r) => r.input), seed, auth, true, operationId);
   takenAtWrite(written, results);
 
   const failures: ImportFailure[] = [];
@@ -356,7 +364,7 @@ export async function importRecords(entity: LoadedEntity, { caller, body: payloa
     else if (written.failed.has(r.index)) failures.push({ index: r.index, item: echoOf(r.item), error: written.failed.get(r.index)! });
   }
   const created = [...written.records.entries()].sort(([a], [b]) => a - b).map(([, record]) => record);
-  const report = { created: created.length, failed: failures.length, items: created, ...(returnFailures ? { failures } : {}) };
+  const report = { operationId, created: created.length, failed: failures.length, items: created, ...(returnFailures ? { failures } : {}) };
   const fault = incomplete(written, { ...report, failures });
   if (fault) throw fault;
   return report;
@@ -419,7 +427,8 @@ export async function importTasks({ caller, body: payload, seed }: ImportInput):
 
   const layouts = await loadLayouts();
   const results = await validateItems(layouts, entity, bodies, auth, pre, seed);
-  const written = await writeValid(layouts, entity, results.filter((r) => r.input), seed, auth, notify);
+  const operationId = newId('op');
+  const written = await writeValid(layouts, entity, results.filter((r) => r.input), seed, auth, notify, operationId);
   takenAtWrite(written, results);
   const errors: { index: number; task: unknown; error: string; details?: Record<string, string> }[] = [];
   for (const r of results) {
@@ -427,7 +436,7 @@ export async function importTasks({ caller, body: payload, seed }: ImportInput):
     else if (written.failed.has(r.index)) errors.push({ index: r.index, task: echoOf(tasks[r.index]), error: written.failed.get(r.index)! });
   }
   const imported = [...written.records.entries()].sort(([a], [b]) => a - b).map(([, record]) => record);
-  const report = { imported: imported.length, failed: errors.length, tasks: imported, errors };
+  const report = { operationId, imported: imported.length, failed: errors.length, tasks: imported, errors };
   const fault = incomplete(written, report);
   if (fault) throw fault;
   return report;

@@ -50,6 +50,8 @@ export interface PlannedRecord {
   record: StoredRecord;
   /** The change event to write with it (none: no event). */
   event?: Record<string, unknown>;
+  /** Its revision (shared/data/revisions.ts): none when the entity keeps no history. */
+  revision?: TransactItem[];
 }
 
 export interface Chunk {
@@ -64,6 +66,7 @@ function putsOf(layout: LiveLayout, planned: PlannedRecord, tables: TableNames):
   const puts: TransactItem[] = [
     ...newRecordPuts(layout, planned.record, entered, tables),
     ...(planned.event ? [{ Put: { TableName: tables.events, Item: planned.event } }] : []),
+    ...(planned.revision ?? []),
   ];
   return { puts, entered, bytes: JSON.stringify(puts).length };
 }

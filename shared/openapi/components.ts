@@ -300,9 +300,10 @@ export const COMMON_SCHEMAS: Record<string, Schema> = {
   },
   BatchResponse: {
     type: 'object',
-    required: ['success', 'responses'],
+    required: ['success', 'operationId', 'responses'],
     properties: {
       success: { const: true },
+      operationId: { type: 'string', description: 'Names the batch for POST /api/v1/operations/{operationId}/undo: every record write of its sub-requests is reverted.' },
       responses: {
         type: 'array',
         items: { type: 'object', required: ['id', 'status', 'body'], properties: { id: { type: 'string' }, status: { type: 'integer' }, body: {} } },
@@ -363,6 +364,19 @@ export const COMMON_SCHEMAS: Record<string, Schema> = {
     type: 'object',
     required: ['index', 'error'],
     properties: { index: { type: 'integer' }, id: { type: 'string' }, error: { type: 'string' }, code: { type: 'string' }, details: object },
+  },
+  Revision: {
+    type: 'object',
+    required: ['revision', 'at', 'operation', 'actor', 'changes'],
+    properties: {
+      revision: { type: 'integer', minimum: 1, description: 'The record\'s version after the write.' },
+      at: { type: 'string', format: 'date-time' },
+      operation: { type: 'string', enum: ['create', 'update', 'delete', 'restore', 'migration'] },
+      actor: { type: 'object', required: ['type', 'id'], properties: { type: { type: 'string', enum: ['session', 'api_key', 'oidc', 'system'] }, id: { type: 'string', description: 'The user\'s id, or the API key\'s.' } } },
+      requestId: { type: ['string', 'null'] },
+      operationId: { type: ['string', 'null'], description: 'The bulk call (bulk update or delete) the write belonged to.' },
+      changes: { type: 'object', additionalProperties: { type: 'object', properties: { from: {}, to: {} } }, description: 'The fields the write changed, before and after (null: absent). Protected fields never appear.' },
+    },
   },
   ImportFailure: {
     type: 'object',

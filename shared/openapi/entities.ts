@@ -373,8 +373,8 @@ export function entityOperations(ctx: EntityRouteContext): { path: string; spec:
               200: {
                 description: 'What was updated and what failed.',
                 schema: envelopeOf({
-                  type: 'object', required: ['updated', 'failed', 'items', 'failures'],
-                  properties: { updated: { type: 'integer' }, failed: { type: 'integer' }, items: { type: 'array', items: record }, failures: { type: 'array', items: ref('BulkFailure') } },
+                  type: 'object', required: ['operationId', 'updated', 'failed', 'items', 'failures'],
+                  properties: { operationId: { type: 'string', description: 'Kept in the revision of every record this call changed.' }, updated: { type: 'integer' }, failed: { type: 'integer' }, items: { type: 'array', items: record }, failures: { type: 'array', items: ref('BulkFailure') } },
                 }),
               },
             },
@@ -393,8 +393,8 @@ export function entityOperations(ctx: EntityRouteContext): { path: string; spec:
               200: {
                 description: 'What was deleted and what failed.',
                 schema: envelopeOf({
-                  type: 'object', required: ['deleted'],
-                  properties: { deleted: { type: 'integer' }, failed: { type: 'integer' }, ids: { type: 'array', items: { type: 'string' } }, failures: { type: 'array', items: ref('BulkFailure') } },
+                  type: 'object', required: ['operationId', 'deleted'],
+                  properties: { operationId: { type: 'string', description: 'Kept in the revision of every record this call deleted.' }, deleted: { type: 'integer' }, failed: { type: 'integer' }, ids: { type: 'array', items: { type: 'string' } }, failures: { type: 'array', items: ref('BulkFailure') } },
                 }),
               },
             },
@@ -511,6 +511,73 @@ export function entityOperations(ctx: EntityRouteContext): { path: string; spec:
         }];
     }
     return [];
+  }
+
+  if (template.endsWith('/{entity}/deleted') && method === 'GET' && enabled(entity, 'read') && entity.history !== false) {
+    return [{
+      path: collection,
+      spec: {
+        tag, operationId: `listDeleted${base}`, summary: `List the deleted ${entity.slug} that can be restored`,
+        description: `The ${entity.slug} deleted within retention, newest first: the caller's own (an admin's: the tenant's${entity.access.shared ? '; every user of the tenant sees all of them' : ''}). Each comes back with POST /{id}/restore and the revision before its deletion.`,
+        parameters: [
+          { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+          { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: 'The nextCursor of the previous page.' },
+        ],
+        responses: {
+          200: {
+            description: 'A page of deleted records.',
+            schema: envelopeOf({ type: 'array', items: { type: 'object', required: ['id', 'deletedAt', 'revision'], properties: { id: { type: 'string' }, deletedAt: { type: 'string', format: 'date-time' }, revision: { type: 'integer', description: 'The deletion\'s revision: restore revision - 1.' } } } }, { pagination: true }),
+          },
+        },
+        errors: [400, 422],
+      },
+    }];
+  }
+  // History (docs/history.md): a record's revisions, the record after one, restore.
+  if (template.endsWith('/{entity}/{id}/revisions') && method === 'GET' && enabled(entity, 'read') && entity.history !== false) {
+    return [{
+      path: collection,
+      spec: {
+        tag, operationId: `list${single}Revisions`, summary: `List a ${entity.name}'s revisions`,
+        description: `Newest first, one per write (create, update, delete, restore), each with who made it, when, in which request and bulk operation, and the fields it changed (\`{field: {from, to}}\`). Kept ${entity.history ? entity.history.days : 30} days. Visible to those who may read the ${entity.name}; a deleted one's to its owner and the tenant's admins; anyone else gets 404.`,
+        parameters: [
+          idParameter(entity),
+          { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+          { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: 'The nextCursor of the previous page.' },
+        ],
+        responses: { 200: { description: 'A page of revisions.', schema: envelopeOf({ type: 'array', items: ref('Revision') }, { pagination: true }) } },
+        errors: [400, 404, 422],
+      },
+    }];
+  }
+  if (template.endsWith('/{entity}/{id}/revisions/{revision}') && method === 'GET' && enabled(entity, 'read') && entity.history !== false) {
+    return [{
+      path: collection,
+      spec: {
+        tag, operationId: `get${single}Revision`, summary: `Read a ${entity.name} as it stood after a revision`,
+        parameters: [idParameter(entity), { name: 'revision', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }],
+        responses: {
+          200: {
+            description: `The revision and the ${entity.name} as it stood after it.`,
+            schema: envelopeOf({ type: 'object', required: ['revision', 'record'], properties: { revision: ref('Revision'), record } }),
+          },
+        },
+        errors: [404, 422],
+      },
+    }];
+  }
+  if (template.endsWith('/{entity}/{id}/restore') && method === 'POST' && enabled(entity, 'update') && entity.history !== false) {
+    return [{
+      path: collection,
+      spec: {
+        tag, operationId: `restore${single}`, summary: `Restore a ${entity.name} to a revision`,
+        description: `Puts the ${entity.name} back as it stood after \`revision\`, as a new revision (operation \`restore\`). Checked as an update (422, 409 on a unique value taken since, 412 on a stale If-Match). A deleted ${entity.name} (soft or hard, within retention) comes back with its id; that also needs the delete scope.`,
+        parameters: [idParameter(entity), { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'The ETag the restore is conditional on (412 when the record changed since).' }],
+        requestBody: { schema: { type: 'object', required: ['revision'], additionalProperties: false, properties: { revision: { type: 'integer', minimum: 1 } } }, example: { revision: 1 } },
+        responses: { 200: { description: `The restored ${entity.name}.`, schema: envelopeOf(record), headers: ['ETag'] } },
+        errors: [400, 404, 409, 412, 422],
+      },
+    }];
   }
 
   if (template.endsWith('/{entity}/{id}/{child}')) {

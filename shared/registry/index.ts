@@ -38,6 +38,8 @@ export {
   DEFAULT_PUBLIC_WRITE_SHARDS,
   MAX_WRITE_SHARDS,
   writeShardsOf,
+  historyDaysOf,
+  DEFAULT_HISTORY_DAYS,
   PROTECTED_FIELDS,
   type EntityDefinition,
   type FieldDefinition,

@@ -106,6 +106,8 @@ export interface EntityDefinition {
    * tenant writes its one listing), 1 otherwise (docs/capacity.md).
    */
   writeShards?: number;
+  /** Revisions kept per record write: `{ days }` (default 30), or false for none (docs/history.md). */
+  history?: false | { days: number };
 }
 
 /** Largest `writeShards`: a page 1 reads that many partition keys. */
@@ -116,6 +118,13 @@ export const DEFAULT_PUBLIC_WRITE_SHARDS = 20;
 /** The entity's write shards: as declared, else the default of its access mode. */
 export function writeShardsOf(entity: Pick<EntityDefinition, 'writeShards' | 'access'>): number {
   return entity.writeShards ?? (entity.access.public ? DEFAULT_PUBLIC_WRITE_SHARDS : 1);
+}
+
+/** Days a revision is kept; 30 by default; 0 when the entity keeps no history. */
+export const DEFAULT_HISTORY_DAYS = 30;
+export function historyDaysOf(entity: Pick<EntityDefinition, 'history'>): number {
+  if (entity.history === false) return 0;
+  return entity.history?.days ?? DEFAULT_HISTORY_DAYS;
 }
 
 /** A definition after loading: defaults filled in, frozen. */

@@ -35,7 +35,7 @@ export const RESERVED_SLUGS = new Set([
   'auth', 'users', 'tenants', 'keys', 'api-keys', 'import', 'upload', 'webhooks', 'stream', 'batch', 'graphql', 'ai', 'health', 'docs', 'migrations',
 ]);
 
-const DEFINITION_KEYS = new Set(['name', 'slug', 'tableName', 'idFormat', 'fields', 'permissions', 'access', 'operations', 'softDelete', 'relations', 'rateLimit', 'writeShards']);
+const DEFINITION_KEYS = new Set(['name', 'slug', 'tableName', 'idFormat', 'fields', 'permissions', 'access', 'operations', 'softDelete', 'relations', 'rateLimit', 'writeShards', 'history']);
 const FIELD_KEYS = new Set(['type', 'required', 'maxLength', 'values', 'default', 'validation', 'searchable', 'indexed', 'sortable', 'generated', 'references', 'unique']);
 const PERMISSIONS: readonly PermissionName[] = ['create', 'read', 'update', 'delete'];
 const SCOPE = /^(\*|read|write|delete|[a-z][a-z0-9-]*:(read|write|delete|\*))$/;
@@ -226,6 +226,10 @@ export function definitionProblems(def: unknown): string[] {
     }
   }
   if (d.softDelete !== undefined && typeof d.softDelete !== 'boolean') problems.push('softDelete must be a boolean');
+  if (d.history !== undefined && d.history !== false) {
+    const days = (d.history as { days?: unknown } | null)?.days;
+    if (typeof d.history !== 'object' || d.history === null || !Number.isInteger(days) || (days as number) < 1 || (days as number) > 3650) problems.push('history must be false or { days: an integer from 1 to 3650 }');
+  }
   if (d.relations !== undefined) {
     if (!isObject(d.relations)) problems.push('relations must be an object');
     else for (const [name, relation] of Object.entries(d.relations)) checkRelation(name, relation, d, problems);

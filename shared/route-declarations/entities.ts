@@ -46,6 +46,7 @@ export const entitiesRoutes = /* @__PURE__ */ familyRoutes('entities', [
     summary: 'Count, sum, average, min and max of records, by group',
     query: AGGREGATE_QUERY,
   },
+  { method: 'GET', path: `${V1}/{entity}/deleted`, operation: 'listDeleted', auth: 'required', scope: '{entity}:read', errors: ['INVALID_REQUEST', 'VALIDATION_FAILED', 'ENTITY_NOT_FOUND', 'METHOD_NOT_ALLOWED'], summary: 'List the deleted records that can be restored' },
   { method: 'GET', path: `${V1}/{entity}/{id}`, operation: 'read', auth: 'optional', scope: '{entity}:read', errors: ['INVALID_REQUEST', 'ENTITY_NOT_FOUND', 'NOT_FOUND', 'METHOD_NOT_ALLOWED'], summary: 'Read a record' },
   {
     method: 'PATCH',
@@ -64,6 +65,26 @@ export const entitiesRoutes = /* @__PURE__ */ familyRoutes('entities', [
     scope: '{entity}:delete',
     errors: ['INVALID_REQUEST', 'ENTITY_NOT_FOUND', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'CONFLICT', 'PRECONDITION_FAILED'],
     summary: 'Delete a record',
+  },
+  // History (shared/entities/history.ts): static segments, so they win over {child}.
+  { method: 'GET', path: `${V1}/{entity}/{id}/revisions`, operation: 'listRevisions', auth: 'optional', scope: '{entity}:read', errors: ['INVALID_REQUEST', 'VALIDATION_FAILED', 'ENTITY_NOT_FOUND', 'NOT_FOUND', 'METHOD_NOT_ALLOWED'], summary: "List a record's revisions" },
+  { method: 'GET', path: `${V1}/{entity}/{id}/revisions/{revision}`, operation: 'readRevision', auth: 'optional', scope: '{entity}:read', errors: ['VALIDATION_FAILED', 'ENTITY_NOT_FOUND', 'NOT_FOUND', 'METHOD_NOT_ALLOWED'], summary: 'Read a record as it stood after a revision' },
+  {
+    method: 'POST',
+    path: `${V1}/{entity}/{id}/restore`,
+    operation: 'restoreRecord',
+    auth: 'required',
+    scope: '{entity}:write',
+    errors: [...BODY, 'ENTITY_NOT_FOUND', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'CONFLICT', 'UNIQUE_VIOLATION', 'PRECONDITION_FAILED'],
+    summary: 'Restore a record to a revision',
+  },
+  {
+    method: 'POST',
+    path: `${V1}/operations/{operationId}/undo`,
+    operation: 'undoOperation',
+    auth: 'required',
+    errors: ['INVALID_REQUEST', 'NOT_FOUND'],
+    summary: 'Undo a bulk update, bulk delete or import',
   },
   // Child collections: the parent needs read; the child's own scopes are checked by the family.
   { method: 'GET', path: `${V1}/{entity}/{id}/{child}`, operation: 'listChildren', auth: 'optional', scope: '{entity}:read', errors: [...LIST, 'ENTITY_NOT_FOUND', 'NOT_FOUND'], summary: 'List the records of a relation' },
@@ -89,6 +110,19 @@ export function entitiesDocs(): RouteDocs<(typeof entitiesRoutes)[number]> {
             },
           },
         }),
+      },
+      errors: [],
+    }),
+    undoOperation: ({ json, envelopeOf }) => ({
+      tag: 'History',
+      description:
+        'Reverts every record a bulk update, bulk delete or import (its answer\'s `operationId`) wrote, each put back as it stood before as a restore by the caller (update scope; delete scope to remove an imported record or bring back a deleted one). A record changed since by anything else is listed in `conflicts` and left alone. A second undo reverts nothing. Another tenant\'s operation, or an expired one, is 404.',
+      responses: {
+        200: json(
+          envelopeOf({ type: 'object', required: ['reverted', 'conflicts'], properties: { reverted: { type: 'integer' }, conflicts: { type: 'array', items: { type: 'string' } } } }),
+          'What was reverted, and the ids left alone.',
+          { example: { success: true, data: { reverted: 44, conflicts: ['tsk_0VcFmPHIhdvqnRPSgiRWRH'] } } },
+        ),
       },
       errors: [],
     }),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ceiling, isListingKey, KeyLoad, shardedPartition, shownKey, summarizeLoad } from '../../bench/partition-load.js';
 
-const tables = { records: 'Records', events: 'Events' };
+const tables = { records: 'Records', events: 'Events', history: 'History' };
 
 describe('KeyLoad', () => {
   it('adds WRU per table and partition key, leaving out other tables', () => {

@@ -11,6 +11,13 @@ import {
   aggregateRecords,
   bulkDelete,
   bulkUpdate,
+  listDeleted,
+  listRevisions,
+  parseRevisionNumber,
+  parseRevisionsQuery,
+  readRecordAtRevision,
+  restoreRecord,
+  undoOperation,
   childEntity,
   createChild,
   createRecordWithEtag,
@@ -200,6 +207,11 @@ export const entityOperations: FamilyOperations<'entities'> = {
       const query = parseListQueryString(childEntity(e, req.params.child), req.query);
       return listReply(req, await listChildren(e, req.params.id, req.params.child, req.auth, query));
     }),
+  listRevisions: async (req) => ({ ...(await listRevisions(bulkEntity(req), req.params.id, req.auth, parseRevisionsQuery(req.query))) }),
+  readRevision: async (req) => ({ data: await readRecordAtRevision(bulkEntity(req), req.params.id, req.auth, parseRevisionNumber(req.params.revision)) }),
+  restoreRecord: async (req) => recordReply(await restoreRecord(bulkEntity(req), req.params.id, req.auth, req.body, preconditionsOf(req.headers)), 200),
+  listDeleted: async (req) => ({ ...(await listDeleted(bulkEntity(req), req.auth, parseRevisionsQuery(req.query))) }),
+  undoOperation: async (req) => ({ status: 200, data: await undoOperation(req.params.operationId, req.auth) }),
   createChild: (req) =>
     resolve(req, 'createChild', async (e) => ({ status: 201, data: await createChild(e, req.params.id, req.params.child, req.auth, req.body ?? {}) })),
 };

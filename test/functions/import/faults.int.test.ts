@@ -41,8 +41,8 @@ function watch(options: { failAt?: number; fault?: Error; busyFor?: number } = {
     const send = client.send.bind(client) as (command: unknown) => Promise<unknown>;
     vi.spyOn(client, 'send').mockImplementation((async (command: { constructor: { name: string }; input: any }) => {
       const name = command.constructor.name;
-      const dataTable = command.input.TableName === undefined || [tableName('records'), tableName('events')].includes(command.input.TableName);
-      // Writes to the records and events tables (authentication and rate limits write elsewhere).
+      const dataTable = command.input.TableName === undefined || [tableName('records'), tableName('events'), tableName('history')].includes(command.input.TableName);
+      // Writes to the records, events and history tables (authentication and rate limits write elsewhere).
       if (/^(TransactWrite|BatchWrite|Put|Update|Delete)/.test(name) && dataTable) {
         seen.writes.push(name);
       }
@@ -68,13 +68,15 @@ const tasks = (n: number, label: string) =>
   Array.from({ length: n }, (_, i) => ({ title: `${label} ${i}`, status: ['todo', 'in_progress', 'completed'][i % 3], priority: ['low', 'medium', 'high'][i % 3] }));
 
 describe('import writes', () => {
-  it('imports 100 tasks in at most 16 write requests (4 per 25 records), notify included', async () => {
+  it('imports 100 tasks in at most 16 transactions (4 per 25 records), notify included, then one Put of what the import wrote (for its undo)', async () => {
     const seen = watch();
     const response = await call(importHandler, 'POST', '/api/v1/import/tasks', { tasks: tasks(100, 'count'), notify: true });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     expect(response.body.data.imported).toBe(100);
-    expect(seen.writes.every((w) => w === 'TransactWriteCommand')).toBe(true);
-    expect(seen.writes.length).toBeLessThanOrEqual(16);
+    expect(seen.writes.at(-1)).toBe('PutCommand');
+    const transactions = seen.writes.slice(0, -1);
+    expect(transactions.every((w) => w === 'TransactWriteCommand')).toBe(true);
+    expect(transactions.length).toBeLessThanOrEqual(16);
   });
 
   it('a fault part-way answers 503 IMPORT_INCOMPLETE with the per-item report; the retry with the same key completes it without duplicates', async () => {

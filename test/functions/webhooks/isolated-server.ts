@@ -12,7 +12,7 @@ import { startServer, type TestServer } from '../../support/server.js';
 
 export function isolatedTables(): Record<string, string> {
   const suffix = randomBytes(4).toString('hex');
-  return Object.fromEntries(['RECORDS', 'EVENTS', 'IDENTITY', 'LIMITS', 'WEBHOOKS'].map((t) => [`TABLE_${t}`, `wh-${suffix}-${t.toLowerCase()}`]));
+  return Object.fromEntries(['RECORDS', 'EVENTS', 'HISTORY', 'IDENTITY', 'LIMITS', 'WEBHOOKS'].map((t) => [`TABLE_${t}`, `wh-${suffix}-${t.toLowerCase()}`]));
 }
 
 export function newDataDir(): string {

@@ -3,7 +3,7 @@ import { definitionLayout, type LiveLayout } from '../../../shared/data/layout.j
 import type { StoredRecord, TransactItem } from '../../../shared/data/record-item.js';
 import { loadDefinitions, type LoadedEntity } from '../../../shared/registry/index.js';
 
-export const tables = { records: 'Records', events: 'Events' };
+export const tables = { records: 'Records', events: 'Events', history: 'History' };
 
 /** The registry's entities by slug, and each one's layout as its definition says (no migration under way). */
 export async function definitions(): Promise<{ entities: Record<string, LoadedEntity>; layouts: Record<string, LiveLayout> }> {

@@ -20,7 +20,7 @@ import {
 import { validateDefinition } from '../../../shared/registry/index.js';
 
 const TABLE = 'Records';
-const tables = { records: TABLE, events: 'Events' };
+const tables = { records: TABLE, events: 'Events', history: 'History' };
 
 const members = validateDefinition({
   name: 'member',

@@ -8,7 +8,7 @@ import type { LoadedEntity } from '../../../shared/registry/types.js';
 
 let tasks: LoadedEntity;
 let products: LoadedEntity;
-const tables = { records: 'Records', events: 'Events' };
+const tables = { records: 'Records', events: 'Events', history: 'History' };
 
 beforeAll(async () => {
   await loadRegistry();

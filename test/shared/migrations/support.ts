@@ -37,7 +37,7 @@ export function definitionsDir(): DefinitionsDir {
  */
 export const OWN_TABLES: Readonly<Record<string, string>> = (() => {
   const suffix = randomBytes(4).toString('hex');
-  return { TABLE_RECORDS: `migrations-${suffix}-records`, TABLE_EVENTS: `migrations-${suffix}-events` };
+  return { TABLE_RECORDS: `migrations-${suffix}-records`, TABLE_EVENTS: `migrations-${suffix}-events`, TABLE_HISTORY: `migrations-${suffix}-history` };
 })();
 
 export async function startWith(dynamoEndpoint: string, dir: string, env: Record<string, string> = {}): Promise<TestServer> {
