@@ -169,7 +169,8 @@ async function readPartition(layout: LiveLayout, paging: Paging): Promise<ListRe
   let result: PartitionPage;
   let total: number;
   if (cursor?.s) {
-    [result, total] = await Promise.all([pageAfter(layout, partition, cursor.s, limit), readCounter(source)]);
+    // The total travels in the cursor from the walk's first page; a cursor of an earlier version has none.
+    [result, total] = await Promise.all([pageAfter(layout, partition, cursor.s, limit), cursor.t ?? readCounter(source)]);
   } else if (page === 1) {
     result = await firstPage(layout, source, limit);
     total = result.total ?? 0;
@@ -178,7 +179,7 @@ async function readPartition(layout: LiveLayout, paging: Paging): Promise<ListRe
     total = skipped.total;
     result = skipped.lastSk ? await pageAfter(layout, partition, skipped.lastSk, limit) : { records: [], more: false };
   }
-  const next = result.more && result.lastSk ? nextOf(paging, { s: result.lastSk }) : null;
+  const next = result.more && result.lastSk ? nextOf(paging, { s: result.lastSk, t: total }) : null;
   return { records: result.records, pagination: paginationOf(page, limit, total, next) };
 }
 
