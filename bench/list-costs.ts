@@ -208,7 +208,7 @@ export async function measureListCosts(seeded: Seeded): Promise<ListCost[]> {
   const page49 = await list(auth, { limit: String(limit), page: '49' });
   const cursor = page49.pagination.nextCursor;
   if (!cursor) throw new Error(`no cursor after page 49 at size ${size}`);
-  await run('cursor, page 50', { limit: String(limit), cursor }, limit + 1, `≤ ${limit + 1} copies`, 'ONE Query after the cursor key (the page and one copy more); the total travels in the cursor');
+  await run('cursor, page 50', { limit: String(limit), cursor }, limit + 1 + counters, `≤ ${limit + 1} copies + ${counters} counter shards`, 'ONE Query after the cursor key (the page and one copy more) + ONE Query of the counter shards');
   await run('equality on an indexed field (status=todo)', { limit: String(limit), status: 'todo' }, limit + 2 + counters, `≤ ${limit + 2} copies + ${counters} counter shards`, "the status=todo partition: ONE Query from its counters + ONE Query of the base partition's counter shards (they count status)");
   await run(
     'two indexed equalities (status=todo&priority=high)',

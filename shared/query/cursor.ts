@@ -8,8 +8,9 @@
  * - any other order: the last record's sort values (`v`) and id (`i`), ties being broken by id;
  * - ids= in the order given: the last id (`i`); distinct=true: the last value (`v`, typed; its
  *   text in `i`).
- * A listing partition's cursor also carries the total its walk's first page read (`t`), so that
- * a page after a cursor reads no counters (on N write shards, N Queries fewer).
+ * A listing partition split over write shards also carries the total its walk's first page read
+ * (`t`), so that a page after a cursor reads no counters (N Queries fewer); on one shard the
+ * counters are read again with the page (one Query), so the total stays exact at every page.
  *
  * A cursor is bound to the query that produced it (`h`: a hash of the query's shape: entity,
  * view, conditions, search, sort, date range, ids, distinct, limit) and signed with HMAC-SHA256
@@ -29,7 +30,7 @@ export interface QueryCursor {
   v?: unknown[];
   /** Id of the last item (or the last distinct value). */
   i?: string;
-  /** The total the walk's first page read (listing partitions): later pages show it instead of reading the counters again. */
+  /** The total the walk's first page read (listing partitions on write shards): later pages show it instead of reading N shards' counters again. */
   t?: number;
 }
 
