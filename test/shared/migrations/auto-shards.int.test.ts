@@ -31,8 +31,10 @@ const CONTROLLER = {
   SHARDS_MERGE_BELOW_PERCENT: '1',
   SHARDS_MERGE_AFTER_SECONDS: '4',
   SHARDS_MERGE_CHECK_SECONDS: '1',
-  // The settle before a change's pass, and before the purge of the earlier shards.
-  MIGRATION_SWITCH_MS: '2000',
+  // The settle before a change's pass, and before the purge of the earlier shards: longer than a
+  // busy server serves a state it read (5 s between reads), or the other server's writes made on the
+  // layout before the change could miss the pass.
+  MIGRATION_SWITCH_MS: '10000',
   LOG_LEVEL: 'INFO',
   STREAM_POLL_MS: '100',
   STREAM_MAX_DURATION_MS: '240000',
@@ -185,6 +187,7 @@ describe('write shards that follow the load', () => {
     }
     const split = await until((s) => s.state === 'done' && s.writeShards.shards === 2, 'split done');
 
+    expect(split.openChecks).toBeGreaterThan(0);
     expect(split.status.writeShards).toEqual({ auto: true, shards: 2, read: 2 });
     await expectViews('split');
     const pinnedAfter = await statusOf(pinned);
@@ -194,6 +197,7 @@ describe('write shards that follow the load', () => {
   it('merges back to 1 shard after the quiet span, exact throughout', async () => {
     const merged = await until((s) => s.state === 'done' && s.writeShards.shards === 1 && s.trigger?.action === 'merge', 'merged');
 
+    expect(merged.openChecks).toBeGreaterThan(0);
     expect(merged.status.trigger).toMatchObject({ action: 'merge', from: 2, to: 1, threshold: 2.5, seconds: 4 });
     expect(merged.status.trigger!.highest).toBeLessThan(2.5);
     await expectViews('merged');
