@@ -11,7 +11,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { onFirstUse } from '../../shared/on-first-use.js';
 import { config } from '../../shared/config.js';
 import { logger } from '../../shared/logger.js';
-import { allEntities } from '../../shared/registry/index.js';
+import { allEntities, autoShards, findEntity } from '../../shared/registry/index.js';
 
 const code = onFirstUse(() => Promise.all([import('../../shared/migrations/shard-load.js'), import('@aws-sdk/client-lambda')]));
 
@@ -22,7 +22,7 @@ let lastCheck = 0;
 let lastMergeCheck = 0;
 let lambda: import('@aws-sdk/client-lambda').LambdaClient | undefined;
 
-/** The change events of a stream batch, counted for the controller. */
+/** The change events of a stream batch, counted for the controller: those of auto entities only (no write for the others). */
 export async function countLoad(records: readonly DynamoDBRecord[]): Promise<void> {
   try {
     const [{ loadOfEvents, recordLoad }] = await code();
@@ -31,7 +31,8 @@ export async function countLoad(records: readonly DynamoDBRecord[]): Promise<voi
       const image = r.dynamodb?.NewImage;
       const entity = image?.entity?.S;
       const createdAt = image?.createdAt?.S;
-      return r.eventName === 'INSERT' && pk && entity && createdAt ? [{ pk, entity, createdAt }] : [];
+      const definition = entity ? findEntity(entity) : undefined;
+      return r.eventName === 'INSERT' && pk && entity && createdAt && definition && autoShards(definition) ? [{ pk, entity, createdAt }] : [];
     });
     if (events.length) await recordLoad(loadOfEvents(events, config().writeShards.windowSeconds * 1000));
   } catch (error) {
