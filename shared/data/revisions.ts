@@ -129,7 +129,8 @@ export function revisionPut(entity: LoadedEntity, historyTable: string, before: 
     recordId: record.id,
     tenantId: record.tenantId,
     ownerId: record.ownerId,
-    at: after?.updatedAt ?? now.toISOString(),
+    // A migration leaves updatedAt as it was (listings sort by it): its revision is dated now.
+    at: context.operation === 'migration' ? now.toISOString() : (after?.updatedAt ?? now.toISOString()),
     operation: context.operation,
     actor: context.actor,
     ...(context.requestId ? { requestId: context.requestId } : {}),

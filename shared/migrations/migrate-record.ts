@@ -4,7 +4,8 @@
  *
  * Per record of the entity (one TransactWriteItems, conditional on the record's version and index
  * tokens, so a concurrent write is never overwritten and never counted twice: the loser re-reads):
- * - defaults of new fields written, values of removed fields purged (then every copy rewritten);
+ * - defaults of new fields written, values of removed fields purged (then every copy rewritten,
+ *   the version moved on and a revision kept: operation `migration`, actor `system`);
  * - copies and counts added in the partitions of each index token the record is not listed under
  *   yet (a new or rebuilt index is built from the records themselves, never from older copies);
  * - its copies in dropped indexes' partitions deleted;
@@ -27,6 +28,7 @@ import {
   randomShard,
   recordKey,
   recordTables,
+  revisionPut,
   storedFromItem,
   tableName,
   transact,
@@ -116,7 +118,10 @@ export function migrateTransaction(layout: LiveLayout, state: MigrationState, ra
   const shardsChanged = canonical(heldSets) !== canonical(shards);
   if (!dataChanged && missing.length === 0 && dropped.length === 0 && !shardsChanged && raw.ix !== undefined) return undefined;
   const tables = recordTables();
-  const after: StoredRecord = { ...withMaintainedShards(layout, raw), data, ix: tokens, ...(dataChanged ? { copiesVersion: raw.version } : {}) };
+  // Changed values are a new version (a stale If-Match no longer matches) with its revision; a
+  // change of listings alone is not.
+  const version = dataChanged ? raw.version + 1 : raw.version;
+  const after: StoredRecord = { ...withMaintainedShards(layout, raw), data, ix: tokens, version, ...(dataChanged ? { copiesVersion: version } : {}) };
   const own = ownListing(layout, after);
   // The target listings (the layout is this state's): those of tokens or shard counts the record
   // is not listed under yet are added and counted.
@@ -134,8 +139,12 @@ export function migrateTransaction(layout: LiveLayout, state: MigrationState, ra
     ...copies.map((l): TransactItem => ({ Put: { TableName: tables.records, Item: copyItem(layout.entity, l.partition, after) } })),
     ...gone.map((partition): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: partition, sk: listingSortKey(raw) } } })),
     ...counterUpdates(tables, added.map((l): [Listing, number] => [l, 1]), randomShard()),
+    ...(dataChanged ? revisionPut(layout.entity, tables.history, raw, after, MIGRATION_WRITE) : []),
   ];
 }
+
+/** How a migration's change of values is described in the record's history. */
+const MIGRATION_WRITE = { operation: 'migration', actor: { type: 'system', id: 'migration' } } as const;
 
 async function reread(layout: LiveLayout, record: StoredRecord): Promise<StoredRecord | undefined> {
   const key = record.deletedAt ? homeKey(layout, record) : recordKey(layout, record.id, record.tenantId);

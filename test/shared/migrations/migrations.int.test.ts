@@ -236,6 +236,12 @@ describe('changing an entity while records exist', () => {
 
     expect((await migrated(url(), slug)).state).toBe('done');
     await checkViews(['archived', 'status']);
+    // The default written is a revision of its own, by the system, and a new version.
+    const untouched = [...model.keys()][5];
+    const revisions = await call('GET', `/api/v1/${slug}/${untouched}/revisions`, tenant.admin.cookie);
+    expect(revisions.status, revisions.text).toBe(200);
+    expect(revisions.body.data[0]).toMatchObject({ operation: 'migration', actor: { type: 'system', id: 'migration' }, changes: { archived: { from: null, to: false } } });
+    expect(revisions.body.data[0].revision).toBe(revisions.body.data[1].revision + 1);
   }, 300_000);
 
   it('purges a removed field: it is not shown, and does not come back when the field is added again', async () => {
