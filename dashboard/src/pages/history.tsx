@@ -30,28 +30,27 @@ function refusal(failure: ApiFailure): string {
 function Diff({ revision, order }: { revision: Revision; order: readonly string[] }) {
   const rows = diffRows(revision.changes, order);
   if (!rows.length) return <p class="muted">No field shown to you changed.</p>;
+  // Fixed layout: long values wrap inside their cell, so the diff never scrolls sideways.
   return (
-    <div class="table-wrap">
-      <table class="diff">
-        <caption class="visually-hidden">Changes of revision {revision.revision}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Field</th>
-            <th scope="col">Before</th>
-            <th scope="col">After</th>
+    <table class="diff">
+      <caption class="visually-hidden">Changes of revision {revision.revision}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Field</th>
+          <th scope="col">Before</th>
+          <th scope="col">After</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.field}>
+            <th scope="row">{r.field}</th>
+            <td class="from">{r.from}</td>
+            <td class="to">{r.to}</td>
           </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.field}>
-              <th scope="row">{r.field}</th>
-              <td class="from">{r.from}</td>
-              <td class="to">{r.to}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </table>
   );
 }
 
