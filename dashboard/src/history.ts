@@ -47,17 +47,18 @@ export function diffRows(changes: Revision['changes'], order: readonly string[] 
     .map((field) => ({ field, from: valueText(changes[field].from), to: valueText(changes[field].to) }));
 }
 
-const ACTOR_TYPES: Record<Revision['actor']['type'], string> = {
-  session: 'user (console session)',
-  api_key: 'API key',
-  oidc: 'user (identity provider)',
-  system: 'system',
-};
-
-/** Who made a revision: `API key key_…`, `user (console session) usr_…`, `you` for the caller. */
+/** Who made a revision, by type and id: `API key key_…`, `user usr_… (session)`, `user usr_… (identity provider, you)`, `system (migration)`. */
 export function actorText(actor: Revision['actor'], me?: string): string {
-  const type = ACTOR_TYPES[actor.type] ?? actor.type;
-  return actor.id === me && actor.type !== 'api_key' ? `you (${type})` : `${type} ${actor.id}`;
+  switch (actor.type) {
+    case 'api_key':
+      return `API key ${actor.id}`;
+    case 'system':
+      return `system (${actor.id})`;
+    default: {
+      const how = actor.type === 'oidc' ? 'identity provider' : 'session';
+      return `user ${actor.id} (${how}${actor.id === me ? ', you' : ''})`;
+    }
+  }
 }
 
 const OPERATIONS: Record<Revision['operation'], string> = {

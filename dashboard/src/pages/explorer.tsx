@@ -125,10 +125,11 @@ export function Explorer({ slug }: { slug: string }) {
   }
 
   const rows = list
-    ? [...live.added.filter((r) => !list.records.some((x) => x.id === r.id)), ...list.records].map((original) => ({
-        record: live.latest.get(original.id) ?? original,
-        mark: live.marks.get(original.id),
-      }))
+    ? [...live.added.filter((r) => !list.records.some((x) => x.id === r.id)), ...list.records].map((original) => {
+        // The newer of the two: a page read after an undo is newer than the event of the bulk call it undid.
+        const seen = live.latest.get(original.id);
+        return { record: seen && String(seen.updatedAt ?? '') >= String(original.updatedAt ?? '') ? seen : original, mark: live.marks.get(original.id) };
+      })
     : [];
   const total = list ? liveTotal(list.pagination.total, list.records.map((r) => r.id), live.added, live.marks) : 0;
 

@@ -268,51 +268,36 @@ export function Trash({ slug }: { slug: string }) {
       {!entries && !error && <Loading label="Loading the trash" />}
       {entries && entries.length === 0 && <p class="empty">Nothing to restore: no {slug} were deleted within the retention.</p>}
       {entries && entries.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Deleted {slug}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Record</th>
-                <th scope="col">Deleted</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((e) => (
-                <tr key={e.id}>
-                  <td>
-                    <code>{e.id}</code>
-                    <details
-                      onToggle={(ev) => {
-                        const isOpen = (ev.currentTarget as HTMLDetailsElement).open;
-                        setOpen((s) => {
-                          const n = new Set(s);
-                          if (isOpen) n.add(e.id);
-                          else n.delete(e.id);
-                          return n;
-                        });
-                      }}
-                    >
-                      <summary>What it held</summary>
-                      {open.has(e.id) && <Held slug={slug} entry={e} />}
-                    </details>
-                  </td>
-                  <td>
-                    <time dateTime={e.deletedAt}>{when(e.deletedAt)}</time>
-                  </td>
-                  <td>
-                    <button type="button" class="small" aria-label={`Restore ${e.id}`} aria-busy={restoring === e.id ? 'true' : undefined} disabled={restoring !== undefined} onClick={() => bringBack(e)}>
-                      Restore
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        // A list, not a table: on a phone each entry wraps, its Restore in sight.
+        <ul class="trash-list" aria-label={`Deleted ${slug}`}>
+          {entries.map((e) => (
+            <li key={e.id}>
+              <div class="trash-entry">
+                <code>{e.id}</code>
+                <span class="muted">
+                  deleted <time dateTime={e.deletedAt}>{when(e.deletedAt)}</time>
+                </span>
+                <button type="button" class="small" aria-label={`Restore ${e.id}`} aria-busy={restoring === e.id ? 'true' : undefined} disabled={restoring !== undefined} onClick={() => bringBack(e)}>
+                  Restore
+                </button>
+              </div>
+              <details
+                onToggle={(ev) => {
+                  const isOpen = (ev.currentTarget as HTMLDetailsElement).open;
+                  setOpen((s) => {
+                    const n = new Set(s);
+                    if (isOpen) n.add(e.id);
+                    else n.delete(e.id);
+                    return n;
+                  });
+                }}
+              >
+                <summary>What it held</summary>
+                {open.has(e.id) && <Held slug={slug} entry={e} />}
+              </details>
+            </li>
+          ))}
+        </ul>
       )}
     </section>
   );

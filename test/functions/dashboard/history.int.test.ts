@@ -85,7 +85,7 @@ describe('the History tab', () => {
     expect(all.map((h) => Number(/^Revision (\d+)/.exec(h)![1]))).toEqual(Array.from({ length: 23 }, (_, i) => 23 - i));
     expect(byKey).toContain(`API key ${key.id}`);
     expect(byKey).toMatch(/status\s+todo\s+in_progress/);
-    expect(bySession).toContain(`you (user (console session))`);
+    expect(bySession).toContain(`by user ${tenant.admin.id} (session, you)`);
     expect(bySession).toMatch(/title\s+Draft\s+Second/);
     expect(created).toContain('Revision 1: Created');
     expect(created).toMatch(/description\s+—\s+first/);
@@ -155,7 +155,7 @@ describe('the Trash', () => {
     await page.goto('/dashboard#/tasks');
     await page.getByRole('button', { name: 'Trash' }).click();
     await page.getByRole('heading', { name: 'Trash: tasks' }).waitFor();
-    const entry = page.getByRole('row').filter({ hasText: task.id });
+    const entry = page.getByRole('listitem').filter({ hasText: task.id });
     await entry.getByText('What it held').click();
     await entry.getByText('Deleted by mistake').waitFor();
     await entry.getByRole('button', { name: `Restore ${task.id}` }).click();
@@ -163,7 +163,7 @@ describe('the Trash', () => {
     const back = await read(task.id);
     const listed = await api('GET', '/api/v1/tasks?search=mistake', { cookie: tenant.admin.cookie });
 
-    expect(await page.getByRole('row').filter({ hasText: task.id }).count()).toBe(0);
+    expect(await page.getByRole('listitem').filter({ hasText: task.id }).count()).toBe(0);
     expect(back.status).toBe(200);
     expect(back.data).toMatchObject({ id: task.id, title: 'Deleted by mistake', status: 'in_progress' });
     expect(listed.body.data.map((t: Task) => t.id)).toContain(task.id);
@@ -246,7 +246,7 @@ describe('accessibility', () => {
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       expect(width, `history tab ${size} fits the width`).toBeLessThanOrEqual(SIZES[size].width);
       await page.goto(`/dashboard#/tasks/trash`);
-      await page.getByRole('row').filter({ hasText: doomed.id }).waitFor();
+      await page.getByRole('listitem').filter({ hasText: doomed.id }).waitFor();
       await expectAccessible(page, `trash ${size}`);
       await page.goto('/dashboard#/tasks?search=Zs');
       await page.getByLabel(`Select ${toasted.id}`).check();
@@ -265,7 +265,7 @@ describe('accessibility', () => {
     });
     await screenshots(browser, 'trash', state, async (p) => {
       await p.goto('/dashboard#/tasks/trash');
-      await p.getByRole('row').filter({ hasText: doomed.id }).waitFor();
+      await p.getByRole('listitem').filter({ hasText: doomed.id }).waitFor();
     });
   }, 180_000);
 });

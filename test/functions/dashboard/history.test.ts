@@ -34,11 +34,12 @@ describe('diff rows', () => {
 });
 
 describe('who and what', () => {
-  it('names the actor by type and id, the caller as you (never an API key)', () => {
+  it('names the actor by type and id, and the caller as you', () => {
     expect(actorText({ type: 'api_key', id: 'key_1' }, 'usr_1')).toBe('API key key_1');
-    expect(actorText({ type: 'session', id: 'usr_1' }, 'usr_1')).toBe('you (user (console session))');
-    expect(actorText({ type: 'oidc', id: 'usr_2' }, 'usr_1')).toBe('user (identity provider) usr_2');
-    expect(actorText({ type: 'system', id: 'migration' })).toBe('system migration');
+    expect(actorText({ type: 'session', id: 'usr_1' }, 'usr_1')).toBe('user usr_1 (session, you)');
+    expect(actorText({ type: 'session', id: 'usr_3' }, 'usr_1')).toBe('user usr_3 (session)');
+    expect(actorText({ type: 'oidc', id: 'usr_2' }, 'usr_1')).toBe('user usr_2 (identity provider)');
+    expect(actorText({ type: 'system', id: 'migration' })).toBe('system (migration)');
   });
 
   it('says what a revision did, and the bulk call it belonged to', () => {
