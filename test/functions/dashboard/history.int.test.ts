@@ -99,11 +99,15 @@ describe('the History tab', () => {
     const restoreEntry = await revision(page, 24).innerText();
     await page.getByRole('tab', { name: 'Details' }).click();
     const titleShown = await page.getByLabel('title').inputValue();
+    await page.getByRole('tab', { name: 'Details' }).press('ArrowRight');
+    await revision(page, 24).waitFor();
+    const focused = await page.evaluate(() => document.activeElement?.textContent);
 
     expect(restored.data).toMatchObject({ title: 'Second', status: 'todo', description: 'first' });
     expect(restoreEntry).toContain('Revision 24: Restored');
     expect(restoreEntry).toMatch(/description\s+note 20\s+first/);
     expect(titleShown).toBe('Second');
+    expect(focused).toBe('History');
     expect(problems).toEqual([]);
     await context.close();
   }, 120_000);
