@@ -227,10 +227,29 @@ export function Trash({ slug }: { slug: string }) {
   const [restoring, setRestoring] = useState<string>();
   const [failure, setFailure] = useState<{ id: string; error: ApiFailure }>();
   const [open, setOpen] = useState<Set<string>>(new Set());
+  const [next, setNext] = useState<string>();
+  const [loading, setLoading] = useState(false);
+
+  /** A page of the trash: the first, or the one after `cursor` (appended). */
+  async function load(cursor?: string) {
+    setLoading(true);
+    setError(undefined);
+    try {
+      const { body } = await unwrap<{ data: TrashEntry[]; pagination?: { hasNext?: boolean; nextCursor?: string | null } }>(
+        client.GET(trashPath(slug), { params: { query: (cursor ? { cursor } : {}) as never } }),
+      );
+      setEntries((before) => (cursor ? [...(before ?? []), ...body.data] : body.data));
+      setNext(body.pagination?.hasNext && body.pagination.nextCursor ? body.pagination.nextCursor : undefined);
+    } catch (e) {
+      setError(e as Error);
+    } finally {
+      setLoading(false);
+    }
+  }
 
   useEffect(() => {
     describe(slug).then((d) => setSoftDelete('deletedAt' in d.schema), () => undefined);
-    unwrap<{ data: TrashEntry[] }>(client.GET(trashPath(slug))).then(({ body }) => setEntries(body.data), setError);
+    load();
   }, [slug]);
 
   async function bringBack(entry: TrashEntry) {
@@ -264,9 +283,9 @@ export function Trash({ slug }: { slug: string }) {
         brings one back with its id, as it stood before it was deleted.
       </p>
       {failure && <ErrorText message={`${failure.id}: ${refusal(failure.error)}`} code={failure.error.code} />}
-      {error && <ErrorText error={error} />}
+      {error && <ErrorText error={error} onRetry={() => load(entries?.length ? next : undefined)} />}
       {!entries && !error && <Loading label="Loading the trash" />}
-      {entries && entries.length === 0 && <p class="empty">Nothing to restore: no {slug} were deleted within the retention.</p>}
+      {entries && entries.length === 0 && !next && <p class="empty">Nothing to restore: no {slug} were deleted within the retention.</p>}
       {entries && entries.length > 0 && (
         // A list, not a table: on a phone each entry wraps, its Restore in sight.
         <ul class="trash-list" aria-label={`Deleted ${slug}`}>
@@ -298,6 +317,12 @@ export function Trash({ slug }: { slug: string }) {
             </li>
           ))}
         </ul>
+      )}
+      {entries && loading && <Loading label="Loading more of the trash" />}
+      {!loading && next && (
+        <button type="button" class="secondary outline" onClick={() => load(next)}>
+          Load more
+        </button>
       )}
     </section>
   );
