@@ -168,6 +168,10 @@ export type CollectionPath = '/api/v1/tasks';
 export type RecordPath = '/api/v1/tasks/{id}';
 export const collectionPath = (slug: string) => `/api/v1/${slug}` as CollectionPath;
 export const recordPath = (slug: string) => `/api/v1/${slug}/{id}` as RecordPath;
+/** A record's history (docs/history.md): its revisions, restore, and the entity's trash. */
+export const revisionsPath = (slug: string) => `/api/v1/${slug}/{id}/revisions` as '/api/v1/tasks/{id}/revisions';
+export const restorePath = (slug: string) => `/api/v1/${slug}/{id}/restore` as '/api/v1/tasks/{id}/restore';
+export const trashPath = (slug: string) => `/api/v1/${slug}/deleted` as '/api/v1/tasks/deleted';
 
 export type ApiRecord = Record<string, unknown> & { id: string };
 

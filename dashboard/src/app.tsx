@@ -14,6 +14,8 @@ import { Files } from './pages/files.js';
 import { Settings } from './pages/settings.js';
 import { Schema } from './pages/schema.js';
 import { BudgetMeter, ErrorText, Loading, RateLimitBanner } from './ui.js';
+import { Trash } from './pages/history.js';
+import { undoOffer, UndoToast } from './undo.js';
 
 /** Why the session could not be checked (rate limit, network): shown with a Retry, never a spinner left turning. */
 const sessionCheck = signal<Error | undefined>(undefined);
@@ -100,6 +102,7 @@ function Shell() {
   useEffect(() => {
     // A notice belongs to its page: leaving the page takes it away.
     if (notice.value && notice.value.path !== path) notice.value = undefined;
+    if (undoOffer.value && undoOffer.value.path !== path) undoOffer.value = undefined;
   }, [path]);
 
   useEffect(() => {
@@ -156,6 +159,7 @@ function Shell() {
         )}
         {entitiesError.value && <ErrorText message={`The list of entities could not be loaded: ${entitiesError.value}`} onRetry={() => ((entitiesError.value = undefined), loadEntities())} />}
         <Page key={`${pageKey.value}`} segments={segments} entityList={list} />
+        <UndoToast path={path} />
       </main>
     </>
   );
@@ -177,6 +181,7 @@ function Page({ segments, entityList }: { segments: string[]; entityList?: strin
     );
   }
   if (second === 'schema') return <Schema key={`${first}/schema`} slug={first} />;
+  if (second === 'trash') return <Trash key={`${first}/trash`} slug={first} />;
   if (second === 'new') return <Editor key={`${first}/new`} slug={first} />;
   if (second) return <Editor key={`${first}/${second}`} slug={first} id={second} />;
   return <Explorer key={first} slug={first} />;

@@ -73,18 +73,23 @@ export function entitySlugs(document: { paths?: Record<string, Record<string, un
 }
 
 export const entities = signal<string[] | undefined>(load<string[]>('entities'));
+/** The entities that keep revisions (history not turned off): those with /{slug}/{id}/revisions in the document. */
+export const historyEntities = signal<string[] | undefined>(load<string[]>('historyEntities'));
 /** The webhook event types (`<entity name>.created|updated|deleted`): the document's `webhooks`. */
 export const eventTypes = signal<string[]>(load<string[]>('eventTypes') ?? []);
 export const entitiesError = signal<string | undefined>(undefined);
 
 /** The document is public, cached by the browser and never rate-limited. */
 export async function loadEntities(): Promise<void> {
-  if (entities.value) return;
+  if (entities.value && historyEntities.value) return;
   try {
     const { body } = await unwrap<{ paths: Record<string, Record<string, unknown>>; webhooks?: Record<string, unknown> }>(client.GET('/api/v1/openapi.json'));
     eventTypes.value = Object.keys(body.webhooks ?? {}).sort();
     save('eventTypes', eventTypes.value);
-    entities.value = entitySlugs(body);
+    const slugs = entitySlugs(body);
+    historyEntities.value = slugs.filter((slug) => `/api/v1/${slug}/{id}/revisions` in body.paths);
+    save('historyEntities', historyEntities.value);
+    entities.value = slugs;
     save('entities', entities.value);
   } catch (e) {
     entitiesError.value = (e as Error).message;

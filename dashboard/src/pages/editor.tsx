@@ -6,11 +6,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, client, collectionPath, recordPath, unwrap, type ApiRecord } from '../api.js';
 import { formFields, initialValues, parseMetadata, toBody, type EntityDescription, type FormField, type FormValues } from '../form.js';
-import { href, navigate } from '../router.js';
-import { describe, flash, pagePath } from '../state.js';
+import { href, navigate, route } from '../router.js';
+import { describe, flash, historyEntities, pagePath } from '../state.js';
 import { labelOf } from '../labels.js';
 import { book } from '../lookup.js';
 import { Confirm, ErrorText, Loading } from '../ui.js';
+import { HistoryPanel } from './history.js';
 
 interface Loaded {
   description: EntityDescription;
@@ -97,6 +98,9 @@ export function Editor({ slug, id }: { slug: string; id?: string }) {
   const { description, fields, record } = loaded;
   const softDelete = 'deletedAt' in description.schema;
   const canDelete = id && description.permissions.delete && description.methods.includes('DELETE');
+  // An existing record of an entity that keeps revisions has a History tab (#/<entity>/<id>?tab=history).
+  const withHistory = Boolean(id && historyEntities.value?.includes(slug));
+  const historyTab = withHistory && route.value.params.get('tab') === 'history';
 
   async function save(e: Event) {
     e.preventDefault();
@@ -147,6 +151,17 @@ export function Editor({ slug, id }: { slug: string; id?: string }) {
     setConflict(false);
     await load(mine).catch(setLoadError);
     flash('Reloaded the latest version; your changes are applied on top of it. Review them and save again.', 'info');
+  }
+
+  /** A version restored from the History tab: the form shows the record as it is now, with its new ETag. */
+  function restored(record: ApiRecord, etag?: string) {
+    const original = initialValues(fields, record);
+    setLoaded({ ...loaded!, record, etag: etag ?? loaded!.etag, original, metadata: metadataText(record) });
+    setValues(original);
+    setMetadata(metadataText(record));
+    setConflict(false);
+    setFailure(undefined);
+    setErrors({});
   }
 
   async function remove() {
@@ -200,42 +215,59 @@ export function Editor({ slug, id }: { slug: string; id?: string }) {
           code={failure.code}
         />
       )}
-      <form onSubmit={save} noValidate>
-        {fields.map((f) => (
-          <Field key={f.name} field={f} value={values[f.name]} error={errors[f.name]} onChange={(v) => setValues({ ...values, [f.name]: v })} />
-        ))}
-        <label for="f-metadata">metadata</label>
-        <textarea
-          id="f-metadata"
-          rows={4}
-          class="mono"
-          placeholder='{"key": "value"}'
-          value={metadata}
-          aria-invalid={errors.metadata ? 'true' : undefined}
-          aria-describedby={errors.metadata ? 'e-metadata' : 'h-metadata'}
-          onInput={(e) => setMetadata(e.currentTarget.value)}
-        />
-        {errors.metadata ? (
-          <small id="e-metadata" class="field-error">
-            {errors.metadata}
-          </small>
-        ) : (
-          <small id="h-metadata">A JSON object stored with the record (optional).</small>
-        )}
-        <div class="actions">
-          <button type="submit" aria-busy={busy ? 'true' : undefined} disabled={busy}>
-            Save
-          </button>
-          <a href={href(slug)} role="button" class="secondary outline">
-            Cancel
-          </a>
-          {canDelete && (
-            <button type="button" class="danger outline" onClick={() => setConfirmDelete(true)}>
-              Delete
+      {withHistory && <Tabs history={historyTab} slug={slug} id={id!} />}
+      <div {...(withHistory ? { role: 'tabpanel', id: 'panel-details', 'aria-labelledby': 'tab-details' } : {})} hidden={historyTab}>
+        <form onSubmit={save} noValidate>
+          {fields.map((f) => (
+            <Field key={f.name} field={f} value={values[f.name]} error={errors[f.name]} onChange={(v) => setValues({ ...values, [f.name]: v })} />
+          ))}
+          <label for="f-metadata">metadata</label>
+          <textarea
+            id="f-metadata"
+            rows={4}
+            class="mono"
+            placeholder='{"key": "value"}'
+            value={metadata}
+            aria-invalid={errors.metadata ? 'true' : undefined}
+            aria-describedby={errors.metadata ? 'e-metadata' : 'h-metadata'}
+            onInput={(e) => setMetadata(e.currentTarget.value)}
+          />
+          {errors.metadata ? (
+            <small id="e-metadata" class="field-error">
+              {errors.metadata}
+            </small>
+          ) : (
+            <small id="h-metadata">A JSON object stored with the record (optional).</small>
+          )}
+          <div class="actions">
+            <button type="submit" aria-busy={busy ? 'true' : undefined} disabled={busy}>
+              Save
             </button>
+            <a href={href(slug)} role="button" class="secondary outline">
+              Cancel
+            </a>
+            {canDelete && (
+              <button type="button" class="danger outline" onClick={() => setConfirmDelete(true)}>
+                Delete
+              </button>
+            )}
+          </div>
+        </form>
+      </div>
+      {withHistory && (
+        <div role="tabpanel" id="panel-history" aria-labelledby="tab-history" hidden={!historyTab}>
+          {historyTab && (
+            <HistoryPanel
+              slug={slug}
+              id={id!}
+              order={Object.keys(description.schema)}
+              etag={loaded.etag}
+              onRestored={restored}
+              onReload={() => load().catch(setLoadError)}
+            />
           )}
         </div>
-      </form>
+      )}
       {confirmDelete && (
         <Confirm
           title={`Delete ${id}?`}
@@ -250,7 +282,31 @@ export function Editor({ slug, id }: { slug: string; id?: string }) {
   );
 }
 
-function Field({ field, value, error, onChange }: { field: FormField; value: FormValues[string]; error?: string; onChange: (v: FormValues[string]) => void }) {
+/** Details | History: a tab list (← → move between the tabs), the tab in the URL so it can be linked. */
+function Tabs({ history, slug, id }: { history: boolean; slug: string; id: string }) {
+  const go = (tab: 'details' | 'history') => {
+    navigate(`${slug}/${encodeURIComponent(id)}`, tab === 'history' ? new URLSearchParams({ tab }) : undefined, { replace: true });
+    requestAnimationFrame(() => document.getElementById(`tab-${tab}`)?.focus());
+  };
+  const keys = (e: KeyboardEvent) => {
+    if (e.key === 'ArrowRight' || e.key === 'ArrowLeft' || e.key === 'Home' || e.key === 'End') {
+      e.preventDefault();
+      go(e.key === 'Home' ? 'details' : e.key === 'End' ? 'history' : history ? 'details' : 'history');
+    }
+  };
+  return (
+    <div role="tablist" aria-label="Record" class="tabs" onKeyDown={keys}>
+      <button type="button" role="tab" id="tab-details" aria-selected={!history} aria-controls="panel-details" tabIndex={history ? -1 : 0} onClick={() => go('details')}>
+        Details
+      </button>
+      <button type="button" role="tab" id="tab-history" aria-selected={history} aria-controls="panel-history" tabIndex={history ? 0 : -1} onClick={() => go('history')}>
+        History
+      </button>
+    </div>
+  );
+}
+
+export function Field({ field, value, error, onChange }: { field: FormField; value: FormValues[string]; error?: string; onChange: (v: FormValues[string]) => void }) {
   const id = `f-${field.name}`;
   const hintId = `h-${field.name}`;
   const errorId = `e-${field.name}`;

@@ -9,15 +9,18 @@
 import { Fragment } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiFailure, apiOrigin, basePath, client, collectionPath, unwrap, type ApiRecord, type Pagination } from '../api.js';
-import type { EntityDescription } from '../form.js';
 import { includeOf, referencesOf } from '../labels.js';
 import { useLive } from '../live.js';
 import { book, lookUpLabels } from '../lookup.js';
 import { clientCall, curlCommand, firstPage, listQuery, liveTotal, OPERATOR_LABELS, OPERATORS, PAGE_SIZES, paramsToView, viewToParams, visibleColumns, type FilterRow, type View } from '../query.js';
 import { href, navigate, route } from '../router.js';
-import { describe, flash, me } from '../state.js';
+import { describe, historyEntities, me } from '../state.js';
 import { RecordsTable } from '../table.js';
-import { Confirm, ErrorText, Loading } from '../ui.js';
+import { Confirm, ErrorText, Loading, Modal } from '../ui.js';
+import { formFields, toBody, type EntityDescription, type FormValue } from '../form.js';
+import { bulkText } from '../history.js';
+import { offerUndo } from '../undo.js';
+import { Field } from './editor.js';
 import { rememberView } from '../views.js';
 import { Charts, type ChartCall } from './charts.js';
 import { ColumnsDialog, SavedViews } from './views.js';
@@ -48,6 +51,7 @@ export function Explorer({ slug }: { slug: string }) {
   const [exporting, setExporting] = useState<'csv' | 'ndjson'>();
   const [choosing, setChoosing] = useState(false);
   const [chartCalls, setChartCalls] = useState<ChartCall[]>([]);
+  const [bulkEditing, setBulkEditing] = useState(false);
 
   const live = useLive(slug, Boolean(description?.permissions.read));
   const params = route.value.params;
@@ -105,13 +109,16 @@ export function Explorer({ slug }: { slug: string }) {
   const cols = visibleColumns(view, all);
   const canWrite = description?.permissions.write && description.methods.includes('POST');
   const canDelete = Boolean(description?.permissions.delete && description.methods.includes('DELETE'));
+  const canBulkEdit = Boolean(description?.permissions.write && description.methods.includes('PATCH'));
+  const selectable = canDelete || canBulkEdit;
+  const withHistory = Boolean(historyEntities.value?.includes(slug));
   const filtered = Boolean(view.search || view.filters.length);
 
   async function bulkDelete() {
     setDeleting(true);
     try {
-      const { body } = await unwrap<{ data: { deleted: number } }>(client.DELETE(collectionPath(slug), { body: { ids: [...selected] } as never }));
-      flash(`Deleted ${body.data.deleted} ${slug}.`);
+      const { body } = await unwrap<{ data: { deleted: number; failed?: number; operationId?: string } }>(client.DELETE(collectionPath(slug), { body: { ids: [...selected] } as never }));
+      offerUndo(bulkText('Deleted', body.data.deleted, slug, body.data.failed), body.data.deleted ? [body.data.operationId] : [], () => setReload((n) => n + 1));
       setReload((n) => n + 1);
     } catch (e) {
       setError(e as Error);
@@ -122,10 +129,11 @@ export function Explorer({ slug }: { slug: string }) {
   }
 
   const rows = list
-    ? [...live.added.filter((r) => !list.records.some((x) => x.id === r.id)), ...list.records].map((original) => ({
-        record: live.latest.get(original.id) ?? original,
-        mark: live.marks.get(original.id),
-      }))
+    ? [...live.added.filter((r) => !list.records.some((x) => x.id === r.id)), ...list.records].map((original) => {
+        // The newer of the two: a page read after an undo is newer than the event of the bulk call it undid.
+        const seen = live.latest.get(original.id);
+        return { record: seen && String(seen.updatedAt ?? '') >= String(original.updatedAt ?? '') ? seen : original, mark: live.marks.get(original.id) };
+      })
     : [];
   const total = list ? liveTotal(list.pagination.total, list.records.map((r) => r.id), live.added, live.marks) : 0;
 
@@ -152,6 +160,11 @@ export function Explorer({ slug }: { slug: string }) {
           <a href={href(`${slug}/schema`)} role="button" class="secondary outline">
             Schema
           </a>
+          {withHistory && (
+            <a href={href(`${slug}/trash`)} role="button" class="secondary outline" title={`The ${slug} deleted within retention, to restore`}>
+              Trash
+            </a>
+          )}
           {canWrite && (
             <a href={href(`${slug}/new`)} role="button">
               New
@@ -179,10 +192,19 @@ export function Explorer({ slug }: { slug: string }) {
               {total} {total === 1 ? 'record' : 'records'}
               {filtered ? ' match this view' : ''}
             </span>
-            {canDelete && selected.size > 0 && (
-              <button type="button" class="danger small" onClick={() => setConfirming(true)}>
-                Delete selected ({selected.size})
-              </button>
+            {selected.size > 0 && (
+              <span class="bulk-actions">
+                {canBulkEdit && (
+                  <button type="button" class="secondary small" onClick={() => setBulkEditing(true)}>
+                    Edit selected ({selected.size})
+                  </button>
+                )}
+                {canDelete && (
+                  <button type="button" class="danger small" onClick={() => setConfirming(true)}>
+                    Delete selected ({selected.size})
+                  </button>
+                )}
+              </span>
             )}
           </div>
           <div class="table-wrap" aria-busy={loading ? 'true' : undefined}>
@@ -193,7 +215,7 @@ export function Explorer({ slug }: { slug: string }) {
               columns={cols}
               view={view}
               references={references}
-              selectable={canDelete}
+              selectable={selectable}
               selected={selected}
               onSelect={setSelected}
               onSort={(c) => show({ ...firstPage(view), sort: c, order: view.sort === c && view.order === 'asc' ? 'desc' : 'asc' })}
@@ -231,6 +253,18 @@ export function Explorer({ slug }: { slug: string }) {
         <ExportDialog slug={slug} description={description} query={query} total={list.pagination.total} format={exporting} onClose={() => setExporting(undefined)} />
       )}
       {importing && description && <ImportDialog slug={slug} description={description} onClose={() => setImporting(false)} onDone={() => setReload((n) => n + 1)} />}
+      {bulkEditing && description && (
+        <BulkEditDialog
+          slug={slug}
+          description={description}
+          ids={[...selected]}
+          onClose={() => setBulkEditing(false)}
+          onDone={() => {
+            setBulkEditing(false);
+            setReload((n) => n + 1);
+          }}
+        />
+      )}
       {confirming && (
         <Confirm
           title={`Delete ${selected.size} ${slug}?`}
@@ -242,6 +276,76 @@ export function Explorer({ slug }: { slug: string }) {
         />
       )}
     </section>
+  );
+}
+
+/**
+ * One field set to one value on every selected record: a bulk update (PATCH /api/v1/{entity},
+ * one request for up to 100 records), its toast offering Undo. Refusals are listed in the dialog
+ * when nothing was updated, else counted in the toast.
+ */
+function BulkEditDialog({ slug, description, ids, onClose, onDone }: { slug: string; description: EntityDescription; ids: string[]; onClose: () => void; onDone: () => void }) {
+  const fields = formFields(description);
+  const [name, setName] = useState(fields[0]?.name ?? '');
+  const field = fields.find((f) => f.name === name);
+  const [value, setValue] = useState<FormValue>('');
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<string>();
+
+  function choose(next: string) {
+    setName(next);
+    const f = fields.find((x) => x.name === next);
+    setValue(f?.kind === 'checkbox' ? false : f?.kind === 'relations' ? [] : '');
+  }
+
+  async function apply(e: Event) {
+    e.preventDefault();
+    if (!field) return;
+    setBusy(true);
+    setFailure(undefined);
+    try {
+      // Against no original: an empty value is sent as null (the field removed), as the form does.
+      const change = toBody([field], { [field.name]: value }, {});
+      const { body } = await unwrap<{ data: { updated: number; failed: number; operationId?: string; failures?: { id?: string; error: string }[] } }>(
+        client.PATCH(collectionPath(slug), { body: { updates: ids.map((id) => ({ id, ...change })) } as never }),
+      );
+      const { updated, failed, failures = [] } = body.data;
+      if (!updated && failed) {
+        setFailure(`No ${slug} updated: ${failures.slice(0, 5).map((f) => `${f.id ?? ''} ${f.error}`.trim()).join('; ')}`);
+        return;
+      }
+      offerUndo(bulkText('Updated', updated, slug, failed), [body.data.operationId], onDone);
+      onDone();
+    } catch (err) {
+      setFailure(err instanceof ApiFailure ? `${err.message}${Object.keys(err.details).length ? `: ${Object.entries(err.details).map(([k, v]) => `${k} ${v}`).join('; ')}` : ''}` : String(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Modal title={`Edit ${ids.length} ${slug}`} onClose={onClose}>
+      <form onSubmit={apply} noValidate>
+        <label for="bulk-field">Field to set</label>
+        <select id="bulk-field" value={name} onChange={(e) => choose(e.currentTarget.value)}>
+          {fields.map((f) => (
+            <option key={f.name} value={f.name}>
+              {f.name}
+            </option>
+          ))}
+        </select>
+        {field && <Field key={field.name} field={{ ...field, required: false }} value={value} onChange={setValue} />}
+        {failure && <ErrorText message={failure} />}
+        <footer>
+          <button type="button" class="secondary" onClick={onClose}>
+            Cancel
+          </button>{' '}
+          <button type="submit" aria-busy={busy ? 'true' : undefined} disabled={busy || !field}>
+            Update {ids.length} {ids.length === 1 ? 'record' : 'records'}
+          </button>
+        </footer>
+      </form>
+    </Modal>
   );
 }
 

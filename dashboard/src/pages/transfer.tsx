@@ -10,9 +10,11 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure, budget, callMs, client, collectionPath, unwrap, type ApiRecord, type Pagination } from '../api.js';
 import { clock, count, duration, mustPause, plan, reserveOf, windowMs } from '../budget.js';
 import { columns as columnsOf, type EntityDescription } from '../form.js';
-import { flash } from '../state.js';
 import { csvPage, EXPORT_PAGE, exportRequests, IMPORT_BATCH, importRequests, parseRows, readUnits, toItem, toNdjson } from '../transfer.js';
+import { flash } from '../state.js';
 import { ErrorText, Modal } from '../ui.js';
+import { bulkText } from '../history.js';
+import { offerUndo } from '../undo.js';
 
 /** What a transfer of `requests` requests costs and takes, said before it starts. */
 function PlanText({ requests, what, windowText }: { requests: number; what: string; windowText?: string }) {
@@ -36,16 +38,18 @@ interface RowError {
 }
 
 /** POST /api/v1/import/{slug}: the tasks variant ({tasks}) for tasks, the generic one ({items, options}) otherwise. */
-async function importBatch(slug: string, items: Record<string, unknown>[]): Promise<{ created: number; failures: { index: number; error: string }[] }> {
+async function importBatch(slug: string, items: Record<string, unknown>[]): Promise<{ created: number; failures: { index: number; error: string }[]; operationId?: string }> {
   if (slug === 'tasks') {
-    const { body } = await unwrap<{ data: { imported: number; errors: { index: number; error: string }[] } }>(client.POST('/api/v1/import/tasks', { body: { tasks: items } as never }));
-    return { created: body.data.imported, failures: body.data.errors };
+    const { body } = await unwrap<{ data: { imported: number; errors: { index: number; error: string }[]; operationId?: string } }>(
+      client.POST('/api/v1/import/tasks', { body: { tasks: items } as never }),
+    );
+    return { created: body.data.imported, failures: body.data.errors, operationId: body.data.operationId };
   }
   const path = `/api/v1/import/${slug}` as '/api/v1/import/products';
-  const { body } = await unwrap<{ data: { created: number; failures?: { index: number; error: string }[] } }>(
+  const { body } = await unwrap<{ data: { created: number; failures?: { index: number; error: string }[]; operationId?: string } }>(
     client.POST(path, { body: { items, options: { skipInvalid: true, returnFailures: true } } as never }),
   );
-  return { created: body.data.created, failures: body.data.failures ?? [] };
+  return { created: body.data.created, failures: body.data.failures ?? [], operationId: body.data.operationId };
 }
 
 export function ImportDialog({ slug, description, onClose, onDone }: { slug: string; description: EntityDescription; onClose: () => void; onDone: () => void }) {
@@ -73,6 +77,8 @@ export function ImportDialog({ slug, description, onClose, onDone }: { slug: str
     const items = rows.map((r) => toItem(r, description));
     let created = 0;
     const errors: RowError[] = [];
+    // One bulk call per batch: Undo reverts them all.
+    const operations: (string | undefined)[] = [];
     const abort = (controller.current = new AbortController());
     setProgress({ done: 0, total: items.length });
     try {
@@ -90,6 +96,7 @@ export function ImportDialog({ slug, description, onClose, onDone }: { slug: str
           throw e;
         }
         created += batch.created;
+        if (batch.created) operations.push(batch.operationId);
         // Row numbers as in the file: 1 is the first record (after a CSV's header row).
         errors.push(...batch.failures.map((f) => ({ row: offset + f.index + 1, error: f.error })));
         offset += IMPORT_BATCH;
@@ -102,7 +109,7 @@ export function ImportDialog({ slug, description, onClose, onDone }: { slug: str
     }
     setResult({ created, errors });
     if (created) {
-      flash(`Imported ${created} ${slug}${errors.length ? `; ${errors.length} rows were refused` : ''}.`);
+      offerUndo(bulkText('Imported', created, slug, errors.length), operations, onDone);
       onDone();
     }
   }

@@ -296,7 +296,7 @@ describe('the record editor', () => {
     await page.getByLabel(`Select ${three.id}`).check();
     await page.getByRole('button', { name: 'Delete selected (2)' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
-    await page.getByText('Deleted 2 tasks.').waitFor();
+    await page.getByText('Deleted 2 tasks —').waitFor();
 
     for (const id of [one.id, two.id, three.id]) expect((await api('GET', `/api/v1/tasks/${id}`, { cookie: tenant.admin.cookie })).status).toBe(404);
     await context.close();
