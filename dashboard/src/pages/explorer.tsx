@@ -291,6 +291,8 @@ function BulkEditDialog({ slug, description, ids, onClose, onDone }: { slug: str
   const [value, setValue] = useState<FormValue>('');
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string>();
+  // An empty value removes the field from every record: the button says so rather than "Update".
+  const clearing = field !== undefined && field.kind !== 'checkbox' && (value === '' || (Array.isArray(value) && value.length === 0));
 
   function choose(next: string) {
     setName(next);
@@ -341,7 +343,7 @@ function BulkEditDialog({ slug, description, ids, onClose, onDone }: { slug: str
             Cancel
           </button>{' '}
           <button type="submit" aria-busy={busy ? 'true' : undefined} disabled={busy || !field}>
-            Update {ids.length} {ids.length === 1 ? 'record' : 'records'}
+            {clearing ? `Clear ${name} on` : 'Update'} {ids.length} {ids.length === 1 ? 'record' : 'records'}
           </button>
         </footer>
       </form>

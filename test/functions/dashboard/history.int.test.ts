@@ -188,6 +188,8 @@ describe('the Undo toast', () => {
     await page.getByRole('button', { name: 'Edit selected (3)' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('Field to set').selectOption('status');
+    // No value chosen yet: applying would clear the field, and the button says so.
+    await dialog.getByRole('button', { name: 'Clear status on 3 records' }).waitFor();
     await dialog.getByLabel('status').selectOption('completed');
     await dialog.getByRole('button', { name: 'Update 3 records' }).click();
     const toast = page.locator('.toast');
