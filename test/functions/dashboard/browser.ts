@@ -56,6 +56,15 @@ export async function signIn(page: Page, email: string, password: string, hash =
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
 
+/** The storage state of a session signed in at `hash`: contexts made with it start signed in. */
+export async function signedInState(browser: Browser, email: string, password: string, hash = '#/tasks'): Promise<StorageState> {
+  const context = await newContext(browser);
+  await signIn(await context.newPage(), email, password, hash);
+  const state = await context.storageState();
+  await context.close();
+  return state;
+}
+
 /** Every request of the page answered: nothing is marked busy. */
 export async function settled(page: Page): Promise<void> {
   await page.waitForFunction(() => document.querySelectorAll('[aria-busy="true"]').length === 0, undefined, { timeout: 15_000 });

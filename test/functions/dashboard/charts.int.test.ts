@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../../support/http.js';
 import { newTenant, type TestTenant } from '../../support/identity.js';
-import { expectAccessible, launch, newContext, screenshots, settled, signIn, watch, type StorageState } from './browser.js';
+import { expectAccessible, launch, newContext, screenshots, settled, signedInState, watch, type StorageState } from './browser.js';
 
 let browser: Browser;
 let tenant: TestTenant;
@@ -49,10 +49,7 @@ beforeAll(async () => {
     const res = await api('POST', '/api/v1/tasks', { cookie: tenant.admin.cookie, body: { title: `Charted ${status} ${priority}`, status, priority } });
     expect(res.status, res.text).toBe(201);
   }
-  const context = await newContext(browser);
-  await signIn(await context.newPage(), tenant.admin.email, tenant.admin.password, '#/tasks');
-  state = await context.storageState();
-  await context.close();
+  state = await signedInState(browser, tenant.admin.email, tenant.admin.password);
 }, 120_000);
 
 afterAll(async () => {

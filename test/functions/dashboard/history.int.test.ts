@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../../support/http.js';
 import { newTenant, type TestTenant } from '../../support/identity.js';
-import { expectAccessible, launch, newContext, screenshots, settled, signIn, SIZES, watch, type StorageState } from './browser.js';
+import { expectAccessible, launch, newContext, screenshots, settled, signedInState, SIZES, watch, type StorageState } from './browser.js';
 
 let browser: Browser;
 let tenant: TestTenant;
@@ -47,10 +47,7 @@ beforeAll(async () => {
   const created = await api('POST', '/api/v1/api-keys', { cookie: tenant.admin.cookie, body: { name: 'history key', scopes: ['tasks:read', 'tasks:write'] } });
   expect(created.status, created.text).toBe(201);
   key = { id: created.body.data.id, key: created.body.data.key };
-  const context = await newContext(browser);
-  await signIn(await context.newPage(), tenant.admin.email, tenant.admin.password, '#/tasks');
-  state = await context.storageState();
-  await context.close();
+  state = await signedInState(browser, tenant.admin.email, tenant.admin.password);
 }, 120_000);
 
 afterAll(async () => {

@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../../support/http.js';
 import { newTenant, type TestTenant } from '../../support/identity.js';
-import { expectAccessible, launch, newContext, screenshots, settled, signIn, watch, type StorageState } from './browser.js';
+import { expectAccessible, launch, newContext, screenshots, settled, signIn, signedInState, watch, type StorageState } from './browser.js';
 
 let browser: Browser;
 let tenant: TestTenant;
@@ -34,10 +34,7 @@ beforeAll(async () => {
   browser = await launch();
   tenant = await newTenant();
   for (const name of ['urgent', 'backend']) tags.push((await create('tags', { name })) as { id: string; name: string });
-  const context = await newContext(browser);
-  await signIn(await context.newPage(), tenant.admin.email, tenant.admin.password, '#/tasks');
-  state = await context.storageState();
-  await context.close();
+  state = await signedInState(browser, tenant.admin.email, tenant.admin.password);
 }, 120_000);
 
 afterAll(async () => {
