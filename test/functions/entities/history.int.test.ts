@@ -3,16 +3,25 @@
  * diff, the record as it stood after a revision, restore (If-Match, bad input, soft- and
  * hard-deleted records), bulk operation ids, and 404 for everyone who may not read the record.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { resetConfig } from '../../../shared/config.js';
+import { createDynamoClient, tableName } from '../../../shared/data/client.js';
 import { newTenant, newUser } from '../../support/identity.js';
 import { as, created, keyOf, type Caller } from './support.js';
+
+process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
+resetConfig();
+const engine = DynamoDBDocumentClient.from(createDynamoClient());
 
 let me: Caller;
 let colleague: Caller;
 let stranger: Caller;
+let tenantId: string;
 
 beforeAll(async () => {
   const tenant = await newTenant();
+  tenantId = tenant.tenantId;
   const user = await newUser(tenant.admin.cookie);
   const other = await newUser(tenant.admin.cookie);
   const elsewhere = await newTenant();
@@ -316,5 +325,35 @@ describe('the trash', () => {
     expect((await colleague.get('/api/v1/tasks/deleted?limit=1')).body.data.map((e: { id: string }) => e.id)).toEqual([theirs.id]);
     expect((await me.get('/api/v1/tasks/deleted?cursor=bm90LW91cnM')).status).toBe(400);
     expect((await me.get('/api/v1/tasks/deleted?limit=0')).status).toBe(422);
+  });
+});
+
+describe('retention', () => {
+  /** Moves an item of the history table past its expiry, as time would (DynamoDB Local never expires anything). */
+  const expire = (pk: string, sk: string) =>
+    engine.send(new UpdateCommand({ TableName: tableName('history'), Key: { pk, sk }, UpdateExpression: 'SET expiresAt = :past', ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 1 } }));
+
+  it('a revision past its retention is gone from the list and from revisions/{n}, and cannot be restored', async () => {
+    const task = await created(me, 'tasks', { title: 'kept a while' });
+    expect((await me.patch(`/api/v1/tasks/${task.id}`, { title: 'kept longer' })).status).toBe(200);
+
+    await expire(`${tenantId}#tasks#rev#${task.id}`, '0000000001');
+
+    const list = await me.get(`/api/v1/tasks/${task.id}/revisions`);
+    expect(list.body.data.map((r: { revision: number }) => r.revision)).toEqual([2]);
+    expect((await me.get(`/api/v1/tasks/${task.id}/revisions/1`)).status).toBe(404);
+    expect((await me.post(`/api/v1/tasks/${task.id}/restore`, { revision: 1 })).status).toBe(404);
+    expect((await me.get(`/api/v1/tasks/${task.id}/revisions/2`)).status).toBe(200);
+  });
+
+  it('a deleted record past its retention leaves the trash', async () => {
+    const task = await created(me, 'tasks', { title: 'deleted long ago' });
+    expect((await me.del(`/api/v1/tasks/${task.id}`)).status).toBe(200);
+    const entry = (await me.get('/api/v1/tasks/deleted?limit=1')).body.data[0];
+    expect(entry.id).toBe(task.id);
+
+    await expire(`${tenantId}#tasks#deleted`, `${entry.deletedAt}#${task.id}`);
+
+    expect((await me.get('/api/v1/tasks/deleted?limit=100')).body.data.map((e: { id: string }) => e.id)).not.toContain(task.id);
   });
 });
