@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { resetConfig } from '../../../shared/config.js';
 import { createDynamoClient, tableName } from '../../../shared/data/client.js';
 import { newTenant, newUser } from '../../support/identity.js';
+import { openSse } from '../stream/sse-client.js';
 import { as, created, keyOf, type Caller } from './support.js';
 
 process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
@@ -18,6 +19,7 @@ let me: Caller;
 let colleague: Caller;
 let stranger: Caller;
 let tenantId: string;
+let myKey: string;
 
 beforeAll(async () => {
   const tenant = await newTenant();
@@ -26,6 +28,7 @@ beforeAll(async () => {
   const other = await newUser(tenant.admin.cookie);
   const elsewhere = await newTenant();
   const key = await keyOf(user.cookie);
+  myKey = key;
   me = as(key);
   colleague = as(await keyOf(other.cookie));
   stranger = as(await keyOf(elsewhere.admin.cookie));
@@ -190,6 +193,25 @@ describe('restore', () => {
     expect(listed.body.data.map((t: any) => t.id)).toContain(task.id);
     const [latest] = (await me.get(`${path}/revisions`)).body.data;
     expect(latest).toMatchObject({ revision: 3, operation: 'restore' });
+  });
+
+  it('a hard-deleted record brought back is counted again and created again in the event stream', async () => {
+    const task = await created(me, 'tasks', { title: 'streamed back' });
+    const path = `/api/v1/tasks/${task.id}`;
+    const before = (await me.get('/api/v1/tasks?limit=1')).body.pagination.total;
+    expect((await me.del(path)).status).toBe(200);
+    expect((await me.get('/api/v1/tasks?limit=1')).body.pagination.total).toBe(before - 1);
+    const stream = await openSse(`${inject('baseUrl')}/api/v1/stream/tasks`, { Authorization: `Bearer ${myKey}` });
+    try {
+      expect((await me.post(`${path}/restore`, { revision: 1 })).status).toBe(200);
+
+      const event = await stream.waitFor((m) => m.data?.type === 'task.created' && m.data?.task?.id === task.id, 30_000);
+
+      expect(event.data.task.title).toBe('streamed back');
+      expect((await me.get('/api/v1/tasks?limit=1')).body.pagination.total).toBe(before);
+    } finally {
+      stream.close();
+    }
   });
 
   it('a soft-deleted record comes back, listed and counted again', async () => {
