@@ -46,20 +46,15 @@ export function eventShardsOf(target: Target, nowMs: number): number[] {
   return [...new Set([shardsOf(target.layout), ...(target.keptShards !== undefined ? [target.keptShards] : []), ...retired])];
 }
 
-const ownLayouts = new WeakMap<LoadedEntity, Map<number, { layout: Layout; hash: string }>>();
+const ownLayouts = new WeakMap<LoadedEntity, { layout: Layout; hash: string }>();
 
-/**
- * This process's definition of the entity as a layout, and its hash (once per definition and
- * recorded shard count: an auto entity's definition takes the count recorded).
- */
-function ownLayout(entity: LoadedEntity, currentShards: number): { layout: Layout; hash: string } {
-  let byShards = ownLayouts.get(entity);
-  if (!byShards) ownLayouts.set(entity, (byShards = new Map()));
-  let found = byShards.get(currentShards);
+/** This process's definition of the entity as a layout, and its hash (once per definition). */
+function ownLayout(entity: LoadedEntity): { layout: Layout; hash: string } {
+  let found = ownLayouts.get(entity);
   if (!found) {
-    const layout = layoutOf(entity, currentShards);
+    const layout = layoutOf(entity);
     found = { layout, hash: layoutHash(layout) };
-    byShards.set(currentShards, found);
+    ownLayouts.set(entity, found);
   }
   return found;
 }
@@ -73,7 +68,7 @@ function ownLayout(entity: LoadedEntity, currentShards: number): { layout: Layou
  */
 export function layoutOfState(state: MigrationState, entity: LoadedEntity, readAt = Date.now()): LiveLayout {
   const { target } = state;
-  const own = ownLayout(entity, shardsOf(target.layout));
+  const own = ownLayout(entity);
   return buildLayout(
     entity,
     {

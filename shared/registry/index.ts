@@ -35,7 +35,7 @@ export {
   type WriteInput,
 } from './schemas.js';
 export {
-  autoShards,
+  DEFAULT_PUBLIC_WRITE_SHARDS,
   MAX_WRITE_SHARDS,
   writeShardsOf,
   historyDaysOf,
