@@ -30,15 +30,15 @@ export interface AuthContext {
   /** The bulk call this write belongs to (bulk update, bulk delete, import, batch): kept in revisions. */
   operationId?: string;
   /**
-   * The record writes of a batch, kept for its undo: each write of the request appends what it
-   * committed (shared as one array by the batch's sub-requests).
+   * The record writes of the bulk call (its operation: shared/entities/operation.ts), kept for its
+   * undo: each write appends what it committed (one array for every sub-request of a batch).
    */
   journal?: JournalEntry[];
   /** Set when this request slid the session's expiry (epoch seconds): the cookie is renewed too. */
   sessionRenewedUntil?: number;
 }
 
-/** A record write a batch made: the revision it wrote. */
+/** A record write of a bulk call: the revision it wrote. */
 export interface JournalEntry {
   entity: string;
   id: string;

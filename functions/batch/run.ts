@@ -21,9 +21,8 @@ import { familyHandler, type SubRequestContext } from './families.js';
 import { batchResponse, errorResponse, subRequestTarget, type BatchResponse } from './sub-request.js';
 import { parseBatch, type BatchItem } from '../../shared/batch/validate.js';
 import type { AuthContext } from '../../shared/caller.js';
-import { saveOperation } from '../../shared/data/index.js';
 import { newId } from '../../shared/ids.js';
-import { findEntity, type LoadedEntity } from '../../shared/registry/index.js';
+import { startOperation } from '../../shared/entities/operation.js';
 
 const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
 
@@ -73,15 +72,10 @@ async function runOne(outer: ApiRequest, auth: AuthContext | undefined, item: Ba
 
 export async function runBatch(req: ApiRequest): Promise<{ operationId: string; responses: BatchResponse[] }> {
   const items = parseBatch(req.body);
-  const operationId = newId('op');
-  const auth: AuthContext | undefined = req.auth && { ...req.auth, operationId, journal: [] };
+  // An anonymous batch writes nothing: its id names no operation to undo.
+  const operation = req.auth && startOperation(req.auth);
   const responses: BatchResponse[] = [];
-  for (const [index, item] of items.entries()) responses.push(await runOne(req, auth, item, index));
-  const journal = auth?.journal ?? [];
-  if (auth && journal.length) {
-    const entities = [...new Set(journal.map((w) => w.entity))].flatMap((slug) => findEntity(slug) ?? []) as LoadedEntity[];
-    await saveOperation(entities, { operationId, tenantId: auth.tenantId, records: journal });
-  }
-  return { operationId, responses };
+  for (const [index, item] of items.entries()) responses.push(await runOne(req, operation?.auth, item, index));
+  await operation?.finish();
+  return { operationId: operation?.operationId ?? newId('op'), responses };
 }
-

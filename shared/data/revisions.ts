@@ -1,6 +1,7 @@
 /**
- * The revision a record write keeps, in the same transaction as the write (docs/history.md).
- * Pure: no I/O but the reads at the end.
+ * The revision a record write keeps, in the same transaction as the write (docs/history.md), the
+ * bulk calls kept for their undo, and the trash. The items are built by pure functions; the reads
+ * and the operation's writes are the I/O below them.
  *
  * History table (its own, without a stream: a revision is not a change to deliver, and the events
  * table's stream feeds webhooks and the SSE stream): `<tenant>#<table>#rev#<id>` / `<revision, 10
@@ -16,7 +17,8 @@
  */
 import type { NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
 import { historyDaysOf, PROTECTED_FIELDS, type LoadedEntity } from '../registry/index.js';
-import type { AuthContext } from '../caller.js';
+import type { AuthContext, JournalEntry } from '../caller.js';
+import { canonical } from '../canonical-json.js';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.js';
 import type { StoredRecord, TransactItem } from './record-item.js';
@@ -63,14 +65,25 @@ export interface WriteContext {
 
 const PROTECTED = new Set<string>(PROTECTED_FIELDS);
 const SK_DIGITS = 10;
+const DAY_SECONDS = 86_400;
+
+/** The `expiresAt` (epoch seconds) of an item kept `days` from `fromMs`. */
+function expiresAt(days: number, fromMs: number): number {
+  return Math.floor(fromMs / 1000) + days * DAY_SECONDS;
+}
+
+/** Whether a kept item is past its `expiresAt` (TTL deletes up to days late; DynamoDB Local never). */
+function expired(item: Record<string, unknown>, nowMs = Date.now()): boolean {
+  return Number(item.expiresAt) <= Math.floor(nowMs / 1000);
+}
 
 /** The write context of a caller's request (the key's id for an API key, else the user's). */
-export function writeContextOf(auth: AuthContext, operation: RevisionOperation, operationId?: string): WriteContext {
+export function writeContextOf(auth: AuthContext, operation: RevisionOperation): WriteContext {
   return {
     operation,
     actor: { type: auth.type, id: auth.type === 'api_key' && auth.keyId ? auth.keyId : auth.user.id },
     ...(auth.requestId ? { requestId: auth.requestId } : {}),
-    ...(operationId ?? auth.operationId ? { operationId: operationId ?? auth.operationId } : {}),
+    ...(auth.operationId ? { operationId: auth.operationId } : {}),
   };
 }
 
@@ -97,10 +110,6 @@ function stateOf(record: StoredRecord): RevisionState {
   };
 }
 
-function same(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
 /** The fields that differ between two states (null for absent), protected fields left out. */
 export function changesBetween(before: StoredRecord | undefined, after: StoredRecord | undefined): Record<string, { from: unknown; to: unknown }> {
   const from = before ? { ...withoutProtected(before.data), metadata: before.metadata, metas: before.metas, deletedAt: before.deletedAt } : {};
@@ -109,7 +118,7 @@ export function changesBetween(before: StoredRecord | undefined, after: StoredRe
   for (const key of new Set([...Object.keys(from), ...Object.keys(to)])) {
     const a = (from as Record<string, unknown>)[key] ?? null;
     const b = (to as Record<string, unknown>)[key] ?? null;
-    if (!same(a, b)) out[key] = { from: a, to: b };
+    if (canonical(a) !== canonical(b)) out[key] = { from: a, to: b };
   }
   return out;
 }
@@ -120,8 +129,8 @@ export function changesBetween(before: StoredRecord | undefined, after: StoredRe
  */
 export function revisionPut(entity: LoadedEntity, historyTable: string, before: StoredRecord | undefined, after: StoredRecord | undefined, context: WriteContext, now = new Date()): TransactItem[] {
   const days = historyDaysOf(entity);
-  const record = (after ?? before)!;
   if (days === 0) return [];
+  const record = (after ?? before)!;
   const revision = after ? after.version : before!.version + 1;
   const item: Omit<StoredRevision, 'changes'> & { changes?: StoredRevision['changes'] } = {
     revision,
@@ -137,7 +146,7 @@ export function revisionPut(entity: LoadedEntity, historyTable: string, before: 
     ...(context.operationId ? { operationId: context.operationId } : {}),
     ...(before ? { changes: changesBetween(before, after) } : {}),
     ...(after ? { state: stateOf(after) } : {}),
-    expiresAt: Math.floor(now.getTime() / 1000) + days * 86400,
+    expiresAt: expiresAt(days, now.getTime()),
   };
   return [
     {
@@ -155,15 +164,14 @@ function asRecord(state: RevisionState): StoredRecord {
   return { data: state.data, metadata: state.metadata, metas: state.metas, deletedAt: state.deletedAt } as StoredRecord;
 }
 
-function live(item: Record<string, unknown> | undefined, nowSeconds: number): StoredRevision | undefined {
-  if (!item || item.kind !== 'revision' || Number(item.expiresAt) <= nowSeconds) return undefined;
+function live(item: Record<string, unknown> | undefined): StoredRevision | undefined {
+  if (!item || item.kind !== 'revision' || expired(item)) return undefined;
   const { pk: _pk, sk: _sk, kind: _kind, ...rest } = item as Record<string, unknown> & StoredRevision;
   return rest.changes ? rest : { ...rest, changes: changesBetween(undefined, rest.state && asRecord(rest.state)) };
 }
 
 /** A page of a record's revisions, newest first, from before revision `below` (exclusive) when given. */
 export async function readRevisions(entity: LoadedEntity, tenantId: string, id: string, limit: number, below?: number): Promise<{ items: StoredRevision[]; more: boolean }> {
-  const nowSeconds = Math.floor(Date.now() / 1000);
   const items: StoredRevision[] = [];
   let start: Record<string, NativeAttributeValue> | undefined;
   do {
@@ -176,7 +184,7 @@ export async function readRevisions(entity: LoadedEntity, tenantId: string, id: 
       ExclusiveStartKey: start,
     }));
     for (const raw of out.Items ?? []) {
-      const rev = live(raw, nowSeconds);
+      const rev = live(raw);
       if (rev) items.push(rev);
     }
     start = out.LastEvaluatedKey;
@@ -187,21 +195,19 @@ export async function readRevisions(entity: LoadedEntity, tenantId: string, id: 
 /** One revision of a record, if kept and not expired. */
 export async function readRevision(entity: LoadedEntity, tenantId: string, id: string, revision: number): Promise<StoredRevision | undefined> {
   const out = await db().send(new GetCommand({ TableName: tableName('history'), Key: { pk: revisionPartition(tenantId, entity, id), sk: revisionSortKey(revision) } }));
-  return live(out.Item, Math.floor(Date.now() / 1000));
+  return live(out.Item);
 }
 
 /**
  * The records a bulk call wrote, kept for its undo: `<tenant>#op#<operationId>` / `op` —
- * {entity, records: [{id, revision}], expiresAt}; `undoneAt` once undone. A batch, which may write
- * several entities, names the entity of each record instead. Written after the call's writes (a
- * crash in between leaves a call that cannot be undone; its revisions stay).
+ * {records: [{entity, id, revision}], expiresAt}; `undoneAt` once undone. Written after the
+ * call's writes (shared/entities/operation.ts; a crash in between leaves a call that cannot be
+ * undone; its revisions stay).
  */
 export interface OperationRecord {
   operationId: string;
-  /** The entity of every record (bulk update, bulk delete, import); none for a batch. */
-  entity?: string;
   tenantId: string;
-  records: { id: string; revision: number; entity?: string }[];
+  records: JournalEntry[];
   undoneAt?: string;
 }
 
@@ -209,14 +215,14 @@ function operationKey(tenantId: string, operationId: string): { pk: string; sk: 
   return { pk: `${tenantId}#op#${operationId}`, sk: 'op' };
 }
 
-/** Keeps a bulk call for its undo as long as `entity` keeps its revisions (a batch: the longest of its entities'). */
-export async function saveOperation(entity: LoadedEntity | LoadedEntity[], operation: OperationRecord): Promise<void> {
-  const days = Math.max(0, ...[entity].flat().map(historyDaysOf));
+/** Keeps a bulk call for its undo as long as the longest-kept of the entities it wrote keeps its revisions. */
+export async function saveOperation(entities: readonly LoadedEntity[], operation: OperationRecord): Promise<void> {
+  const days = Math.max(0, ...entities.map(historyDaysOf));
   if (days === 0 || operation.records.length === 0) return;
   await db().send(
     new PutCommand({
       TableName: tableName('history'),
-      Item: { ...operationKey(operation.tenantId, operation.operationId), kind: 'operation', ...operation, expiresAt: Math.floor(Date.now() / 1000) + days * 86400 },
+      Item: { ...operationKey(operation.tenantId, operation.operationId), kind: 'operation', ...operation, expiresAt: expiresAt(days, Date.now()) },
     }),
   );
 }
@@ -224,8 +230,8 @@ export async function saveOperation(entity: LoadedEntity | LoadedEntity[], opera
 export async function readOperation(tenantId: string, operationId: string): Promise<OperationRecord | undefined> {
   const out = await db().send(new GetCommand({ TableName: tableName('history'), Key: operationKey(tenantId, operationId) }));
   const item = out.Item;
-  if (!item || item.kind !== 'operation' || Number(item.expiresAt) <= Math.floor(Date.now() / 1000)) return undefined;
-  return { operationId: item.operationId, ...(item.entity ? { entity: item.entity } : {}), tenantId: item.tenantId, records: item.records, ...(item.undoneAt ? { undoneAt: item.undoneAt } : {}) };
+  if (!item || item.kind !== 'operation' || expired(item)) return undefined;
+  return { operationId: item.operationId, tenantId: item.tenantId, records: item.records, ...(item.undoneAt ? { undoneAt: item.undoneAt } : {}) };
 }
 
 /** Marks the call undone; false when it already was (a second undo reverts nothing). */
@@ -276,7 +282,7 @@ export function trashPut(entity: LoadedEntity, historyTable: string, before: Sto
           ownerId: before.ownerId,
           deletedAt,
           revision: before.version + 1,
-          expiresAt: Math.floor(Date.parse(deletedAt) / 1000) + days * 86400,
+          expiresAt: expiresAt(days, Date.parse(deletedAt)),
         },
       },
     },
@@ -304,7 +310,6 @@ export async function readTrash(
   tenantId: string,
   options: { limit: number; after?: string; ownerId?: string },
 ): Promise<{ items: TrashEntry[]; next?: string }> {
-  const nowSeconds = Math.floor(Date.now() / 1000);
   const pk = trashPartition(tenantId, entity);
   const items: TrashEntry[] = [];
   let start: Record<string, NativeAttributeValue> | undefined = options.after === undefined ? undefined : { pk, sk: options.after };
@@ -321,7 +326,7 @@ export async function readTrash(
       }),
     );
     for (const item of page.Items ?? []) {
-      if (item.kind === 'trash' && Number(item.expiresAt) > nowSeconds) items.push({ id: item.id, ownerId: item.ownerId, deletedAt: item.deletedAt, revision: item.revision });
+      if (item.kind === 'trash' && !expired(item)) items.push({ id: item.id, ownerId: item.ownerId, deletedAt: item.deletedAt, revision: item.revision });
     }
     start = page.LastEvaluatedKey;
   } while (start && items.length < options.limit);

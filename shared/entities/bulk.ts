@@ -15,14 +15,13 @@
  * An item whose record moved on fails alone with PRECONDITION_FAILED (and `etag`, the current one).
  */
 import type { AuthContext } from '../caller.js';
-import { newId } from '../ids.js';
-import { saveOperation } from '../data/index.js';
 import { BadRequestError, toApiError, ValidationError } from '../errors.js';
 import type { LoadedEntity } from '../registry/index.js';
 import { loadLayouts } from '../migrations/index.js';
 import { preconditionsOfValue } from './preconditions.js';
 import { present } from './present.js';
 import { mayDelete, mayUpdate, removeStored, updateStored } from './service.js';
+import { startOperation } from './operation.js';
 
 export const MAX_BULK_ITEMS = 100;
 const IN_FLIGHT = 4;
@@ -103,8 +102,7 @@ export interface BulkDeleteResult {
 
 /** `body` is `{updates: [{id, ifMatch?, ...fields}]}`; `replaceMetadata` as for one record's update. */
 export async function bulkUpdate(entity: LoadedEntity, caller: AuthContext | undefined, body: unknown, options: { replaceMetadata?: boolean } = {}): Promise<BulkUpdateResult> {
-  const operationId = newId('op');
-  const auth = { ...mayUpdate(entity, caller), operationId };
+  const { operationId, auth, finish } = startOperation(mayUpdate(entity, caller));
   const updates = listOf(body, 'updates');
   duplicates(updates.map((u) => (isPlainObject(u) ? u.id : undefined)), 'updates');
   const replaceMetadata = options.replaceMetadata === true;
@@ -118,21 +116,20 @@ export async function bulkUpdate(entity: LoadedEntity, caller: AuthContext | und
     const { id, ifMatch, ...fields } = update;
     try {
       const stored = await updateStored(layouts, entity, id as string, auth, fields, { replaceMetadata, preconditions: preconditionsOfValue(ifMatch) });
-      return { record: present(entity, stored), written: { id: stored.id, revision: stored.version } };
+      return { record: present(entity, stored) };
     } catch (error) {
       return { failure: failureOf(i, id, error) };
     }
   });
   const items = results.flatMap((r) => (r.record ? [r.record] : []));
   const failures = results.flatMap((r) => (r.failure ? [r.failure] : []));
-  await saveOperation(entity, { operationId, entity: entity.slug, tenantId: auth.tenantId, records: results.flatMap((r) => (r.written ? [r.written] : [])) });
+  await finish();
   return { operationId, updated: items.length, failed: failures.length, items, failures };
 }
 
 /** `body` is `{ids: [id | {id, ifMatch}]}` (undefined: the request had no body). */
 export async function bulkDelete(entity: LoadedEntity, caller: AuthContext | undefined, body: unknown): Promise<BulkDeleteResult> {
-  const operationId = newId('op');
-  const auth = { ...mayDelete(entity, caller), operationId };
+  const { operationId, auth, finish } = startOperation(mayDelete(entity, caller));
   if (body === undefined) throw new BadRequestError('A bulk delete needs a JSON body {ids: [...]}', { ids: 'is required' });
   const entries = listOf(body, 'ids');
   // An entry is an id, or {id, ifMatch}.
@@ -147,15 +144,14 @@ export async function bulkDelete(entity: LoadedEntity, caller: AuthContext | und
       return { failure: failureOf(i, id, new ValidationError({ [`ids[${i}]`]: 'takes only id and ifMatch' })) };
     }
     try {
-      let revision = 0;
-      await removeStored(layouts, entity, id as string, auth, isPlainObject(entry) ? preconditionsOfValue(entry.ifMatch) : undefined, (n) => (revision = n));
-      return { id: id as string, revision };
+      await removeStored(layouts, entity, id as string, auth, isPlainObject(entry) ? preconditionsOfValue(entry.ifMatch) : undefined);
+      return { id: id as string };
     } catch (error) {
       return { failure: failureOf(i, id, error) };
     }
   });
   const deleted = results.flatMap((r) => (r.id ? [r.id] : []));
   const failures = results.flatMap((r) => (r.failure ? [r.failure] : []));
-  await saveOperation(entity, { operationId, entity: entity.slug, tenantId: auth.tenantId, records: results.flatMap((r) => (r.id ? [{ id: r.id, revision: r.revision }] : [])) });
+  await finish();
   return { operationId, deleted: deleted.length, failed: failures.length, ids: deleted, failures };
 }

@@ -283,8 +283,6 @@ export async function removeStored(
   id: string,
   caller: AuthContext,
   preconditions?: Preconditions,
-  /** Told the revision the delete wrote (a bulk call keeps it for its undo). */
-  onRevision?: (revision: number) => void,
 ): Promise<StoredRecord | undefined> {
   const layout = layouts.of(entity);
   const tables = recordTables();
@@ -299,7 +297,6 @@ export async function removeStored(
     const at = new Date();
     return { items: [...deleteTransaction(layout, before, changeEvent(layout, 'deleted', before, at.toISOString()), tables), ...revisionPut(entity, tables.history, before, undefined, context, at), ...trashPut(entity, tables.history, before, at.toISOString())] };
   }, preconditions);
-  onRevision?.(removed.version + 1);
   caller.journal?.push({ entity: entity.slug, id, revision: removed.version + 1 });
   return deleted;
 }

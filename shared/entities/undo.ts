@@ -30,16 +30,18 @@ export async function undoOperation(operationId: string, auth: AuthContext | und
   let reverted = 0;
   const conflicts: string[] = [];
   // A batch may write one record more than once: it goes back to before the first, if its last is still the latest.
-  const spans = new Map<string, { entity?: string; id: string; first: number; last: number }>();
-  for (const { id, revision, entity: slug } of operation.records) {
-    const key = `${slug ?? operation.entity}/${id}`;
-    const span = spans.get(key);
-    spans.set(key, { entity: slug ?? operation.entity, id, first: Math.min(span?.first ?? revision, revision), last: Math.max(span?.last ?? revision, revision) });
+  const spans = new Map<string, { slug: string; id: string; first: number; last: number }>();
+  for (const { entity: slug, id, revision } of operation.records) {
+    const span = spans.get(`${slug}/${id}`);
+    spans.set(`${slug}/${id}`, { slug, id, first: Math.min(span?.first ?? revision, revision), last: Math.max(span?.last ?? revision, revision) });
   }
-  for (const { entity: slug, id, first, last } of spans.values()) {
-    const entity = slug === undefined ? undefined : findEntity(slug);
+  for (const { slug, id, first, last } of spans.values()) {
+    const entity = findEntity(slug);
+    if (!entity) {
+      conflicts.push(id);
+      continue;
+    }
     try {
-      if (!entity) throw new Error('entity gone');
       const layout = layouts.of(entity);
       const written = await readRevision(entity, caller.tenantId, id, first);
       const current = await getRecord(layout, id, caller.tenantId);

@@ -34,7 +34,6 @@ import {
   emailKey,
   eventItem,
   revisionPut,
-  saveOperation,
   writeContextOf,
   holdsValue,
   recordTables,
@@ -55,6 +54,7 @@ import {
   requireCaller,
   requireOperation,
   requirePermission,
+  startOperation,
 } from '../entities/rules.js';
 import { ApiError, ConflictError, ValidationError } from '../errors.js';
 import type { AuthContext } from '../caller.js';
@@ -249,6 +249,8 @@ export interface ImportInput {
 }
 
 export interface WrittenItems {
+  /** The import's operation (its undo: POST /api/v1/operations/{operationId}/undo). */
+  operationId: string;
   /** Imported records by request index (written now or by an earlier attempt). */
   records: Map<number, PublicRecord>;
   /** Write failures by request index. */
@@ -259,11 +261,12 @@ export interface WrittenItems {
 }
 
 /** Plans and writes the valid items (in request order). */
-async function writeValid(layouts: LiveLayouts, entity: LoadedEntity, valid: ItemResult[], seed: IdSeed | undefined, auth: AuthContext, withEvents: boolean, operationId: string): Promise<WrittenItems> {
+async function writeValid(layouts: LiveLayouts, entity: LoadedEntity, valid: ItemResult[], seed: IdSeed | undefined, caller: AuthContext, withEvents: boolean): Promise<WrittenItems> {
   const layout = layouts.of(entity);
   const now = new Date().toISOString();
   const tables = recordTables();
-  const context = writeContextOf(auth, 'create', operationId);
+  const { operationId, auth, finish } = startOperation(caller);
+  const context = writeContextOf(auth, 'create');
   const planned: PlannedRecord[] = valid.map((r) => {
     const record = newRecord(entity, auth, r.input!, importRecordId(entity, r.index, r.item, seed, Date.parse(now)), now);
     const event = withEvents
@@ -278,9 +281,9 @@ async function writeValid(layouts: LiveLayouts, entity: LoadedEntity, valid: Ite
   const outcome = await writeRecords(layout, planned, tables, (found, mine) => found.tenantId === mine.tenantId && found.ownerId === mine.ownerId && !found.deletedAt);
   const records = new Map<number, PublicRecord>();
   for (const [index, record] of [...outcome.written, ...outcome.existing]) records.set(index, present(entity, record));
-  for (const record of outcome.written.values()) auth.journal?.push({ entity: entity.slug, id: record.id, revision: record.version });
-  await saveOperation(entity, { operationId, entity: entity.slug, tenantId: auth.tenantId, records: [...outcome.written.values()].map((r) => ({ id: r.id, revision: r.version })) });
-  return { records, failed: outcome.failed, taken: outcome.taken, writeRequests: outcome.writeRequests };
+  for (const record of outcome.written.values()) auth.journal!.push({ entity: entity.slug, id: record.id, revision: record.version });
+  await finish();
+  return { operationId, records, failed: outcome.failed, taken: outcome.taken, writeRequests: outcome.writeRequests };
 }
 
 /**
@@ -354,8 +357,7 @@ export async function importRecords(entity: LoadedEntity, { caller, body: payloa
   const results = await validateItems(layouts, entity, items, auth, new Map(), seed);
   const invalid = results.filter((r) => r.details);
   if (!skipInvalid && invalid.length) throw abortOn(invalid[0]);
-  const operationId = newId('op');
-  const written = await writeValid(layouts, entity, results.filter((r) => r.input), seed, auth, true, operationId);
+  const written = await writeValid(layouts, entity, results.filter((r) => r.input), seed, auth, true);
   takenAtWrite(written, results);
 
   const failures: ImportFailure[] = [];
@@ -364,7 +366,7 @@ export async function importRecords(entity: LoadedEntity, { caller, body: payloa
     else if (written.failed.has(r.index)) failures.push({ index: r.index, item: echoOf(r.item), error: written.failed.get(r.index)! });
   }
   const created = [...written.records.entries()].sort(([a], [b]) => a - b).map(([, record]) => record);
-  const report = { operationId, created: created.length, failed: failures.length, items: created, ...(returnFailures ? { failures } : {}) };
+  const report = { operationId: written.operationId, created: created.length, failed: failures.length, items: created, ...(returnFailures ? { failures } : {}) };
   const fault = incomplete(written, { ...report, failures });
   if (fault) throw fault;
   return report;
@@ -427,8 +429,7 @@ export async function importTasks({ caller, body: payload, seed }: ImportInput):
 
   const layouts = await loadLayouts();
   const results = await validateItems(layouts, entity, bodies, auth, pre, seed);
-  const operationId = newId('op');
-  const written = await writeValid(layouts, entity, results.filter((r) => r.input), seed, auth, notify, operationId);
+  const written = await writeValid(layouts, entity, results.filter((r) => r.input), seed, auth, notify);
   takenAtWrite(written, results);
   const errors: { index: number; task: unknown; error: string; details?: Record<string, string> }[] = [];
   for (const r of results) {
@@ -436,7 +437,7 @@ export async function importTasks({ caller, body: payload, seed }: ImportInput):
     else if (written.failed.has(r.index)) errors.push({ index: r.index, task: echoOf(tasks[r.index]), error: written.failed.get(r.index)! });
   }
   const imported = [...written.records.entries()].sort(([a], [b]) => a - b).map(([, record]) => record);
-  const report = { operationId, imported: imported.length, failed: errors.length, tasks: imported, errors };
+  const report = { operationId: written.operationId, imported: imported.length, failed: errors.length, tasks: imported, errors };
   const fault = incomplete(written, report);
   if (fault) throw fault;
   return report;
