@@ -216,7 +216,10 @@ async function backfillUnique(layout: LiveLayout, state: MigrationState, record:
       await report(state, { kind: 'duplicate', recordId: record.id, field, detail: String(value), keptId: holder.id });
       return true;
     }
-    // This record is older (or the holder is gone): it takes the item over.
+    // This record is older (or the holder is gone): it takes the item over. Its own entry (from an
+    // earlier attempt of the run) goes first: once the item is its, an older record may take it over
+    // at once and report it, and a deletion after that would lose the entry.
+    await unreport(state, { kind: 'duplicate', recordId: record.id, field });
     const handOver: TransactItem[] = [{ Put: { TableName: tableName('records'), Item: item, ConditionExpression: 'recordId = :holder', ExpressionAttributeValues: { ':holder': holderId } } }];
     if (holder) {
       handOver.push({
@@ -233,7 +236,6 @@ async function backfillUnique(layout: LiveLayout, state: MigrationState, record:
     try {
       await db().send(new TransactWriteCommand({ TransactItems: addUnique(layout, record, field, handOver) }));
       if (holder) await report(state, { kind: 'duplicate', recordId: holder.id, field, detail: String(value), keptId: record.id });
-      await unreport(state, { kind: 'duplicate', recordId: record.id, field });
       return true;
     } catch (error) {
       if (!isCancelled(error)) throw error;
