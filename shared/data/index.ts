@@ -54,7 +54,7 @@ export {
 export { type Key, type StoredRecord, type TableItem, type TableNames, type TransactItem } from './record-item.js';
 export { heldShards, homeKey, keyShardCount, listingSortKey, ownListing, recordKey, shardKeys, uninvertedMs } from './partitions.js';
 export { listingPartitionFor, listings, type Listing, type Viewer } from './listings.js';
-export { counterUpdates, randomShard, reshard, totalSource } from './counters.js';
+export { counterUpdates, randomShard, reshard, totalSource, type TotalSource } from './counters.js';
 export { copyItem, fromItem, LAGGING_ATTRIBUTES, storedFromItem, withMaintainedShards } from './items.js';
 export { EVENT_TTL_SECONDS, eventItem, eventPartition, type ChangeType } from './change-events.js';
 export { changesBetween, claimUndo, readOperation, readRevision, readRevisions, readTrash, revisionPartition, revisionPut, saveOperation, trashDelete, trashPut, writeContextOf, type OperationRecord, type Revision, type TrashEntry, type RevisionOperation, type RevisionState, type StoredRevision, type WriteContext } from './revisions.js';

@@ -5,16 +5,23 @@
  * with the caller's viewer, so tenancy, row-level security and soft delete are LIST's, and the
  * rows are read by LIST's read path (list.ts readMatches).
  *
- * Every answer is a bounded scan (`meta.source: "scan"`): the narrowest listing partition is read
- * to its end, and a read that examines more than AGGREGATE_SCAN_LIMIT items stops with 400
- * AGGREGATE_TOO_LARGE (never a partial answer). Its cost is the request's X-Request-Cost.
+ * Two paths, both exact:
+ * - `meta.source: "counters"`: a count, alone or grouped by one enum or boolean field, with no
+ *   filter or one equality on an indexed field, is read from the counters LIST keeps per listing
+ *   partition (written in the same transaction as the record): one Query per counter partition,
+ *   whatever the number of records. Only complete indexes count (one a migration still builds
+ *   is not read): until then the same question takes the scan.
+ * - `meta.source: "scan"`: anything else. The narrowest listing partition is read to its end, and
+ *   a read that examines more than AGGREGATE_SCAN_LIMIT items stops with 400 AGGREGATE_TOO_LARGE
+ *   (never a partial answer).
+ * Either way the cost is the request's X-Request-Cost.
  */
 import type { AuthContext } from '../caller.js';
 import { config } from '../config.js';
-import type { StoredRecord } from '../data/index.js';
+import { readCounters, totalSource, type LiveLayout, type StoredRecord, type TotalSource } from '../data/index.js';
 import { ApiError, BadRequestError } from '../errors.js';
 import { loadLayouts } from '../migrations/index.js';
-import { compareValues, list, parseListQuery, valueAt, type QuerySpec } from '../query/index.js';
+import { compareValues, list, parseListQuery, valueAt, type ListPlan, type QuerySpec } from '../query/index.js';
 import { PROTECTED_FIELDS, type LoadedEntity } from '../registry/index.js';
 import { canSee, requireOperation, requirePermission, viewerOf } from './access.js';
 import { planList, readMatches } from './list.js';
@@ -69,7 +76,7 @@ export interface AggregateGroup {
 
 export interface AggregateResult {
   data: AggregateGroup[];
-  meta: { groups: number; source: 'scan' };
+  meta: { groups: number; source: 'counters' | 'scan' };
 }
 
 /** The record's own attributes an aggregate may name, beside the entity's fields. */
@@ -266,20 +273,80 @@ function tooLarge(limit: number): ApiError {
   return ApiError.of('AGGREGATE_TOO_LARGE', `The aggregate would read more than ${limit} records; narrow it with filters`, {
     details: {
       limit,
-      hint: 'narrow the records read: an equality on an indexed field (its own listing is read) or a createdAt date range (startDate, endDate); AGGREGATE_SCAN_LIMIT sets the limit',
+      hint: 'narrow the records read: an equality on an indexed field (its own listing is read) or a createdAt date range (startDate, endDate); or ask a count alone, grouped by at most one indexed enum or boolean field, with no filter or one equality on an indexed field: it is read from counters, whatever the number of records; AGGREGATE_SCAN_LIMIT sets the limit',
     },
   });
 }
 
+/** Counter partitions an aggregate reads: the total's, and one per value of the grouped field. */
+interface CounterPlan {
+  total: TotalSource;
+  /** groupBy: the field and, per value, where its count is read (the records without one: the rest of the total). */
+  group?: { field: string; values: { value: unknown; source: TotalSource }[] };
+}
+
 /**
- * The aggregate of the records of `entity` the caller could LIST, read by LIST's plan and read
- * path; over AGGREGATE_SCAN_LIMIT items examined it stops with 400 AGGREGATE_TOO_LARGE.
+ * Where the counters answer `query` exactly (pure), undefined when they cannot: only `count`, no
+ * interval, search or date range; either no grouping, with no condition or one equality a
+ * complete index answers (the listing LIST reads, whose total is its counter), or a grouping by
+ * one enum or boolean field whose complete index is counted in the base partition, with no
+ * condition.
+ */
+export function counterPlan(layout: LiveLayout, plan: ListPlan, query: AggregateQuery): CounterPlan | undefined {
+  if (plan.kind === 'empty' || plan.kind === 'ids') return undefined;
+  if (query.sum.length + query.avg.length + query.min.length + query.max.length > 0 || query.interval) return undefined;
+  if (plan.spec.words.length > 0 || plan.spec.dateRange) return undefined;
+  if (query.groupBy.length === 0) {
+    if (plan.conditions.length === 0 && plan.candidates.length === 0) return { total: totalSource(layout, plan.base) };
+    const [candidate] = plan.candidates;
+    if (plan.conditions.length === 1 && plan.candidates.length === 1 && candidate.condition === plan.conditions[0]) return { total: totalSource(layout, plan.base, candidate) };
+    return undefined;
+  }
+  if (query.groupBy.length !== 1 || plan.conditions.length > 0) return undefined;
+  const [field] = query.groupBy;
+  const token = layout.readable.get(field.name);
+  const index = layout.indexes.find((i) => i.token === token);
+  const definition = layout.entity.fields[field.name];
+  if (token === undefined || !index?.consolidated || !definition) return undefined;
+  const values: unknown[] = definition.type === 'boolean' ? [false, true] : definition.type === 'enum' ? [...(definition.values ?? [])] : [];
+  if (values.length === 0) return undefined;
+  return {
+    total: totalSource(layout, plan.base),
+    group: { field: field.name, values: values.map((value) => ({ value, source: totalSource(layout, plan.base, { field: field.name, value, token }) })) },
+  };
+}
+
+/**
+ * The groups a counter plan reads (groups without records left out, as a scan finds none), sorted
+ * by key; undefined when they do not add up to what a scan would show: records of a required field
+ * outside its values (kept from an earlier definition) would appear as `null`.
+ */
+async function countFromCounters(entity: LoadedEntity, counters: CounterPlan): Promise<AggregateGroup[] | undefined> {
+  const { total, group } = counters;
+  const read = await readCounters([total, ...(group?.values.map((v) => v.source) ?? [])]);
+  const all = read.get(total.partition) ?? 0;
+  if (!group) return [{ key: {}, count: all }];
+  const counted = group.values.map(({ value, source }) => ({ key: { [group.field]: value } as Record<string, unknown>, count: read.get(source.partition) ?? 0 }));
+  const rest = all - counted.reduce((n, g) => n + g.count, 0);
+  if (rest < 0 || (rest > 0 && entity.fields[group.field].required)) return undefined;
+  return [{ key: { [group.field]: null }, count: rest }, ...counted]
+    .filter((g) => g.count > 0)
+    .sort((a, b) => compareValues(a.key[group.field], b.key[group.field]));
+}
+
+/**
+ * The aggregate of the records of `entity` the caller could LIST, planned by LIST's planner: from
+ * the counters when they answer it (counterPlan), else read by LIST's read path, stopping with 400
+ * AGGREGATE_TOO_LARGE over AGGREGATE_SCAN_LIMIT items examined.
  */
 export async function aggregateRecords(entity: LoadedEntity, auth: AuthContext | undefined, query: AggregateQuery): Promise<AggregateResult> {
   requireOperation(entity, 'list');
   requirePermission(entity, 'read', auth);
   const layout = (await loadLayouts()).of(entity);
   const plan = planList(layout, viewerOf(auth), query.spec);
+  const counters = counterPlan(layout, plan, query);
+  const counted = counters && (await countFromCounters(entity, counters));
+  if (counted) return { data: counted, meta: { groups: counted.length, source: 'counters' } };
   const limit = config().aggregateScanLimit;
   let scanned = 0;
   const count = (n: number) => {

@@ -240,13 +240,22 @@ describe('time buckets and the scan limit (members, AGGREGATE_SCAN_LIMIT=8)', ()
   });
 
   it('refuses a scan over AGGREGATE_SCAN_LIMIT records with 400 AGGREGATE_TOO_LARGE, and answers once narrowed', async () => {
-    const over = await get('/api/v1/members/aggregate', bigKey);
-    const narrowed = await get('/api/v1/members/aggregate?renewsOn=2030-01-01', bigKey);
+    const over = await get('/api/v1/members/aggregate?sum=badge', bigKey);
+    const narrowed = await get('/api/v1/members/aggregate?renewsOn=2031-01-01&sum=badge', bigKey);
 
     expect(over.status, over.text).toBe(400);
     expect(over.body.code).toBe('AGGREGATE_TOO_LARGE');
     expect(over.body.details.limit).toBe(8);
     expect(narrowed.status, narrowed.text).toBe(200);
-    expect(groupsOf(narrowed)).toEqual([{ key: {}, count: 1 }]);
+    expect(groupsOf(narrowed)).toEqual([{ key: {}, sum: { badge: 101 + 102 + 103 + 104 + 105 + 106 + 107 + 108 } }]);
+  });
+
+  it('counts over the scan limit from counters: no scan, whatever the number of records', async () => {
+    const all = await get('/api/v1/members/aggregate', bigKey);
+    const one = await get('/api/v1/members/aggregate?renewsOn=2030-01-01', bigKey);
+
+    expect(all.status, all.text).toBe(200);
+    expect(all.body).toMatchObject({ data: [{ key: {}, count: 9 }], meta: { groups: 1, source: 'counters' } });
+    expect(one.body).toMatchObject({ data: [{ key: {}, count: 1 }], meta: { source: 'counters' } });
   });
 });

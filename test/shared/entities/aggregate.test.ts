@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { aggregatableFields, aggregate, aggregateQueryOf, bucketOf, parseAggregateQuery } from '../../../shared/entities/aggregate.js';
+import { aggregatableFields, aggregate, aggregateQueryOf, bucketOf, counterPlan, parseAggregateQuery } from '../../../shared/entities/aggregate.js';
+import { planList } from '../../../shared/entities/list.js';
 import { BadRequestError } from '../../../shared/errors.js';
 import { definitions, task } from '../data/support.js';
 
@@ -94,5 +95,42 @@ describe('aggregatableFields', () => {
     const { entities } = await definitions();
 
     expect(aggregatableFields(entities.orders)).toEqual({ group: ['customerId', 'status'], number: ['total'], date: ['createdAt', 'updatedAt'] });
+  });
+});
+
+describe('counterPlan', () => {
+  const admin = { tenantId: 'ten_1', userId: 'usr_1', admin: true };
+  const planOf = async (params: Record<string, string>) => {
+    const { entities, layouts } = await definitions();
+    const query = parseAggregateQuery(entities.tasks, params);
+    return counterPlan(layouts.tasks, planList(layouts.tasks, admin, query.spec), query);
+  };
+
+  it('reads a count from the listing’s counters: alone, or of one indexed equality', async () => {
+    expect((await planOf({}))?.total).toMatchObject({ partition: 'ten_1#tasks' });
+    expect((await planOf({ assigneeId: 'usr_2' }))?.total).toMatchObject({ partition: 'ten_1#tasks#assigneeId=usr_2', base: 'ten_1#tasks' });
+  });
+
+  it('reads a count per enum value from the base partition’s counters, one source per value', async () => {
+    const plan = await planOf({ groupBy: 'status' });
+
+    expect(plan?.group?.field).toBe('status');
+    expect(plan?.group?.values.map((v) => v.value)).toEqual(['todo', 'in_progress', 'completed']);
+    expect(plan?.group?.values[0].source).toMatchObject({ partition: 'ten_1#tasks#status=todo', base: 'ten_1#tasks', attribute: '#status=todo' });
+  });
+
+  it.each([
+    ['a min beside the count', { groupBy: 'status', min: 'createdAt' }],
+    ['a time bucket', { interval: 'day' }],
+    ['a search', { search: 'word' }],
+    ['a date range', { startDate: '2024-01-01' }],
+    ['a filter that is not an indexed equality', { filter: JSON.stringify({ title: 'a' }) }],
+    ['two equalities', { status: 'todo', priority: 'low' }],
+    ['a grouping and a filter', { groupBy: 'status', priority: 'low' }],
+    ['a grouping by two fields', { groupBy: 'status,priority' }],
+    ['a grouping by a reference (values unknown)', { groupBy: 'assigneeId' }],
+  ])('leaves %s to the scan', async (_label, params) => {
+    const defined = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as Record<string, string>;
+    expect(await planOf(defined)).toBeUndefined();
   });
 });

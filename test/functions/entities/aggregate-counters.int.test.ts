@@ -1,0 +1,169 @@
+/**
+ * Counts answered from counters (`meta.source: "counters"`) against a model: after each phase of
+ * writes (creates, updates that move records between groups, a bulk update, an import, hard
+ * deletes on tasks; soft deletes and restores on products), every count — the total, per enum
+ * value, per value of a filtered equality — equals what a full cursor walk of LIST shows the same
+ * caller: an admin, a plain user of a private entity (own records only), another tenant, and an
+ * anonymous caller of a public entity.
+ */
+import { randomBytes } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { newTenant, newUser } from '../../support/identity.js';
+import { as, created, keyOf, type Caller } from './support.js';
+
+type Row = Record<string, any>;
+
+const STATUSES = ['todo', 'in_progress', 'completed'] as const;
+const PRIORITIES = ['low', 'medium', 'high'] as const;
+const pick = <T>(values: readonly T[]): T => values[Math.floor(Math.random() * values.length)];
+
+/** Every record the caller can LIST at `path`, by cursor. */
+async function walk(caller: Caller, path: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  let cursor: string | null = null;
+  for (let pages = 0; pages < 200; pages++) {
+    const sep = path.includes('?') ? '&' : '?';
+    const response = await caller.get(`${path}${sep}limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    expect(response.status, response.text).toBe(200);
+    rows.push(...response.body.data);
+    cursor = response.body.pagination.nextCursor;
+    if (!cursor) break;
+  }
+  return rows;
+}
+
+/** The groups a model computes: count per value of `field`, sorted by key (null first), empty groups left out. */
+function modelGroups(rows: readonly Row[], field: string, values: readonly unknown[]): { key: Record<string, unknown>; count: number }[] {
+  const order = [null, ...[...values].sort()];
+  const counts = new Map<unknown, number>();
+  for (const row of rows) {
+    const value = row[field] ?? null;
+    counts.set(value, (counts.get(value) ?? 0) + 1);
+  }
+  return order.filter((v) => counts.has(v)).map((v) => ({ key: { [field]: v }, count: counts.get(v)! }));
+}
+
+/** Every count a caller may ask of `slug` equals the model of its own LIST walk, each from counters. */
+async function expectCountsMatch(caller: Caller, slug: string, grouped: Record<string, readonly unknown[]>): Promise<void> {
+  const rows = await walk(caller, `/api/v1/${slug}`);
+  const ask = async (query: string) => {
+    const response = await caller.get(`/api/v1/${slug}/aggregate?${query}`);
+    expect(response.status, response.text).toBe(200);
+    return response.body;
+  };
+  const total = await ask('count');
+  expect(total.data, `${slug}: total`).toEqual([{ key: {}, count: rows.length }]);
+  expect(total.meta.source).toBe('counters');
+  for (const [field, values] of Object.entries(grouped)) {
+    const groups = await ask(`groupBy=${field}`);
+    expect(groups.data, `${slug}: per ${field}`).toEqual(modelGroups(rows, field, values));
+    expect(groups.meta).toEqual({ groups: groups.data.length, source: 'counters' });
+    for (const value of values) {
+      const one = await ask(`${field}=${value}`);
+      expect(one.data, `${slug}: ${field}=${value}`).toEqual([{ key: {}, count: rows.filter((r) => r[field] === value).length }]);
+      expect(one.meta.source).toBe('counters');
+    }
+  }
+}
+
+describe('counts from counters, against a model of LIST (tasks: private, hard delete)', () => {
+  let admin: Caller;
+  let alice: Caller;
+  let bob: Caller;
+  let outsider: Caller;
+  const ids: { id: string; by: Caller }[] = [];
+
+  const check = async () => {
+    for (const caller of [admin, alice, bob, outsider]) await expectCountsMatch(caller, 'tasks', { status: STATUSES, priority: PRIORITIES });
+  };
+
+  beforeAll(async () => {
+    const [acme, globex] = await Promise.all([newTenant(), newTenant()]);
+    const [a, b] = await Promise.all([newUser(acme.admin.cookie), newUser(acme.admin.cookie)]);
+    [admin, alice, bob, outsider] = (await Promise.all([keyOf(acme.admin.cookie, ['*']), keyOf(a.cookie), keyOf(b.cookie), keyOf(globex.admin.cookie, ['*'])])).map(as);
+  }, 60_000);
+
+  it('holds after creates by three users of a tenant and another tenant', async () => {
+    for (let i = 0; i < 24; i++) {
+      const by = pick([admin, alice, alice, bob, outsider]);
+      const task = await created(by, 'tasks', { title: `agg ${i}`, status: pick(STATUSES), ...(i % 4 ? { priority: pick(PRIORITIES) } : {}) });
+      ids.push({ id: task.id, by });
+    }
+    await check();
+  }, 120_000);
+
+  it('holds after updates that move records between groups, and a bulk update', async () => {
+    for (const { id, by } of ids.slice(0, 10)) {
+      const response = await by.patch(`/api/v1/tasks/${id}`, { status: pick(STATUSES), priority: pick(PRIORITIES) });
+      expect(response.status, response.text).toBe(200);
+    }
+    const theirs = ids.filter((x) => x.by === alice).slice(0, 4);
+    const bulk = await alice.patch('/api/v1/tasks', { updates: theirs.map(({ id }) => ({ id, status: 'completed' })) });
+    expect(bulk.status, bulk.text).toBe(200);
+    await check();
+  }, 120_000);
+
+  it('holds after an import and hard deletes (one by one and in bulk)', async () => {
+    const imported = await admin.post('/api/v1/import/tasks', { tasks: STATUSES.map((status, i) => ({ title: `imported ${i}`, status })) });
+    expect(imported.status, imported.text).toBe(201);
+    for (const { id, by } of ids.slice(10, 14)) expect((await by.del(`/api/v1/tasks/${id}`)).status).toBe(200);
+    const bobs = ids.filter((x) => x.by === bob).slice(0, 2).map((x) => x.id);
+    if (bobs.length) expect((await bob.del('/api/v1/tasks', { body: { ids: bobs } })).status).toBe(200);
+    await check();
+  }, 120_000);
+
+  it('answers what counters cannot (a second group, a search, a sum) by a scan that agrees with them', async () => {
+    const counted = (await admin.get('/api/v1/tasks/aggregate?groupBy=status')).body;
+    const scanned = (await admin.get('/api/v1/tasks/aggregate?groupBy=status,priority')).body;
+    const perStatus = new Map<string, number>();
+    for (const g of scanned.data) perStatus.set(g.key.status, (perStatus.get(g.key.status) ?? 0) + g.count);
+
+    expect(scanned.meta.source).toBe('scan');
+    expect(counted.meta.source).toBe('counters');
+    expect(counted.data.map((g: Row) => [g.key.status, g.count])).toEqual([...perStatus]);
+  });
+});
+
+describe('counts from counters, against a model of LIST (products: public, soft delete, restore)', () => {
+  const category = `aggc-${randomBytes(4).toString('hex')}`;
+  const anonymous = as(undefined);
+  let acme: Caller;
+  let globex: Caller;
+  const products: { id: string; by: Caller }[] = [];
+
+  beforeAll(async () => {
+    const [a, g] = await Promise.all([newTenant(), newTenant()]);
+    [acme, globex] = (await Promise.all([keyOf(a.admin.cookie, ['*']), keyOf(g.admin.cookie, ['*'])])).map(as);
+  }, 60_000);
+
+  /**
+   * Other tests write products meanwhile: the checks stay within this test's category (one
+   * equality: its own counted partition), and its split per status is a scan that must agree.
+   */
+  const check = async () => {
+    const rows = await walk(anonymous, `/api/v1/products?category=${category}`);
+    for (const caller of [anonymous, acme, globex]) {
+      const response = await caller.get(`/api/v1/products/aggregate?category=${category}`);
+      expect(response.body.data).toEqual([{ key: {}, count: rows.length }]);
+      expect(response.body.meta.source).toBe('counters');
+    }
+    const perStatus = await anonymous.get(`/api/v1/products/aggregate?category=${category}&groupBy=status`);
+    expect(perStatus.body.data).toEqual(modelGroups(rows, 'status', ['active', 'inactive']));
+    expect(perStatus.body.meta.source).toBe('scan');
+  };
+
+  it('holds after creates by two tenants, soft deletes and restores', async () => {
+    for (let i = 0; i < 8; i++) {
+      const by = i % 2 ? acme : globex;
+      const product = await created(by, 'products', { name: `p${i}`, price: i, category, status: i % 3 ? 'active' : 'inactive' });
+      products.push({ id: product.id, by });
+    }
+    await check();
+    for (const { id, by } of products.slice(0, 3)) expect((await by.del(`/api/v1/products/${id}`)).status).toBe(200);
+    await check();
+    const [first] = products;
+    const restored = await first.by.post(`/api/v1/products/${first.id}/restore`, { revision: 1 });
+    expect(restored.status, restored.text).toBe(200);
+    await check();
+  }, 180_000);
+});
