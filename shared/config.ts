@@ -89,6 +89,8 @@ export interface Config {
     lookbackMs: number;
   };
   webhooks: WebhookConfig;
+  /** The write-shards controller of auto entities (shared/migrations/shard-control.ts; docs/capacity.md). */
+  writeShards: WriteShardsConfig;
   /** Identity providers whose JWTs are accepted (AUTH_OIDC_ISSUERS; docs/authentication.md). */
   oidc: OidcConfig;
 }
@@ -98,6 +100,22 @@ export interface OidcConfig {
   issuers: unknown;
   /** After a JWKS fetch, how long before a token with an unknown `kid` may fetch it again. */
   jwksCooldownSeconds: number;
+}
+
+export interface WriteShardsConfig {
+  /** A split starts when the busiest listing key's writes stay at or above this percent of the key's ceiling (250 writes/s)… */
+  splitAtPercent: number;
+  /** …for this long. */
+  splitAfterSeconds: number;
+  /** A merge (halving) starts when the busiest key's writes stay below this percent of the ceiling… */
+  mergeBelowPercent: number;
+  /** …for this long, with no change of the shard count meanwhile. */
+  mergeAfterSeconds: number;
+  /** Length of the windows the stream consumer counts each shard's writes in. */
+  windowSeconds: number;
+  /** How often a process runs the controller (the merge check: at most every MERGE_CHECK_SECONDS). */
+  checkSeconds: number;
+  mergeCheckSeconds: number;
 }
 
 export interface WebhookConfig {
@@ -182,6 +200,15 @@ function load(): Config {
       queueUrl: process.env.WEBHOOK_QUEUE_URL || undefined,
       inboundSecrets: json<Record<string, string>>('INBOUND_WEBHOOK_SECRETS', {}),
       fanoutConcurrency: Math.max(1, int('WEBHOOK_FANOUT_CONCURRENCY', 16)),
+    },
+    writeShards: {
+      splitAtPercent: Math.max(1, int('SHARDS_SPLIT_AT_PERCENT', 50)),
+      splitAfterSeconds: Math.max(1, int('SHARDS_SPLIT_AFTER_SECONDS', 60)),
+      mergeBelowPercent: int('SHARDS_MERGE_BELOW_PERCENT', 10),
+      mergeAfterSeconds: Math.max(1, int('SHARDS_MERGE_AFTER_SECONDS', 3 * 3600)),
+      windowSeconds: Math.max(1, int('SHARDS_WINDOW_SECONDS', 10)),
+      checkSeconds: Math.max(1, int('SHARDS_CHECK_SECONDS', 10)),
+      mergeCheckSeconds: Math.max(1, int('SHARDS_MERGE_CHECK_SECONDS', 300)),
     },
     oidc: {
       issuers: json<unknown>('AUTH_OIDC_ISSUERS', []),

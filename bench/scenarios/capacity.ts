@@ -79,6 +79,8 @@ async function fixture(runtime: LocalRuntime, label: string): Promise<Fixture> {
   for (let i = 0; i < 20; i++) longIds.push((await ok(runtime, 'POST', `${V1}/tasks`, key, { title: `Long task ${i}`, description: LONG_DESCRIPTION, priority: 'low' })).body.data.id);
   const taskIds: string[] = [];
   for (let i = 0; i < 40; i++) taskIds.push((await ok(runtime, 'POST', `${V1}/tasks`, key, { title: `Capacity task ${i}`, description: 'A task of the capacity benchmark' })).body.data.id);
+  // A public entity's page 1 (products: writeShards 'auto', on 1 shard while its writes are light).
+  for (let i = 0; i < 25; i++) await ok(runtime, 'POST', `${V1}/products`, key, { name: `Capacity product ${i}`, price: i, category: `category-${i % 5}`, description: 'A product of the capacity benchmark' });
   return { key, session, userId: adminId, tagIds, taskIds, longIds };
 }
 
@@ -94,6 +96,7 @@ function operations(runtime: LocalRuntime): Operation[] {
   return [
     { name: 'GET a task', repeat: 20, run: (f, i) => go('GET', `${V1}/tasks/${f.taskIds[i % 20]}`, f.key) },
     { name: 'LIST tasks page 1', repeat: 20, run: (f) => go('GET', `${V1}/tasks?limit=20`, f.key) },
+    { name: 'LIST products page 1 (public, 1 write shard)', repeat: 20, run: (f) => go('GET', `${V1}/products?limit=20`, f.key) },
     { name: 'LIST page 1 of long-description tasks (priority=low, 20)', repeat: 10, run: (f) => go('GET', `${V1}/tasks?priority=low&limit=20`, f.key) },
     { name: 'CREATE a task', repeat: 10, run: (f, i) => go('POST', `${V1}/tasks`, f.key, { title: `Created ${i}`, description: 'A task of the capacity benchmark' }) },
     { name: 'CREATE a task with assignee and 2 tags', repeat: 10, run: (f, i) => go('POST', `${V1}/tasks`, f.key, { title: `Assigned ${i}`, assigneeId: f.userId, tagIds: f.tagIds }) },

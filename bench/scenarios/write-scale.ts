@@ -9,7 +9,10 @@
  * products (public, spread over 3 tenants), tasks (private, one tenant) and sharded-products
  * (bench/entities/: products with `writeShards: 16`, 3 tenants). After the creates, the RCU of
  * LIST page 1 (default limit) of each entity; then the WCU of each write of a task with a
- * 300-character description (create, title update, status update, delete).
+ * 300-character description (create, title update, status update, delete). Last, the read units
+ * of LIST page 1 and of a cursor page (limit 20) by write shards, 1 to 32: the page-cost entities
+ * (bench/entities/page-cost-<N>.ts, products pinned at N shards, 100 records each; 16:
+ * sharded-products).
  *
  * The sharded entity is loaded through ENTITIES_DIR, which must be set before the run starts the
  * local runtime (the registry is loaded once per process): this module sets it when it is
@@ -40,6 +43,10 @@ const WIDTH = 4;
 const DESCRIPTION_300 = 'A task description of the write-scale benchmark, of ordinary words. '.repeat(5).slice(0, 300);
 const SCENARIO = 'write-scale (HTTP, DynamoDB Local, WCU per partition key)';
 
+/** Write shards whose LIST page costs are measured (bench/entities/page-cost-<N>.ts; 16: sharded-products). */
+const PAGE_COST_SHARDS = [1, 2, 4, 8, 16, 32];
+const PAGE_COST_RECORDS = 100;
+
 // ---------- the sharded entity (decided at import, before the run starts the local runtime) ----------
 
 const benchEntitiesDir = fileURLToPath(new URL('../entities/', import.meta.url));
@@ -52,6 +59,7 @@ const shardedSkipped = ((): string | undefined => {
   if (dir && dir !== benchEntitiesDir) return `${ENTITIES_DIR_ENV} is already set (${dir}); the bench's entity directory cannot be added`;
   try {
     validateDefinition(structuredClone(shardedProducts), join(benchEntitiesDir, 'sharded-products.ts'));
+    for (const n of PAGE_COST_SHARDS) if (n !== shardedProducts.writeShards) validateDefinition({ ...structuredClone(shardedProducts), slug: `page-cost-${n}`, tableName: `page_cost_${n}`, writeShards: n }, `page-cost-${n}.ts`);
   } catch (error) {
     return `the registry refuses its definition (${(error as Error).message})`;
   }
@@ -220,6 +228,37 @@ async function taskWrites(runtime: LocalRuntime, operator: Record<string, string
   return out;
 }
 
+interface PageCost {
+  shards: number;
+  page1: number;
+  cursor: number;
+}
+
+/** RCU of LIST page 1 and of the page after its cursor (limit 20), per write-shard count, averaged over 3 each. */
+async function pageCosts(runtime: LocalRuntime, operator: Record<string, string>): Promise<PageCost[]> {
+  const [key] = await tenantsFor(runtime, operator, 1, 'page-costs');
+  const out: PageCost[] = [];
+  for (const shards of PAGE_COST_SHARDS) {
+    const slug = shards === shardedProducts.writeShards ? shardedProducts.slug : `page-cost-${shards}`;
+    // sharded-products holds the cases' records already.
+    if (slug !== shardedProducts.slug) await pool(Array.from({ length: PAGE_COST_RECORDS }, (_, i) => i), WIDTH, async (i) => {
+        await ok(runtime, 'POST', `${V1}/${slug}`, key, product(i));
+      });
+    const list = `${V1}/${slug}?limit=20`;
+    const first = await ok(runtime, 'GET', list, key);
+    const cursor = first.body.pagination.nextCursor as string;
+    const repeat = 3;
+    const page1 = await recorded(async () => {
+      for (let i = 0; i < repeat; i++) await ok(runtime, 'GET', list, key);
+    });
+    const next = await recorded(async () => {
+      for (let i = 0; i < repeat; i++) await ok(runtime, 'GET', `${list}&cursor=${encodeURIComponent(cursor)}`, key);
+    });
+    out.push({ shards, page1: page1.rcu / repeat, cursor: next.rcu / repeat });
+  }
+  return out;
+}
+
 // ---------- output ----------
 
 function fmt(n: number | undefined, digits = 2): string {
@@ -265,7 +304,7 @@ function markdownRow(cells: readonly string[]): string {
   return `| ${cells.map((cell) => cell.replace(/\|/g, '\\|')).join(' | ')} |`;
 }
 
-function tables(cases: CaseResult[], writes: TaskWrite[]): string {
+function tables(cases: CaseResult[], writes: TaskWrite[], pages: PageCost[]): string {
   return [
     markdownRow(CASE_COLUMNS),
     markdownRow(CASE_COLUMNS.map(() => '---')),
@@ -274,6 +313,9 @@ function tables(cases: CaseResult[], writes: TaskWrite[]): string {
     markdownRow(['Write of a task with a 300-character description', 'WCU (records and events tables)']),
     markdownRow(['---', '---']),
     ...writes.map((w) => markdownRow([w.name, fmt(w.wcu)])),
+    ...(pages.length
+      ? ['', markdownRow(['Write shards', ...pages.map((p) => String(p.shards))]), markdownRow(['---', ...pages.map(() => '---')]), markdownRow(['LIST page 1 RCU (limit 20)', ...pages.map((p) => fmt(p.page1))]), markdownRow(['cursor page RCU', ...pages.map((p) => fmt(p.cursor))])]
+      : []),
   ].join('\n');
 }
 
@@ -294,8 +336,9 @@ export async function run(context: BenchContext): Promise<BenchRow[]> {
     }
   }
   const writes = await taskWrites(runtime, operator);
+  const pages = shardedSkipped ? [] : await pageCosts(runtime, operator);
 
-  const table = tables(cases, writes);
+  const table = tables(cases, writes, pages);
   console.log(`\n${table}\n`);
   const outDir = join(fileURLToPath(new URL('..', import.meta.url)), 'results');
   mkdirSync(outDir, { recursive: true });
@@ -326,5 +369,9 @@ export async function run(context: BenchContext): Promise<BenchRow[]> {
     if (c.listRcu !== undefined) rows.push({ scenario: SCENARIO, metric: `${c.name}: LIST page 1`, value: fmt(c.listRcu), unit: 'RCU' });
   }
   for (const w of writes) rows.push({ scenario: SCENARIO, metric: `task with a 300-character description: ${w.name}`, value: fmt(w.wcu), unit: 'WCU' });
+  for (const p of pages) {
+    rows.push({ scenario: SCENARIO, metric: `LIST page 1 at ${p.shards} write shard${p.shards === 1 ? '' : 's'}`, value: fmt(p.page1), unit: 'RCU' });
+    rows.push({ scenario: SCENARIO, metric: `cursor page at ${p.shards} write shard${p.shards === 1 ? '' : 's'}`, value: fmt(p.cursor), unit: 'RCU' });
+  }
   return rows;
 }

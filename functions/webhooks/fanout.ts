@@ -3,20 +3,29 @@
  * source mapping's filter) and queues one delivery per subscribed webhook. Reports partial batch
  * failures: the stream resumes from the first record that failed. The fan-out code and the AWS
  * SDK load with the first batch (shared/on-first-use.ts), not at cold start.
+ *
+ * It is also the write-shards controller's stream consumer (write-shards.ts): it counts each
+ * batch's change events per shard, and on AWS runs the controller, also when invoked by its
+ * schedule (an EventBridge event, no Records) while no events come.
  */
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { onFirstUse } from '../../shared/on-first-use.js';
 import { loadLogger, logger } from '../../shared/logger.js';
 import { findEntity, loadRegistry } from '../../shared/registry/index.js';
+import { controlOnAws, countLoad } from './write-shards.js';
 
 const fanOutCode = onFirstUse(() =>
   Promise.all([import('../../shared/webhooks/events.js'), import('../../shared/webhooks/fanout.js'), import('../../shared/webhooks/queue.js')]),
 );
 
-export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+export async function handler(event: DynamoDBStreamEvent | { source: string }): Promise<DynamoDBBatchResponse> {
   // The logger loads on first use; loaded first, every line of the invocation is written before it returns.
   await loadLogger();
   await loadRegistry();
+  if (!('Records' in event)) {
+    await controlOnAws(true);
+    return { batchItemFailures: [] };
+  }
   // A failed load fails the whole batch: nothing was queued, so every record is retried.
   const [{ changeEventFromImage }, { fanOutEvents }, { deliveryQueue }] = await fanOutCode();
   logger.debug('webhook fan-out batch', { records: event.Records.length });
@@ -30,5 +39,10 @@ export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatch
     deliveryQueue(),
   );
   const firstFailed = fannedOut.find((_, n) => !ok[n]);
+  // Counted once a batch is fanned out whole (a retried batch would count its events again).
+  if (!firstFailed) {
+    await countLoad(event.Records);
+    await controlOnAws(false);
+  }
   return { batchItemFailures: firstFailed ? [{ itemIdentifier: event.Records[firstFailed.i].dynamodb?.SequenceNumber ?? '' }] : [] };
 }

@@ -290,6 +290,7 @@ export class Observability extends Construct {
       if (props.webhooks) {
         add(props.webhooks.deadLetterAlarm);
         add(props.webhooks.fanoutFailureAlarm);
+        if (props.webhooks.writeShardsAlarm) add(props.webhooks.writeShardsAlarm);
       }
     }
 

@@ -144,7 +144,8 @@ export class EntityRecordApiStack extends Stack {
       adminPasswordVersion: props.adminPasswordVersion,
       code: props.code,
     });
-    new EntityMigrations(this, 'Migrations', { recordsTable: tables.records!, after: [...this.functions.byFamily.values()], code: props.code });
+    const migrations = new EntityMigrations(this, 'Migrations', { recordsTable: tables.records!, after: [...this.functions.byFamily.values()], code: props.code });
+    this.webhooks?.controlWriteShards({ records: tables.records!, limits: tables.limits!, migrationFunction: migrations.function });
     this.observability = new Observability(this, 'Observability', { ...props.observability, api, functions: this.functions, tables, webhooks: this.webhooks });
     const bodyLimit = props.waf?.bodyLimit ?? props.waf?.enabled ?? false;
     if (props.waf?.enabled || bodyLimit) {

@@ -16,6 +16,10 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sources from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -67,6 +71,8 @@ export class WebhookDelivery extends Construct {
   readonly fanoutFailureQueue: sqs.Queue;
   /** Raised when any stream batch is in the failure queue. */
   readonly fanoutFailureAlarm: cloudwatch.Alarm;
+  /** Raised when an auto entity's busiest listing key stays near its ceiling (controlWriteShards). */
+  writeShardsAlarm?: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: WebhookDeliveryProps) {
     super(scope, id);
@@ -156,6 +162,38 @@ export class WebhookDelivery extends Construct {
       metric: this.fanoutFailureQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
       threshold: 1,
       evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+  }
+
+  /**
+   * The write-shards controller in the fan-out (functions/webhooks/write-shards.ts): it counts each
+   * batch's change events into load items of the limits table, reads the migration states and
+   * records a change in the records table, and invokes the migration job to run it; a schedule
+   * invokes it every 5 minutes so that a quiet entity is merged with no events coming. The alarm:
+   * an auto entity's busiest listing key at or above 80 % of its ceiling for 5 minutes (the
+   * controller is not keeping up, or the entity is at 32 shards).
+   */
+  controlWriteShards(props: { records: dynamodb.ITable; limits: dynamodb.ITable; migrationFunction: lambda.IFunction }): void {
+    const fn = this.fanoutFunction;
+    fn.addEnvironment(tableEnvName('records'), props.records.tableName);
+    fn.addEnvironment(tableEnvName('limits'), props.limits.tableName);
+    fn.addEnvironment('MIGRATION_FUNCTION_NAME', props.migrationFunction.functionName);
+    props.records.grantReadWriteData(fn);
+    props.limits.grantReadWriteData(fn);
+    // The function itself (its unqualified ARN), not every version (grantInvoke's `:*`).
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [props.migrationFunction.functionArn] }));
+    new events.Rule(this, 'WriteShardsSchedule', {
+      description: 'Entity Record API: runs the write-shards controller while no change events come (merges of quiet entities)',
+      schedule: events.Schedule.rate(Duration.minutes(5)),
+      targets: [new targets.LambdaFunction(fn, { event: events.RuleTargetInput.fromObject({ source: 'write-shards-schedule' }) })],
+    });
+    this.writeShardsAlarm = new cloudwatch.Alarm(this, 'WriteShardsAlarm', {
+      alarmDescription: "An auto entity's busiest listing key took 80 % of its write ceiling for 5 minutes: the write-shards controller has not split it (see GET /api/v1/migrations) or it is at 32 shards (docs/capacity.md)",
+      metric: new cloudwatch.Metric({ namespace: 'EntityRecordApi', metricName: 'WriteShardsKeyLoad', period: Duration.minutes(1), statistic: 'Maximum' }),
+      threshold: 80,
+      evaluationPeriods: 5,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });

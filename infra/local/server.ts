@@ -152,7 +152,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       server.listen(options.port, options.host, () => resolve());
     });
     const { port } = server.address() as AddressInfo;
-    migrations = startMigrations(states);
+    migrations = startMigrations(states, { control: true });
     return {
       url: `http://${options.host}:${port}`,
       dynamoEndpoint,

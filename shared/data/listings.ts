@@ -4,6 +4,7 @@
  * shard of each count the layout maintains), and the partition a LIST reads for a viewer. Pure:
  * no I/O. Counting those listings is counters.ts'; the items standing in them are items.ts'.
  */
+import { ApiError } from '../errors.js';
 import type { LoadedEntity } from '../registry/index.js';
 import { tokenField, type LiveLayout } from './layout.js';
 import { basePartitions, fieldPartition, globalPartition, heldShards, ownerPartition, recordShardKey, tenantPartition } from './partitions.js';
@@ -36,6 +37,14 @@ export function listings(layout: LiveLayout, record: StoredRecord, which: 'targe
   if (record.deletedAt) return [];
   const maintained = layout.shards.maintained;
   const sets = which === 'held' ? heldShards(record) : maintained;
+  if (which === 'held') {
+    // A count this process neither maintains nor knows as retired is newer than its layout: another
+    // process has started a change of write shards it has not read yet. Writing on would take the
+    // record out of those listings without counting it out (as for a retired count), and the pass
+    // would count it in again.
+    const known = new Set([...maintained, ...layout.shards.events]);
+    if (sets.some((n) => !known.has(n))) throw shardsChangingError(layout.entity.slug);
+  }
   const tokens = which === 'held' ? (record.ix ?? layout.legacy) : layout.tokens;
   const bases = basePartitions(layout.entity, record.tenantId, record.ownerId);
   const out: Listing[] = [];
@@ -65,6 +74,17 @@ export function listings(layout: LiveLayout, record: StoredRecord, which: 'targe
     }
   }
   return out;
+}
+
+/** Seconds a write refused by shardsChangingError is told to wait: a process reads the migration states at least every 5 s. */
+export const SHARDS_CHANGING_RETRY_AFTER_SECONDS = 5;
+
+/** 503 SERVICE_UNAVAILABLE with Retry-After: the record is listed under write shards this process has not read of yet. */
+export function shardsChangingError(entity: string): ApiError {
+  const retry = SHARDS_CHANGING_RETRY_AFTER_SECONDS;
+  return ApiError.of('SERVICE_UNAVAILABLE', `The write shards of ${entity} are changing and this server has not read the change yet: retry after ${retry} seconds`, {
+    headers: { 'Retry-After': String(retry) },
+  });
 }
 
 /** Every listing partition of a record; none once it is soft-deleted. */

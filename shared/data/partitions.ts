@@ -121,6 +121,12 @@ export function keyShardCount(pk: string): number {
   return match ? Number(match[1]) : 1;
 }
 
+/** The shard a partition key names and the count it is one of (`…#~<k>/<N>`: k and N; no suffix: 0 of 1). */
+export function keyShard(pk: string): { shard: number; shards: number } {
+  const match = /#~(\d+)\/(\d+)$/.exec(pk);
+  return match ? { shard: Number(match[1]), shards: Number(match[2]) } : { shard: 0, shards: 1 };
+}
+
 /** The (logical) partition a partition key is one shard of, or the key itself. */
 export function unshardedKey(pk: string): string {
   return pk.replace(SHARD_SUFFIX, '');

@@ -169,7 +169,9 @@ async function readPartition(layout: LiveLayout, paging: Paging): Promise<ListRe
   let result: PartitionPage;
   let total: number;
   if (cursor?.s) {
-    [result, total] = await Promise.all([pageAfter(layout, partition, cursor.s, limit), readCounter(source)]);
+    // On write shards the total travels in the cursor from the walk's first page (N Queries saved);
+    // on one shard it is read again (one Query beside the page's), exact at every page.
+    [result, total] = await Promise.all([pageAfter(layout, partition, cursor.s, limit), cursor.t ?? readCounter(source)]);
   } else if (page === 1) {
     result = await firstPage(layout, source, limit);
     total = result.total ?? 0;
@@ -178,7 +180,7 @@ async function readPartition(layout: LiveLayout, paging: Paging): Promise<ListRe
     total = skipped.total;
     result = skipped.lastSk ? await pageAfter(layout, partition, skipped.lastSk, limit) : { records: [], more: false };
   }
-  const next = result.more && result.lastSk ? nextOf(paging, { s: result.lastSk }) : null;
+  const next = result.more && result.lastSk ? nextOf(paging, { s: result.lastSk, ...((source.shards ?? 1) > 1 ? { t: total } : {}) }) : null;
   return { records: result.records, pagination: paginationOf(page, limit, total, next) };
 }
 

@@ -89,10 +89,15 @@ export function defaultsOf(entity: LoadedEntity): Record<string, string | number
   return Object.fromEntries(Object.entries(entity.fields).filter(([, f]) => f.default !== undefined).map(([n, f]) => [n, f.default!]));
 }
 
-export function layoutOf(entity: LoadedEntity): Layout {
+/**
+ * The entity's layout as its definition gives it. Its write shards: the number it pins, or for an
+ * auto entity (registry writeShardsOf) `currentShards`, the count recorded in the database, which
+ * the write-shards controller changes (shard-control.ts) and a start keeps.
+ */
+export function layoutOf(entity: LoadedEntity, currentShards?: number): Layout {
   const consolidated = consolidatedFields(entity);
   const names = Object.keys(entity.fields).sort();
-  const shards = writeShardsOf(entity);
+  const shards = writeShardsOf(entity, currentShards);
   return {
     ...(shards !== 1 ? { writeShards: shards } : {}),
     access: { public: entity.access.public, shared: entity.access.shared },

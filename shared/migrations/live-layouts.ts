@@ -46,15 +46,20 @@ export function eventShardsOf(target: Target, nowMs: number): number[] {
   return [...new Set([shardsOf(target.layout), ...(target.keptShards !== undefined ? [target.keptShards] : []), ...retired])];
 }
 
-const ownLayouts = new WeakMap<LoadedEntity, { layout: Layout; hash: string }>();
+const ownLayouts = new WeakMap<LoadedEntity, Map<number, { layout: Layout; hash: string }>>();
 
-/** This process's definition of the entity as a layout, and its hash (once per definition). */
-function ownLayout(entity: LoadedEntity): { layout: Layout; hash: string } {
-  let found = ownLayouts.get(entity);
+/**
+ * This process's definition of the entity as a layout, and its hash (once per definition and
+ * recorded shard count: an auto entity's definition takes the count recorded).
+ */
+function ownLayout(entity: LoadedEntity, currentShards: number): { layout: Layout; hash: string } {
+  let byShards = ownLayouts.get(entity);
+  if (!byShards) ownLayouts.set(entity, (byShards = new Map()));
+  let found = byShards.get(currentShards);
   if (!found) {
-    const layout = layoutOf(entity);
+    const layout = layoutOf(entity, currentShards);
     found = { layout, hash: layoutHash(layout) };
-    ownLayouts.set(entity, found);
+    byShards.set(currentShards, found);
   }
   return found;
 }
@@ -68,7 +73,7 @@ function ownLayout(entity: LoadedEntity): { layout: Layout; hash: string } {
  */
 export function layoutOfState(state: MigrationState, entity: LoadedEntity, readAt = Date.now()): LiveLayout {
   const { target } = state;
-  const own = ownLayout(entity);
+  const own = ownLayout(entity, shardsOf(target.layout));
   return buildLayout(
     entity,
     {

@@ -54,7 +54,7 @@ export async function hasRecords(entity: Pick<LoadedEntity, 'slug'>): Promise<bo
  * - a field added again while the migration that purges its earlier values has not finished:
  *   records it has not reached yet would show those values under the new field.
  */
-export async function refusedChange(entity: LoadedEntity, current: MigrationState, layout: Layout = layoutOf(entity)): Promise<string | undefined> {
+export async function refusedChange(entity: LoadedEntity, current: MigrationState, layout: Layout = definedLayout(entity, current)): Promise<string | undefined> {
   const readded = readdedWhilePurging(current.target, layout);
   if (readded.length) {
     const progress = `${current.processed} of ${current.total ?? '?'} records`;
@@ -84,6 +84,11 @@ export async function refusedChange(entity: LoadedEntity, current: MigrationStat
   return undefined;
 }
 
+/** The entity's definition as a layout against its recorded state: an auto entity keeps the shard count recorded. */
+export function definedLayout(entity: LoadedEntity, current: MigrationState | undefined): Layout {
+  return layoutOf(entity, current ? shardsOf(current.target.layout) : undefined);
+}
+
 function describeAccess(access: Layout['access']): string {
   return access.public ? 'public' : access.shared ? 'shared' : 'private (owner views)';
 }
@@ -92,10 +97,36 @@ function describeAccess(access: Layout['access']): string {
 export async function checkEntity(entity: LoadedEntity): Promise<void> {
   const current = await readState(entity.slug);
   if (!current) return;
-  const layout = layoutOf(entity);
+  const layout = definedLayout(entity, current);
   if (current.target.hash === adoptedTarget(layout).hash) return;
   const refused = await refusedChange(entity, current, layout);
   if (refused) throw new UnsupportedChangeError(entity.slug, refused);
+}
+
+/**
+ * The state that takes `current` to `layout` (pure): a new run whose target is nextTarget's,
+ * `pending` when stored items must change (or a pass is under way: it is never cut short), else
+ * complete at once (nothing stored depends on what changed: searchable fields).
+ */
+export function nextState(current: MigrationState, layout: Layout, segments: number, nowMs: number): MigrationState {
+  const target = nextTarget(current.target, layout);
+  const changes = layoutChanges(current.target.layout, layout);
+  const pass = needsPass(current.target.layout, layout) || current.state !== 'done';
+  const now = new Date(nowMs).toISOString();
+  const state: MigrationState = {
+    entity: current.entity,
+    target,
+    from: { hash: current.target.hash, layout: current.target.layout },
+    changes,
+    state: pass ? 'pending' : 'done',
+    run: current.run + 1,
+    segments: Array.from({ length: segments }, () => ({ done: false })),
+    processed: 0,
+    ...(pass ? {} : { total: 0, startedAt: now, endedAt: now }),
+    revision: current.revision + 1,
+  };
+  if (!pass) state.target = { ...target, indexes: target.indexes.map((i) => ({ ...i, ready: true })) };
+  return state;
 }
 
 /**
@@ -107,7 +138,7 @@ export async function checkEntity(entity: LoadedEntity): Promise<void> {
 export async function prepareEntity(entity: LoadedEntity, segments = DEFAULT_SEGMENTS): Promise<MigrationState> {
   for (;;) {
     const current = await readState(entity.slug);
-    const layout = layoutOf(entity);
+    const layout = definedLayout(entity, current);
     if (!current) {
       const target = adoptedTarget(layout);
       const now = new Date().toISOString();
@@ -124,27 +155,7 @@ export async function prepareEntity(entity: LoadedEntity, segments = DEFAULT_SEG
     }
     const refused = await refusedChange(entity, current, layout);
     if (refused) throw new UnsupportedChangeError(entity.slug, refused);
-    const target = nextTarget(current.target, layout);
-    const changes = layoutChanges(current.target.layout, layout);
-    // A pass under way is never cut short: its indexes are not complete, its purges not done.
-    const pass = needsPass(current.target.layout, layout) || current.state !== 'done';
-    const now = new Date().toISOString();
-    const state: MigrationState = {
-      entity: entity.slug,
-      target,
-      from: { hash: current.target.hash, layout: current.target.layout },
-      changes,
-      state: pass ? 'pending' : 'done',
-      run: current.run + 1,
-      segments: Array.from({ length: segments }, () => ({ done: false })),
-      processed: 0,
-      ...(pass ? {} : { total: 0, startedAt: now, endedAt: now }),
-      revision: current.revision + 1,
-    };
-    if (!pass) {
-      // Nothing stored depends on what changed (searchable fields): complete at once.
-      state.target = { ...target, indexes: target.indexes.map((i) => ({ ...i, ready: true })) };
-    }
+    const state = nextState(current, layout, segments, Date.now());
     if (await writeState(state, current.revision)) {
       serve(state);
       return state;

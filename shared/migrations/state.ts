@@ -49,6 +49,25 @@ export interface MigrationState {
   endedAt?: string;
   error?: string;
   revision: number;
+  /** A change of write shards the controller started (none: a definition's change): why, with the rate it measured. */
+  trigger?: ShardTrigger;
+}
+
+/** What made the write-shards controller start a change (shard-control.ts), as the status shows it. */
+export interface ShardTrigger {
+  by: 'write-shards controller';
+  action: 'split' | 'merge';
+  from: number;
+  to: number;
+  /** The busiest listing key's writes per second over the window (its mean), and the lowest and highest window. */
+  rate: number;
+  lowest: number;
+  highest: number;
+  /** The rate that decided it (writes per second per key) and how long it held (seconds). */
+  threshold: number;
+  seconds: number;
+  reason: string;
+  at: string;
 }
 
 /** Parallel Scan segments of a run. */

@@ -5,9 +5,9 @@
  * changed, and the report (records kept as duplicates of a value made unique, records a tightened
  * rule refuses).
  */
-import type { LoadedEntity } from '../registry/index.js';
-import type { Layout } from './layout.js';
-import { readReport, readStates, type MigrationPhase, type MigrationState, type ReportEntry } from './state.js';
+import { autoShards, type LoadedEntity } from '../registry/index.js';
+import { shardsOf, type Layout } from './layout.js';
+import { readReport, readStates, type MigrationPhase, type MigrationState, type ReportEntry, type ShardTrigger } from './state.js';
 
 export interface MigrationStatus {
   entity: string;
@@ -29,6 +29,10 @@ export interface MigrationStatus {
   /** Unique fields whose uniqueness items are complete, and those being built (a new value of these is refused meanwhile). */
   uniques: { field: string; ready: boolean }[];
   report: { count: number; entries: ReportEntry[] };
+  /** Whether the write-shards controller chooses the count; the count writes use, and the one readers read. */
+  writeShards: { auto: boolean; shards: number; read: number };
+  /** The change the write-shards controller started, why (null: a definition's change). */
+  trigger: ShardTrigger | null;
 }
 
 /**
@@ -63,6 +67,12 @@ export async function migrationStatus(entities: readonly LoadedEntity[], reportL
       indexes: state.target.indexes.map((i) => ({ field: i.field, token: i.token, ready: i.ready })),
       uniques: state.target.layout.unique.map((field) => ({ field, ready: !(state.target.uniqueBuilding ?? []).includes(field) })),
       report: await readReport(entity.slug, state.run, reportLimit),
+      writeShards: {
+        auto: autoShards(entity),
+        shards: shardsOf(state.target.layout),
+        read: state.target.keptShards !== undefined && !state.target.shardsReady ? state.target.keptShards : shardsOf(state.target.layout),
+      },
+      trigger: state.trigger ?? null,
     });
   }
   return out;

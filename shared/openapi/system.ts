@@ -50,6 +50,28 @@ export const SYSTEM_SCHEMAS: Record<string, Schema> = {
         items: { type: 'object', properties: { field: str, ready: { type: 'boolean' } } },
       },
       report: { type: 'object', properties: { count: { type: 'integer' }, entries: { type: 'array', items: object } } },
+      writeShards: {
+        type: 'object',
+        description: "The entity's write shards: `auto` when the write-shards controller chooses them (else the definition pins `shards`), and the count writes and readers use now.",
+        properties: { auto: { type: 'boolean' }, shards: { type: 'integer' }, read: { type: 'integer' } },
+      },
+      trigger: {
+        type: ['object', 'null'],
+        description: 'Why the write-shards controller started this change (null: the definition changed): split or merge, from and to, the busiest listing key\'s writes per second it measured (mean, lowest and highest window), the threshold and how long it held, in words.',
+        properties: {
+          by: str,
+          action: { type: 'string', enum: ['split', 'merge'] },
+          from: { type: 'integer' },
+          to: { type: 'integer' },
+          rate: { type: 'number' },
+          lowest: { type: 'number' },
+          highest: { type: 'number' },
+          threshold: { type: 'number' },
+          seconds: { type: 'integer' },
+          reason: str,
+          at: { type: 'string', format: 'date-time' },
+        },
+      },
     },
   },
   Webhook: {

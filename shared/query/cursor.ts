@@ -8,6 +8,9 @@
  * - any other order: the last record's sort values (`v`) and id (`i`), ties being broken by id;
  * - ids= in the order given: the last id (`i`); distinct=true: the last value (`v`, typed; its
  *   text in `i`).
+ * A listing partition split over write shards also carries the total its walk's first page read
+ * (`t`), so that a page after a cursor reads no counters (N Queries fewer); on one shard the
+ * counters are read again with the page (one Query), so the total stays exact at every page.
  *
  * A cursor is bound to the query that produced it (`h`: a hash of the query's shape: entity,
  * view, conditions, search, sort, date range, ids, distinct, limit) and signed with HMAC-SHA256
@@ -27,6 +30,8 @@ export interface QueryCursor {
   v?: unknown[];
   /** Id of the last item (or the last distinct value). */
   i?: string;
+  /** The total the walk's first page read (listing partitions on write shards): later pages show it instead of reading N shards' counters again. */
+  t?: number;
 }
 
 const MAC_BYTES = 20;
@@ -58,12 +63,14 @@ export function decodeQueryCursor(value: string, key: Buffer): QueryCursor | und
     if (parsed.s !== undefined && (typeof parsed.s !== 'string' || !/^\d{13}#/.test(parsed.s))) return undefined;
     if (parsed.v !== undefined && !Array.isArray(parsed.v)) return undefined;
     if (parsed.i !== undefined && typeof parsed.i !== 'string') return undefined;
+    if (parsed.t !== undefined && (typeof parsed.t !== 'number' || !Number.isSafeInteger(parsed.t) || parsed.t < 0)) return undefined;
     return {
       h: parsed.h,
       p: parsed.p,
       ...(parsed.s !== undefined ? { s: parsed.s } : {}),
       ...(parsed.v !== undefined ? { v: parsed.v } : {}),
       ...(parsed.i !== undefined ? { i: parsed.i } : {}),
+      ...(parsed.t !== undefined ? { t: parsed.t } : {}),
     };
   } catch {
     return undefined;

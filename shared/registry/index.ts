@@ -35,7 +35,7 @@ export {
   type WriteInput,
 } from './schemas.js';
 export {
-  DEFAULT_PUBLIC_WRITE_SHARDS,
+  autoShards,
   MAX_WRITE_SHARDS,
   writeShardsOf,
   historyDaysOf,

@@ -101,23 +101,32 @@ export interface EntityDefinition {
   rateLimit?: { limit: number; window: string };
   /**
    * Partition keys each listing partition's writes (copies, counters) and the change events spread
-   * over, a record always on the same one (chosen by its id): 1 to MAX_WRITE_SHARDS. A page 1 reads
-   * every one of them (N Queries). Default: DEFAULT_PUBLIC_WRITE_SHARDS for a public entity (every
-   * tenant writes its one listing), 1 otherwise (docs/capacity.md).
+   * over, a record always on the same one (chosen by its id). A number from 1 to MAX_WRITE_SHARDS
+   * pins it; `'auto'` (the default) lets the write-shards controller choose it for a public
+   * entity: it starts on 1 and is doubled while its busiest listing key's write rate stays high,
+   * halved after a long quiet spell (shared/migrations/shard-control.ts; docs/capacity.md). A
+   * private or shared entity on `'auto'` stays on 1. A page 1 reads every shard (N Queries).
    */
-  writeShards?: number;
+  writeShards?: number | 'auto';
   /** Revisions kept per record write: `{ days }` (default 30), or false for none (docs/history.md). */
   history?: false | { days: number };
 }
 
-/** Largest `writeShards`: a page 1 reads that many partition keys. */
+/** Largest write-shard count: a page 1 reads that many partition keys. */
 export const MAX_WRITE_SHARDS = 32;
-/** `writeShards` of a public entity that declares none: 5,000 creates/s at 1,000 WCU/s per key (docs/capacity.md). */
-export const DEFAULT_PUBLIC_WRITE_SHARDS = 20;
 
-/** The entity's write shards: as declared, else the default of its access mode. */
-export function writeShardsOf(entity: Pick<EntityDefinition, 'writeShards' | 'access'>): number {
-  return entity.writeShards ?? (entity.access.public ? DEFAULT_PUBLIC_WRITE_SHARDS : 1);
+/** Whether the controller chooses the entity's write shards: `'auto'` (or none declared) on a public entity. */
+export function autoShards(entity: Pick<EntityDefinition, 'writeShards' | 'access'>): boolean {
+  return (entity.writeShards === undefined || entity.writeShards === 'auto') && entity.access.public;
+}
+
+/**
+ * The entity's write shards: the number it pins; for an auto entity the count recorded in the
+ * database (`current`: its migration target's), 1 for one seen for the first time.
+ */
+export function writeShardsOf(entity: Pick<EntityDefinition, 'writeShards' | 'access'>, current?: number): number {
+  if (typeof entity.writeShards === 'number') return entity.writeShards;
+  return autoShards(entity) ? (current ?? 1) : 1;
 }
 
 /** Days a revision is kept; 30 by default; 0 when the entity keeps no history. */

@@ -234,8 +234,8 @@ export function definitionProblems(def: unknown): string[] {
     if (!isObject(d.relations)) problems.push('relations must be an object');
     else for (const [name, relation] of Object.entries(d.relations)) checkRelation(name, relation, d, problems);
   }
-  if (d.writeShards !== undefined && (!isPositiveInt(d.writeShards) || (d.writeShards as number) > MAX_WRITE_SHARDS)) {
-    problems.push(`writeShards must be an integer from 1 to ${MAX_WRITE_SHARDS} (partition keys a listing's writes spread over; a page 1 reads each)`);
+  if (d.writeShards !== undefined && d.writeShards !== 'auto' && (!isPositiveInt(d.writeShards) || (d.writeShards as number) > MAX_WRITE_SHARDS)) {
+    problems.push(`writeShards must be 'auto' or an integer from 1 to ${MAX_WRITE_SHARDS} (partition keys a listing's writes spread over; a page 1 reads each)`);
   }
   if (d.rateLimit !== undefined) {
     if (!isObject(d.rateLimit) || !isPositiveInt(d.rateLimit.limit) || typeof d.rateLimit.window !== 'string' || !/^\d+[smhd]$/.test(d.rateLimit.window)) {

@@ -38,6 +38,8 @@ interface Migration {
   error: string | null;
   indexes: { field: string; token: string; ready: boolean }[];
   report: { count: number; entries: { kind: 'duplicate' | 'violation'; recordId: string; field: string; detail: string; keptId?: string }[] };
+  writeShards?: { auto: boolean; shards: number; read: number };
+  trigger?: { action: 'split' | 'merge'; from: number; to: number; reason: string } | null;
 }
 
 /** Whether this user may be the platform operator (the bootstrap admin of the default tenant); the API decides. */
@@ -185,7 +187,11 @@ function Access({ description, migration }: { description: EntityDescription; mi
                 : "private: a user sees their own records, an admin every record of the tenant"}
           </dd>
           <dt>Write shards</dt>
-          <dd>{layout.writeShards ?? 1}</dd>
+          <dd>
+            {layout.writeShards ?? 1}
+            {migration?.writeShards?.auto ? ' (auto: the controller doubles them while the writes call for it, and halves them after a quiet spell)' : ''}
+            {migration?.trigger ? `; last ${migration.trigger.action} ${migration.trigger.from} → ${migration.trigger.to}: ${migration.trigger.reason}` : ''}
+          </dd>
           <dt>Searchable fields</dt>
           <dd>{layout.searchable.length ? layout.searchable.join(', ') : 'none'}</dd>
           <dt>Unique fields</dt>

@@ -2797,6 +2797,28 @@ export interface components {
                     [key: string]: unknown;
                 }[];
             };
+            /** @description The entity's write shards: `auto` when the write-shards controller chooses them (else the definition pins `shards`), and the count writes and readers use now. */
+            writeShards?: {
+                auto?: boolean;
+                shards?: number;
+                read?: number;
+            };
+            /** @description Why the write-shards controller started this change (null: the definition changed): split or merge, from and to, the busiest listing key's writes per second it measured (mean, lowest and highest window), the threshold and how long it held, in words. */
+            trigger?: {
+                by?: string;
+                /** @enum {string} */
+                action?: "split" | "merge";
+                from?: number;
+                to?: number;
+                rate?: number;
+                lowest?: number;
+                highest?: number;
+                threshold?: number;
+                seconds?: number;
+                reason?: string;
+                /** Format: date-time */
+                at?: string;
+            } | null;
         };
         Webhook: {
             id: string;

@@ -113,7 +113,8 @@ describe('alarms and dashboard', { timeout: 180_000 }, () => {
     );
 
     const nonStreaming = families.filter((f) => !(STREAMING_FAMILIES as readonly string[]).includes(f)).length;
-    expect(alarms.size).toBe(1 + nonStreaming + 2 * ALARMED_FUNCTIONS.length + tables.length + 2);
+    // + the webhook dead-letter and fan-out failure alarms, and the write-shards alarm.
+    expect(alarms.size).toBe(1 + nonStreaming + 2 * ALARMED_FUNCTIONS.length + tables.length + 3);
     for (const alarm of alarms.values()) {
       expect(alarm.AlarmActions ?? [], alarm.AlarmName).toEqual([]);
       expect(alarm.TreatMissingData).toBe('notBreaching');
@@ -160,12 +161,12 @@ describe('alarms and dashboard', { timeout: 180_000 }, () => {
     expect(alarms.get('Ops-records-table-throttles')!.Threshold).toBe(10);
   });
 
-  it('leaves the alarms out when asked (the dead-letter and fan-out failure alarms of webhook delivery stay)', () => {
+  it('leaves the alarms out when asked (the dead-letter, fan-out failure and write-shards alarms of webhook delivery stay)', () => {
     const { template } = synth({ observability: { alarms: false } });
 
     const alarms = alarmsOf(template);
-    expect(alarms.size).toBe(2);
-    expect([...alarms.values()].map((a) => a.MetricName)).toEqual(['ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesVisible']);
+    expect(alarms.size).toBe(3);
+    expect([...alarms.values()].map((a) => a.MetricName)).toEqual(['ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesVisible', 'WriteShardsKeyLoad']);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
   });
 

@@ -83,7 +83,7 @@ describe('WebhookDelivery construct', () => {
     });
   });
 
-  it('grants least privilege: fan-out sends, delivery changes visibility and reads the secret, neither touches records', () => {
+  it('grants least privilege: fan-out sends, delivery changes visibility and reads the secret; only the fan-out (the write-shards controller) touches records', () => {
     const fanout = actionsOf(stack.webhooks!.fanoutFunction);
     const deliver = actionsOf(stack.webhooks!.deliveryFunction);
     expect(fanout).toEqual(expect.arrayContaining(['sqs:SendMessage', 'dynamodb:GetRecords']));
@@ -92,8 +92,8 @@ describe('WebhookDelivery construct', () => {
     expect(deliver).toEqual(expect.arrayContaining(['sqs:ChangeMessageVisibility', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'secretsmanager:GetSecretValue']));
     expect(deliver).not.toContain('sqs:SendMessage');
     const recordsId = stack.getLogicalId(stack.tables.records!.node.defaultChild as never);
+    expect(JSON.stringify(policyStatementsOf(stack.webhooks!.deliveryFunction))).not.toContain(`"${recordsId}"`);
     for (const fn of [stack.webhooks!.fanoutFunction, stack.webhooks!.deliveryFunction]) {
-      expect(JSON.stringify(policyStatementsOf(fn))).not.toContain(`"${recordsId}"`);
       for (const s of policyStatementsOf(fn)) {
         const actions: string[] = Array.isArray(s.Action) ? s.Action : [s.Action];
         // dynamodb:ListStreams has no resource-level permission (the stream event source grants it on *).
@@ -154,5 +154,32 @@ describe('WebhookDelivery construct', () => {
     template.hasOutput('WebhookQueueUrl', {});
     template.hasOutput('WebhookDeadLetterQueueUrl', {});
     template.hasOutput('EventsTableStreamArn', {});
+  });
+
+  it('runs the write-shards controller in the fan-out: the tables it reads and writes, the migration job it invokes, a schedule while no events come, and an alarm on the busiest key load', () => {
+    const fanout = stack.webhooks!.fanoutFunction;
+    const fanoutId = stack.getLogicalId(fanout.node.defaultChild as never);
+    const resources = template.toJSON().Resources as Record<string, any>;
+    const variables = resources[fanoutId].Properties.Environment.Variables;
+    expect(Object.keys(variables)).toEqual(expect.arrayContaining(['TABLE_RECORDS', 'TABLE_LIMITS', 'MIGRATION_FUNCTION_NAME']));
+    const statements = policyStatementsOf(fanout);
+    const job = variables.MIGRATION_FUNCTION_NAME.Ref as string;
+    expect(statements.some((st) => [st.Action].flat().includes('lambda:InvokeFunction') && JSON.stringify(st.Resource).includes(job))).toBe(true);
+    for (const table of [stack.tables.records!, stack.tables.limits!]) {
+      const id = stack.getLogicalId(table.node.defaultChild as never);
+      expect(statements.some((st) => [st.Action].flat().includes('dynamodb:UpdateItem') && JSON.stringify(st.Resource).includes(id))).toBe(true);
+    }
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(5 minutes)',
+      Targets: Match.arrayWith([Match.objectLike({ Arn: { 'Fn::GetAtt': [fanoutId, 'Arn'] }, Input: JSON.stringify({ source: 'write-shards-schedule' }) })]),
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'EntityRecordApi',
+      MetricName: 'WriteShardsKeyLoad',
+      Statistic: 'Maximum',
+      Threshold: 80,
+      EvaluationPeriods: 5,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
   });
 });

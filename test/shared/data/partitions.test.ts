@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LiveLayout } from '../../../shared/data/layout.js';
 import type { LoadedEntity } from '../../../shared/registry/index.js';
-import { DEFAULT_PUBLIC_WRITE_SHARDS } from '../../../shared/registry/index.js';
 import { definitionLayout } from '../../../shared/data/layout.js';
 import { createTransaction } from '../../../shared/data/transactions.js';
 import { eventItem } from '../../../shared/data/change-events.js';
@@ -59,8 +58,9 @@ describe('keys', () => {
     const product: StoredRecord = { ...task(), entity: 'products', data: { name: 'p', price: 1, status: 'active', category: 'a#b=c' } };
 
     expect(listingPartitions(layouts.tags, tag)).toEqual(['ten_1#tags']);
-    const k = shardOf(product.id, DEFAULT_PUBLIC_WRITE_SHARDS);
-    expect(listingPartitions(layouts.products, product)).toEqual([`products#~${k}/20`, `products#status=active#~${k}/20`, `products#category=a%23b%3Dc#~${k}/20`]);
+    const k = shardOf(product.id, 20);
+    expect(listingPartitions(layouts.products, product)).toEqual(['products', 'products#status=active', 'products#category=a%23b%3Dc']);
+    expect(listingPartitions(definitionLayout({ ...entities.products, writeShards: 20 }), product)).toEqual([`products#~${k}/20`, `products#status=active#~${k}/20`, `products#category=a%23b%3Dc#~${k}/20`]);
   });
 
   it('lists a soft-deleted record nowhere', () => {
@@ -118,7 +118,9 @@ describe('write shards', () => {
   it('names every shard of a partition, and leaves an unsharded one as it is', () => {
     expect(shardKeys('products', 3)).toEqual(['products#~0/3', 'products#~1/3', 'products#~2/3']);
     expect(shardKeys('ten_1#tags', 1)).toEqual(['ten_1#tags']);
-    expect(totalSource(layouts.products, 'products').shards).toBe(DEFAULT_PUBLIC_WRITE_SHARDS);
+    // products: writeShards 'auto', on 1 shard until the controller splits it.
+    expect(totalSource(layouts.products, 'products').shards).toBe(1);
+    expect(totalSource(definitionLayout({ ...entities.products, writeShards: 8 }), 'products').shards).toBe(8);
     expect(totalSource(layouts.tags, 'ten_1#tags').shards).toBe(1);
   });
 });

@@ -121,15 +121,18 @@ describe('ruleViolations', () => {
 });
 
 describe('write shards', () => {
-  const poster = (writeShards?: number) =>
+  const poster = (writeShards?: number | 'auto') =>
     validateDefinition(
       { name: 'poster', slug: 'posters', tableName: 'posters', idFormat: { type: 'uuid' }, fields: { title: { type: 'string' } }, access: { public: true, shared: true }, ...(writeShards ? { writeShards } : {}) },
       'test',
     );
 
-  it('records a public entity at 20 shards by default, and an unsharded layout as before', () => {
-    expect(layoutOf(poster()).writeShards).toBe(20);
+  it('records an auto public entity at the count recorded (1 when first seen), a pinned one at its number, and an unsharded layout as before', () => {
+    expect(layoutOf(poster())).not.toHaveProperty('writeShards');
+    expect(layoutOf(poster('auto'), 8).writeShards).toBe(8);
+    expect(layoutOf(poster(4), 8).writeShards).toBe(4);
     expect(layoutOf(entity(v1))).not.toHaveProperty('writeShards');
+    expect(layoutOf(entity(v1), 8)).not.toHaveProperty('writeShards');
   });
 
   it('keeps the shards readers read maintained while the new ones are built, and retires one never read', () => {

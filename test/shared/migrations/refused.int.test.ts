@@ -3,7 +3,7 @@
  * say what to do instead: a field added again while the migration purging its earlier values is
  * under way (those values would show), the access mode of an entity with stored records, and the
  * write shards of a private one with stored records. An access change of an entity with no records
- * goes through, and a public entity's write shards are migrated.
+ * goes through, a public entity's write shards are migrated, and kept when its definition leaves them to the controller.
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -168,13 +168,16 @@ describe('definition changes a start refuses', () => {
     expect(listed.ids.sort()).toEqual([...ids].sort());
   }, 300_000);
 
-  it('migrates a public entity stored unsharded to the default write shards when it declares none', async () => {
-    await restart(withNotes, { MIGRATION_SWITCH_MS: '500' }, undefined, { public: false, shared: true }, { public: undefined });
+  it("keeps the write shards a public entity has when its definition stops pinning them ('auto': the controller chooses from then on)", async () => {
+    await restart(withNotes, { MIGRATION_SWITCH_MS: '500' }, undefined, { public: false, shared: true }, { public: 4 });
+    const pinned = await migrated(server!.url, publicSlug);
+    expect(pinned.layout.writeShards).toBe(4);
 
-    const status = await migrated(server!.url, publicSlug);
+    await restart(withNotes, {}, undefined, { public: false, shared: true }, { public: undefined });
+    const status = await migrationOf(server!.url, publicSlug);
 
-    expect(status.state).toBe('done');
-    expect(status.layout.writeShards).toBe(20);
+    expect(status).toMatchObject({ state: 'done', run: pinned.run, writeShards: { auto: true, shards: 4, read: 4 } });
+    expect(status.layout.writeShards).toBe(4);
     const listed = await walk(server!.url, `/api/v1/${publicSlug}`, tenant.admin.cookie);
     expect(listed.totals[0]).toBe(1);
   }, 300_000);

@@ -60,6 +60,8 @@ export interface EntityStatus {
   uniques: { field: string; ready: boolean }[];
   report: { count: number; entries: { kind: string; recordId: string; field: string; detail: string; keptId?: string }[] };
   layout: Record<string, unknown> & { hash: string };
+  writeShards: { auto: boolean; shards: number; read: number };
+  trigger: { action: string; from: number; to: number; rate: number; lowest: number; highest: number; threshold: number; seconds: number; reason: string } | null;
 }
 
 export async function migrationOf(url: string, slug: string, operator?: string): Promise<EntityStatus> {

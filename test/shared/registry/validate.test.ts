@@ -117,9 +117,10 @@ describe('validateDefinition', () => {
     [{ relations: { owner: { type: 'belongsTo', entity: 'users', foreignKey: 'ownerUserId' } } }, "relation 'owner': foreignKey 'ownerUserId' is not a field"],
     [{ relations: { parts: { type: 'oneToOne', entity: 'parts', foreignKey: 'widgetId' } } }, "relation 'parts': type must be one of belongsTo, hasMany, manyToMany"],
     [{ rateLimit: { limit: 0, window: '1h' } }, 'rateLimit must be'],
-    [{ writeShards: 0 }, 'writeShards must be an integer from 1 to 32'],
-    [{ writeShards: 33 }, 'writeShards must be an integer from 1 to 32'],
-    [{ writeShards: 2.5 }, 'writeShards must be an integer from 1 to 32'],
+    [{ writeShards: 0 }, "writeShards must be 'auto' or an integer from 1 to 32"],
+    [{ writeShards: 33 }, "writeShards must be 'auto' or an integer from 1 to 32"],
+    [{ writeShards: 2.5 }, "writeShards must be 'auto' or an integer from 1 to 32"],
+    [{ writeShards: 'AUTO' }, "writeShards must be 'auto' or an integer from 1 to 32"],
     [{ colour: 'red' }, "unknown key 'colour'"],
     [{ fields: { on: { type: 'boolean', unique: true } } }, "field 'on': type boolean cannot be unique"],
     [{ fields: { code: { type: 'string', unique: true, default: 'x' } } }, "field 'code': a unique field cannot have a default"],
@@ -127,6 +128,11 @@ describe('validateDefinition', () => {
     [{ fields: { day: { type: 'date', default: '2023-02-29' } } }, "field 'day': default \"2023-02-29\" is not a calendar date YYYY-MM-DD"],
   ])('refuses %j', (overrides, expected) => {
     expect(problemsOf(widget(overrides))).toContain(expected);
+  });
+
+  it("accepts writeShards 'auto' and a pinned count", () => {
+    expect(validateDefinition(widget({ writeShards: 'auto' }), 'entities/widgets.ts').writeShards).toBe('auto');
+    expect(validateDefinition(widget({ writeShards: 32 }), 'entities/widgets.ts').writeShards).toBe(32);
   });
 
   it('accepts unique fields of the types that can be unique, and date fields with a default', () => {
