@@ -5,7 +5,8 @@
  * and events tables is billed as DynamoDB bills it (bench/billing.ts) and attributed to its
  * table and partition key (bench/partition-load.ts).
  *
- * Cases, each on fresh tenants: 300 single creates, then 300 records imported 100 at a time, of
+ * Cases, each on fresh tenants: 300 single creates (BENCH_WRITE_SCALE_RECORDS), then as many
+ * records imported 100 at a time, of
  * products (public, spread over 3 tenants), tasks (private, one tenant) and sharded-products
  * (bench/entities/: products with `writeShards: 16`, 3 tenants). After the creates, the RCU of
  * LIST page 1 (default limit) of each entity; then the WCU of each write of a task with a
@@ -35,7 +36,8 @@ import type { BenchContext, BenchRow, LocalRuntime } from '../types.js';
 export const order = 91;
 
 const V1 = '/api/v1';
-const RECORDS = 300;
+/** Records per case (BENCH_WRITE_SCALE_RECORDS, default 300; a multiple of IMPORT_SIZE): the sample the busiest key is found in. */
+const RECORDS = Math.max(100, Math.round(Number(process.env.BENCH_WRITE_SCALE_RECORDS ?? 300) / 100) * 100 || 300);
 const IMPORT_SIZE = 100;
 /** Concurrent creates: enough to keep the run short, few enough for the 2-core machine. */
 const WIDTH = 4;
