@@ -194,6 +194,8 @@ export interface Target {
    * declared again is a new generation, counted from the records by the pass.
    */
   sums?: SumState[];
+  /** Tokens of dropped sums whose attributes counter items may still hold: the runner removes them. */
+  droppedSums?: string[];
   /** Tokens a record item without `ix` (written before layouts were recorded) is listed under. */
   legacy: string[];
   /** The next generation number to hand out. */
@@ -251,6 +253,7 @@ export function nextTarget(current: Target, layout: Layout): Target {
     const kept = (current.sums ?? []).find((s) => canonical({ field: s.field, default: s.default }) === canonical(identity));
     sums.push(kept ?? { ...identity, token: `${identity.field}@${generation++}`, ready: false });
   }
+  const droppedSums = [...(current.droppedSums ?? []), ...(current.sums ?? []).map((s) => s.token).filter((t) => !sums.some((s) => s.token === t))];
   const purging = [...new Set([...(current.purging ?? []), ...current.layout.fields.filter((f) => !layout.fields.includes(f))])].filter((f) => !layout.fields.includes(f)).sort();
   const uniqueBuilding = uniqueBuildingOf(current, layout);
   return {
@@ -259,6 +262,7 @@ export function nextTarget(current: Target, layout: Layout): Target {
     indexes,
     obsolete,
     ...(sums.length ? { sums } : {}),
+    ...(droppedSums.length ? { droppedSums } : {}),
     legacy: current.legacy,
     nextGeneration: generation,
     ...(purging.length ? { purging } : {}),

@@ -15,7 +15,7 @@
  * then, per field made unique, its uniqueness item (the oldest record of a value keeps it, the
  * others are reported), and the rules a tightened definition breaks (reported, not changed).
  * Copies and counter items of dropped indexes (or of retired shard counts) that the Scan meets
- * are deleted too (cleanListingItem).
+ * are deleted too, and the attributes of dropped sums removed from counter items (cleanListingItem).
  */
 import {
   copyItem,
@@ -62,14 +62,20 @@ function underToken(parts: string[], tokens: readonly string[]): boolean {
   return parts.some((p) => tokens.some((t) => p.startsWith(`${t}=`)));
 }
 
+/** Whether a counter item's attribute is a sum (or number of values) kept under one of `tokens` (record-item.ts sumAttribute). */
+function sumUnder(name: string, tokens: readonly string[]): boolean {
+  return tokens.some((t) => [`s:${t}`, `n:${t}`].some((tail) => name === tail || name.endsWith(`|${tail}`)));
+}
+
 /**
  * A listing copy or counter item of a dropped index or of a retired shard count (deleted), or a
- * base counter item with counts of a dropped index (cleared).
+ * counter item with counts of a dropped index or sums of a dropped sum (cleared).
  */
 export async function cleanListingItem(entity: LoadedEntity, state: MigrationState, item: Record<string, unknown>): Promise<void> {
   const obsolete = state.target.obsolete.map((i) => i.token);
   const retired = state.target.retiredShards ?? [];
-  if (obsolete.length === 0 && retired.length === 0) return;
+  const droppedSums = state.target.droppedSums ?? [];
+  if (obsolete.length === 0 && retired.length === 0 && droppedSums.length === 0) return;
   const parts = partitionParts(entity, String(item.pk));
   if (!parts) return;
   if (underToken(parts, obsolete) || retired.includes(keyShardCount(String(item.pk)))) {
@@ -77,7 +83,7 @@ export async function cleanListingItem(entity: LoadedEntity, state: MigrationSta
     return;
   }
   if (item.kind !== 'counter') return;
-  const stale = Object.keys(item).filter((name) => name.startsWith('#') && obsolete.some((t) => name.startsWith(`#${t}=`)));
+  const stale = Object.keys(item).filter((name) => (name.startsWith('#') && obsolete.some((t) => name.startsWith(`#${t}=`))) || sumUnder(name, droppedSums));
   if (stale.length === 0) return;
   await db().send(
     new UpdateCommand({

@@ -216,6 +216,8 @@ describe('uniqueness being built', () => {
     expect(nextTarget(done.target, layoutOf(entity(fields, summing))).sums).toEqual([{ field: 'amount', token: 'amount@1', ready: true }]);
     expect(layoutChanges(done.target.layout, dropped.layout)).toEqual(['sum dropped: amount']);
     expect(dropped.sums).toBeUndefined();
+    expect(dropped.droppedSums).toEqual(['amount@1']);
+    expect(finishedRun({ ...running, target: dropped, segments: [{ done: true }] }, Date.now()).target.droppedSums).toBeUndefined();
     expect(back.sums).toEqual([{ field: 'amount', token: 'amount@2', ready: false }]);
     expect(adoptedTarget(layoutOf(entity(fields, summing))).sums).toEqual([{ field: 'amount', token: 'amount', ready: true }]);
   });
