@@ -17,6 +17,13 @@ const STATUSES = ['todo', 'in_progress', 'completed'] as const;
 const PRIORITIES = ['low', 'medium', 'high'] as const;
 const pick = <T>(values: readonly T[]): T => values[Math.floor(Math.random() * values.length)];
 
+/** A tenant's admin, two plain users of it, and another tenant's admin. */
+async function fourCallers(): Promise<Caller[]> {
+  const [acme, globex] = await Promise.all([newTenant(), newTenant()]);
+  const [a, b] = await Promise.all([newUser(acme.admin.cookie), newUser(acme.admin.cookie)]);
+  return (await Promise.all([keyOf(acme.admin.cookie, ['*']), keyOf(a.cookie), keyOf(b.cookie), keyOf(globex.admin.cookie, ['*'])])).map(as);
+}
+
 /** Every record the caller can LIST at `path`, by cursor. */
 async function walk(caller: Caller, path: string): Promise<Row[]> {
   const rows: Row[] = [];
@@ -78,9 +85,7 @@ describe('counts from counters, against a model of LIST (tasks: private, hard de
   };
 
   beforeAll(async () => {
-    const [acme, globex] = await Promise.all([newTenant(), newTenant()]);
-    const [a, b] = await Promise.all([newUser(acme.admin.cookie), newUser(acme.admin.cookie)]);
-    [admin, alice, bob, outsider] = (await Promise.all([keyOf(acme.admin.cookie, ['*']), keyOf(a.cookie), keyOf(b.cookie), keyOf(globex.admin.cookie, ['*'])])).map(as);
+    [admin, alice, bob, outsider] = await fourCallers();
   }, 60_000);
 
   it('holds after creates by three users of a tenant and another tenant', async () => {
@@ -168,9 +173,7 @@ describe('sums and averages from counters, against a model of LIST (orders: priv
   };
 
   beforeAll(async () => {
-    const [acme, globex] = await Promise.all([newTenant(), newTenant()]);
-    const [a, b] = await Promise.all([newUser(acme.admin.cookie), newUser(acme.admin.cookie)]);
-    [admin, alice, bob, outsider] = (await Promise.all([keyOf(acme.admin.cookie, ['*']), keyOf(a.cookie), keyOf(b.cookie), keyOf(globex.admin.cookie, ['*'])])).map(as);
+    [admin, alice, bob, outsider] = await fourCallers();
   }, 60_000);
 
   it('holds after creates, some without a total (counted, not summed)', async () => {
