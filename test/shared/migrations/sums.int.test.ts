@@ -125,6 +125,7 @@ describe('a field summed over stored records', () => {
       const before = await migrationOf(server!.url, slug, operator);
       if (before.state === 'done') break;
       expect(before.changes).toContain('sum added: amount');
+      expect(before.sums).toEqual([{ field: 'amount', token: expect.stringMatching(/^amount@\d+$/), ready: false }]);
       await raceOnce(round);
       const sources = await expectSums();
       const after = await migrationOf(server!.url, slug, operator);
@@ -134,7 +135,9 @@ describe('a field summed over stored records', () => {
       }
     }
     expect(during, 'checks made while the pass ran').toBeGreaterThan(0);
-    expect((await migrated(server!.url, slug)).state).toBe('done');
+    const done = await migrated(server!.url, slug);
+    expect(done.state).toBe('done');
+    expect(done.sums).toEqual([{ field: 'amount', token: expect.stringMatching(/^amount@\d+$/), ready: true }]);
     await raceOnce(50);
 
     expect([...(await expectSums())]).toEqual(['counters']);
