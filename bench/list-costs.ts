@@ -15,7 +15,7 @@ import { loadLayouts } from '../shared/migrations/live-layouts.js';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { db, tableName } from '../shared/data/client.js';
-import { COUNTER_SHARDS, counterKey, countPlace } from '../shared/data/counters.js';
+import { COUNTER_SHARDS, counterKey, recordCounts } from '../shared/data/counters.js';
 import { copyItem, recordItem } from '../shared/data/items.js';
 import { definitionLayout } from '../shared/data/layout.js';
 import { listings } from '../shared/data/listings.js';
@@ -109,7 +109,7 @@ export async function seedRecords(
   const tenantId = owner?.tenantId ?? `ten_bench${size}${base62(8)}`;
   const userId = owner?.userId ?? `usr_bench${base62(12)}`;
   const start = Date.parse('2025-01-01T00:00:00.000Z');
-  /** `pk` → shard → attribute → count. */
+  /** `pk` → shard → attribute → count (or sum). */
   const counters = new Map<string, Map<number, Map<string, number>>>();
   let batch: Record<string, unknown>[] = [];
   for (let i = 0; i < size; i++) {
@@ -117,14 +117,16 @@ export async function seedRecords(
     const record: StoredRecord = { entity: slug, id: idOf?.() ?? newRecordId(entity.idFormat, Date.parse(at)), tenantId, ownerId: userId, createdAt: at, updatedAt: at, version: 1, data: dataOf(i) };
     const item = recordItem(layout, record);
     batch.push(item);
-    for (const l of listings(layout, record)) {
+    const entered = listings(layout, record);
+    for (const l of entered) {
       const copy = copyItem(entity, l.partition, record);
       // Where the layout keeps the record itself in a listing, the record is that listing's entry.
       if (copy.pk !== item.pk || copy.sk !== item.sk) batch.push(copy);
-      const { pk, attribute } = countPlace(l);
+    }
+    for (const { pk, attribute, amount } of recordCounts(record, entered, layout.sumTokens)) {
       const shards = counters.get(pk) ?? new Map<number, Map<string, number>>();
       const attributes = shards.get(i % COUNTER_SHARDS) ?? new Map<string, number>();
-      attributes.set(attribute, (attributes.get(attribute) ?? 0) + 1);
+      attributes.set(attribute, (attributes.get(attribute) ?? 0) + amount);
       shards.set(i % COUNTER_SHARDS, attributes);
       counters.set(pk, shards);
     }

@@ -62,12 +62,14 @@ interface Fixture {
   taskIds: string[];
   /** Tasks with a 2,000-character description, priority low (the only ones): listed, 0–9 retitled, 10–19 edited. */
   longIds: string[];
+  /** Orders of a customer with a total (a summed field): 0–9 get a new total, 10–19 the same one. */
+  orderIds: string[];
 }
 
 /**
  * A fresh tenant, its admin's session and API key, 2 tags, 40 tasks (0–19 read, and 0–9 of them
  * also get a status update; 20–29 retitled; 30–39 deleted), and before them 20 tasks with a
- * 2,000-character description and priority low.
+ * 2,000-character description and priority low; then 25 products and 20 orders of one customer.
  */
 async function fixture(runtime: LocalRuntime, label: string): Promise<Fixture> {
   const operator = await sessionOf(runtime, runtime.admin);
@@ -81,7 +83,9 @@ async function fixture(runtime: LocalRuntime, label: string): Promise<Fixture> {
   for (let i = 0; i < 40; i++) taskIds.push((await ok(runtime, 'POST', `${V1}/tasks`, key, { title: `Capacity task ${i}`, description: 'A task of the capacity benchmark' })).body.data.id);
   // A public entity's page 1 (products: writeShards 'auto', on 1 shard while its writes are light).
   for (let i = 0; i < 25; i++) await ok(runtime, 'POST', `${V1}/products`, key, { name: `Capacity product ${i}`, price: i, category: `category-${i % 5}`, description: 'A product of the capacity benchmark' });
-  return { key, session, userId: adminId, tagIds, taskIds, longIds };
+  const orderIds: string[] = [];
+  for (let i = 0; i < 20; i++) orderIds.push((await ok(runtime, 'POST', `${V1}/orders`, key, { customerId: 'cus_capacity', status: 'paid', total: 10 })).body.data.id);
+  return { key, session, userId: adminId, tagIds, taskIds, longIds, orderIds };
 }
 
 interface Operation {
@@ -112,6 +116,8 @@ function operations(runtime: LocalRuntime): Operation[] {
       repeat: 10,
       run: (f, i) => go('PATCH', `${V1}/tasks/${f.longIds[10 + i]}`, f.key, { description: `${LONG_DESCRIPTION.slice(0, 1990)} edited ${i}` }),
     },
+    { name: "UPDATE an order's total (a summed field)", repeat: 10, run: (f, i) => go('PATCH', `${V1}/orders/${f.orderIds[i]}`, f.key, { total: 20 + i }) },
+    { name: "UPDATE an order's total to the value it has", repeat: 10, run: (f, i) => go('PATCH', `${V1}/orders/${f.orderIds[10 + i]}`, f.key, { total: 10 }) },
     { name: "UPDATE a task's status", repeat: 10, run: (f, i) => go('PATCH', `${V1}/tasks/${f.taskIds[i]}`, f.key, { status: 'completed' }) },
     { name: 'DELETE a task', repeat: 10, run: (f, i) => go('DELETE', `${V1}/tasks/${f.taskIds[30 + i]}`, f.key) },
     {

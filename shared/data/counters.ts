@@ -12,12 +12,12 @@
  * named like the partition's suffix (`#status=todo`), so a write touches one counter item per
  * base partition instead of one per partition.
  */
-import type { LiveLayout } from './layout.js';
+import { tokenField, type LiveLayout } from './layout.js';
 import type { Listing } from './listings.js';
 import { fieldPartition } from './partitions.js';
-import { countAttribute, type Key, type TableNames, type TransactItem } from './record-item.js';
+import { countAttribute, sumAttribute, type Key, type StoredRecord, type TableNames, type TransactItem } from './record-item.js';
 
-export { countAttribute };
+export { countAttribute, sumAttribute };
 
 /** The counters' key prefix; alone, the single counter of earlier versions (read, never written). */
 export const COUNTER_SK = '#count';
@@ -46,17 +46,65 @@ export function countPlace(listing: Listing): { pk: string; attribute: string } 
   return { pk: listing.partition, attribute: 'count' };
 }
 
+/** An amount added to one attribute of a partition's counter items. */
+export interface CounterDelta {
+  pk: string;
+  attribute: string;
+  amount: number;
+}
+
+/** A summed field's value as counters and aggregates take it: a finite number, or none. */
+export function summedValue(record: StoredRecord, token: string): number | undefined {
+  const value = record.data[tokenField(token)];
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
 /**
- * The counter Updates for listings entered (+n) or left (−n): ONE Update per counter item
- * (`ADD` of every attribute it holds that changes), all in shard `shard`; nothing for a net zero.
+ * What a record adds to the counters of `listings` (× `sign`: −1 takes it out): per counted
+ * listing, 1 to its count and, per sum token of `sums` the record has a number for, the value to
+ * its sum (`s`) and 1 to its number of values (`n`), kept beside the count (sumAttribute).
  */
-export function counterUpdates(tables: TableNames, deltas: Iterable<[Listing, number]>, shard: number): TransactItem[] {
-  const byItem = new Map<string, Map<string, number>>();
-  for (const [listing, delta] of deltas) {
+export function recordCounts(record: StoredRecord, listings: readonly Listing[], sums: readonly string[], sign: 1 | -1 = 1): CounterDelta[] {
+  const out: CounterDelta[] = [];
+  const values = sums.map((token) => [token, summedValue(record, token)] as const).filter((v): v is readonly [string, number] => v[1] !== undefined);
+  for (const listing of listings) {
     if (listing.counted === false) continue;
     const { pk, attribute } = countPlace(listing);
+    out.push({ pk, attribute, amount: sign });
+    for (const [token, value] of values) {
+      out.push({ pk, attribute: sumAttribute(attribute, 's', token), amount: sign * value });
+      out.push({ pk, attribute: sumAttribute(attribute, 'n', token), amount: sign });
+    }
+  }
+  return out;
+}
+
+/** The sum tokens whose counters hold a stored record's values and that writes still maintain (its `sm` ∩ the layout's). */
+export function heldSums(layout: LiveLayout, record: StoredRecord): string[] {
+  return (record.sm ?? []).filter((t) => layout.sumTokens.includes(t));
+}
+
+/**
+ * The counter deltas of a write: what `after` counts in its listings put in (under the layout's
+ * sums), what `before` counted in its listings taken out (under the sums it is counted under). A listing kept
+ * nets to the change of its summed values only (nothing when none changed).
+ */
+export function writeCounts(layout: LiveLayout, before: { record: StoredRecord; listings: readonly Listing[] } | undefined, after: { record: StoredRecord; listings: readonly Listing[] } | undefined): CounterDelta[] {
+  return [
+    ...(after ? recordCounts(after.record, after.listings, layout.sumTokens) : []),
+    ...(before ? recordCounts(before.record, before.listings, heldSums(layout, before.record), -1) : []),
+  ];
+}
+
+/**
+ * The counter Updates of `deltas`: ONE Update per counter item (`ADD` of every attribute it holds
+ * that changes), all in shard `shard`; nothing for a net zero.
+ */
+export function counterUpdates(tables: TableNames, deltas: Iterable<CounterDelta>, shard: number): TransactItem[] {
+  const byItem = new Map<string, Map<string, number>>();
+  for (const { pk, attribute, amount } of deltas) {
     const attributes = byItem.get(pk) ?? new Map<string, number>();
-    attributes.set(attribute, (attributes.get(attribute) ?? 0) + delta);
+    attributes.set(attribute, (attributes.get(attribute) ?? 0) + amount);
     byItem.set(pk, attributes);
   }
   const items: TransactItem[] = [];

@@ -5,7 +5,7 @@
  *
  * - the record:        {kind: 'record', entity, id, tenantId, ownerId, createdAt, updatedAt,
  *                      deletedAt?, version, data: {fields…}, metadata?, metas?, copiesVersion, ix,
- *                      uniques?, ws?} at its key (partitions.ts homeKey);
+ *                      sm?, uniques?, ws?} at its key (partitions.ts homeKey);
  * - listing copies:    `<partition>` / `<inverted createdAt>#<id>` — kind 'index', one per listing
  *                      partition of the record (listings.ts) but the one the record stands in: the
  *                      same attributes (a full copy) when they fit in 1 KB, so a page is one Query;
@@ -18,9 +18,10 @@ import { upgradeData, type LiveLayout } from './layout.js';
 import { homeKey, listingSortKey } from './partitions.js';
 import type { RecordItem, StoredRecord, TableItem } from './record-item.js';
 
-/** The record item: the record at its key, marked as listed under the layout's tokens and shard counts, its copies as of this version. */
+/** The record item: the record at its key, marked as listed under the layout's tokens, summed under its sum tokens (`sm`, absent for none) and shard counts, its copies as of this version. */
 export function recordItem(layout: LiveLayout, record: StoredRecord): Record<string, unknown> {
-  return { ...homeKey(layout, record), kind: 'record', ...withMaintainedShards(layout, record), copiesVersion: record.version, ix: layout.tokens };
+  const { sm: _sm, ...rest } = withMaintainedShards(layout, record);
+  return { ...homeKey(layout, record), kind: 'record', ...rest, copiesVersion: record.version, ix: layout.tokens, ...(layout.sumTokens.length ? { sm: layout.sumTokens } : {}) };
 }
 
 /** The record marked as listed under the shard counts writes maintain (`ws`; absent for [1]). */
@@ -95,7 +96,7 @@ export const PARTIAL_ATTRIBUTE = 'partial';
  * bookkeeping alone passes 1 KB (ids near their limit) keeps just that.
  */
 export function copyItem(entity: Pick<LoadedEntity, 'fields'>, partition: string, stored: StoredRecord): Record<string, unknown> {
-  const { copiesVersion: _copiesVersion, ix: _ix, uniques: _uniques, ws: _ws, ...record } = stored;
+  const { copiesVersion: _copiesVersion, ix: _ix, sm: _sm, uniques: _uniques, ws: _ws, ...record } = stored;
   const full: Record<string, unknown> = { pk: partition, sk: listingSortKey(record), kind: 'index', ...record };
   let size = itemSize(full);
   if (size <= COPY_MAX_BYTES) return full;

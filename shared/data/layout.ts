@@ -19,8 +19,8 @@
  * value goes up to the services as the loader's answer and down here as an argument, so the
  * import arrows and the way the layout travels agree.
  */
-import { writeShardsOf, type LoadedEntity } from '../registry/index.js';
-import { countAttribute } from './record-item.js';
+import { summedFields, writeShardsOf, type LoadedEntity } from '../registry/index.js';
+import { countAttribute, sumAttribute } from './record-item.js';
 
 /** Marks a value made by buildLayout: a LiveLayout cannot be written as an object literal. */
 declare const made: unique symbol;
@@ -32,6 +32,14 @@ export interface LiveIndex {
   /** Counted in its base partition's counter items (consolidatedFields). */
   readonly consolidated: boolean;
   /** Every record is listed and counted under it: queries may read it. */
+  readonly ready: boolean;
+}
+
+export interface LiveSum {
+  readonly field: string;
+  /** The name its counter attributes carry: the field (generation 0) or `<field>@<generation>`, as an index token. */
+  readonly token: string;
+  /** Every record's value is in the counters: aggregates may read them. */
   readonly ready: boolean;
 }
 
@@ -60,6 +68,12 @@ export interface LiveLayout {
   readonly readable: ReadonlyMap<string, string>;
   /** Tokens a record item without `ix` is listed under. */
   readonly legacy: readonly string[];
+  /** Summed fields writes maintain in the counters (the migration's target), in order. */
+  readonly sums: readonly LiveSum[];
+  /** Their tokens: a record item's `sm` after a write. */
+  readonly sumTokens: readonly string[];
+  /** The complete sums aggregates may read: field → token. */
+  readonly readableSums: ReadonlyMap<string, string>;
   /** Values a record stored before its field existed reads as (field → value). */
   readonly defaults: Readonly<Record<string, unknown>>;
   /** Data keys kept; others (removed fields) are left out when read and dropped when written. */
@@ -82,6 +96,8 @@ export interface LiveLayout {
 export interface LayoutParts {
   indexes: readonly LiveIndex[];
   legacy: readonly string[];
+  /** Summed fields (default: none). */
+  sums?: readonly LiveSum[];
   defaults: Readonly<Record<string, unknown>>;
   fields?: readonly string[];
   settled: boolean;
@@ -117,6 +133,7 @@ function shardsOf(parts: LayoutParts): LayoutShards {
 export function buildLayout(entity: LoadedEntity, parts: LayoutParts, readAt: number): LiveLayout {
   const indexes = Object.freeze(parts.indexes.map((i) => Object.freeze({ field: i.field, token: i.token, consolidated: i.consolidated, ready: i.ready })));
   const readable: ReadonlyMap<string, string> = new Map(indexes.filter((i) => i.ready).map((i) => [i.field, i.token]));
+  const sums = Object.freeze((parts.sums ?? []).map((s) => Object.freeze({ field: s.field, token: s.token, ready: s.ready })));
   const layout: Omit<LiveLayout, typeof made> = {
     entity,
     readAt,
@@ -124,6 +141,9 @@ export function buildLayout(entity: LoadedEntity, parts: LayoutParts, readAt: nu
     tokens: Object.freeze(indexes.map((i) => i.token)),
     readable,
     legacy: Object.freeze([...parts.legacy]),
+    sums,
+    sumTokens: Object.freeze(sums.map((s) => s.token)),
+    readableSums: new Map(sums.filter((s) => s.ready).map((s) => [s.field, s.token])),
     defaults: Object.freeze({ ...parts.defaults }),
     ...(parts.fields ? { fields: new Set(parts.fields) } : {}),
     settled: parts.settled,
@@ -142,7 +162,8 @@ export function buildLayout(entity: LoadedEntity, parts: LayoutParts, readAt: nu
 export function definitionLayout(entity: LoadedEntity, readAt = Date.now()): LiveLayout {
   const consolidated = consolidatedFields(entity);
   const indexes = indexedFields(entity).map((field) => ({ field, token: field, consolidated: consolidated.has(field), ready: true }));
-  return buildLayout(entity, { indexes, legacy: indexes.map((i) => i.token), defaults: {}, settled: true, writeShards: writeShardsOf(entity) }, readAt);
+  const sums = summedFields(entity).map((field) => ({ field, token: field, ready: true }));
+  return buildLayout(entity, { indexes, legacy: indexes.map((i) => i.token), sums, defaults: {}, settled: true, writeShards: writeShardsOf(entity) }, readAt);
 }
 
 export function indexedFields(entity: Pick<LoadedEntity, 'fields'>): string[] {
@@ -157,27 +178,40 @@ export function tokenField(token: string): string {
   return at < 0 ? token : token.slice(0, at);
 }
 
-/** Budget (bytes) of the field counts a base partition's counter item holds, so it stays under 1 KB. */
+/** Budget (bytes) of the field counts and sums a base partition's counter item holds, so it stays under 1 KB. */
 const CONSOLIDATED_BUDGET = 600;
+/** Bytes allowed for a sum token's generation (`@<n>`) in attribute names. */
+const GENERATION_BYTES = 5;
+/** Bytes of a stored number: a count (up to 12 digits), a sum (up to 38 significant digits). */
+const COUNT_BYTES = 7;
+const SUM_BYTES = 21;
 const consolidatedCache = new WeakMap<object, Set<string>>();
+
+/** Bytes one count attribute and the sums kept beside it (record-item.ts sumAttribute) take in a counter item. */
+function countedBytes(attribute: string, sums: readonly string[]): number {
+  const named = (kind: 's' | 'n', field: string) => Buffer.byteLength(sumAttribute(attribute, kind, field)) + GENERATION_BYTES;
+  return Buffer.byteLength(attribute) + COUNT_BYTES + sums.reduce((n, f) => n + named('s', f) + SUM_BYTES + named('n', f) + COUNT_BYTES, 0);
+}
 
 /**
  * Indexed fields whose partitions are counted in their base partition's counter items: enum and
- * boolean fields (few values), in definition order, while their attributes fit CONSOLIDATED_BUDGET.
+ * boolean fields (few values), in definition order, while their attributes (each value's count and
+ * the sums beside it) fit CONSOLIDATED_BUDGET with the base partition's own sums.
  * A transactional write is billed by the size of every item it touches (at least 1 KB each), so
  * the counter item must stay small: references and free text keep counter items of their own.
  */
-export function consolidatedFields(entity: Pick<LoadedEntity, 'fields'>): Set<string> {
+export function consolidatedFields(entity: Pick<LoadedEntity, 'fields' | 'aggregates'>): Set<string> {
   let found = consolidatedCache.get(entity);
   if (found) return found;
   found = new Set();
-  let bytes = 0;
+  const sums = summedFields(entity);
+  // The base partition's own sums (its `count` was never part of the budget).
+  let bytes = countedBytes('count', sums) - countedBytes('count', []);
   for (const [name, f] of Object.entries(entity.fields)) {
     if (!f.indexed) continue;
     const values = f.type === 'boolean' ? ['true', 'false'] : f.type === 'enum' ? (f.values ?? []) : undefined;
     if (!values) continue;
-    // Attribute name + a number of up to 12 digits.
-    const cost = values.reduce((n, v) => n + Buffer.byteLength(countAttribute(name, v)) + 7, 0);
+    const cost = values.reduce((n, v) => n + countedBytes(countAttribute(name, v), sums), 0);
     if (bytes + cost > CONSOLIDATED_BUDGET) continue;
     bytes += cost;
     found.add(name);

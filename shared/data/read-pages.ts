@@ -12,7 +12,7 @@
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.js';
-import { COUNTER_ITEMS, COUNTER_SK, COUNTERS_END, isCounterKey, type TotalSource } from './counters.js';
+import { COUNTER_ITEMS, COUNTER_SK, COUNTERS_END, isCounterKey, sumAttribute, type TotalSource } from './counters.js';
 import type { LiveLayout } from './layout.js';
 import { mergeFirst, type ShardRead, type ShardReader } from './merge.js';
 import { shardKeys } from './partitions.js';
@@ -242,10 +242,19 @@ async function skipShards(source: TotalSource, count: number): Promise<{ total: 
   return { total, lastSk: skipped.length >= count ? skipped[count - 1] : undefined };
 }
 
+/** An attribute kept beside a count, by the name of the count attribute (`count`, or `#status=todo` in a base). */
+type Beside = (count: string) => string;
+const COUNT: Beside = (count) => count;
+
+/** A total from the partition's counter items and, for a field partition, its base's (the attribute `beside` its count). */
+function tally(source: TotalSource, own: Record<string, unknown>[], base: Record<string, unknown>[], beside: Beside): number {
+  return sumOf(own, beside('count')) + (source.attribute ? sumOf(base, beside(source.attribute)) : 0);
+}
+
 /** A total from the partition's counter items and, for a field partition, its base's: read in parallel. */
 async function totalOf(source: TotalSource, itemsOf: (partition: string) => Promise<Record<string, unknown>[]>): Promise<number> {
   const [own, base] = await Promise.all([itemsOf(source.partition), source.base && source.attribute ? itemsOf(source.base) : []]);
-  return sumOf(own, 'count') + (source.attribute ? sumOf(base, source.attribute) : 0);
+  return tally(source, own, base, COUNT);
 }
 
 /** A partition's total: ONE Query of its counter items per shard (twice that for a field partition), in parallel. */
@@ -260,11 +269,33 @@ export async function queryPartition(layout: LiveLayout, partition: string, limi
 
 /** Several partitions' totals: one Query per counter key range, in parallel (a shared base read once). */
 export async function readCounters(sources: TotalSource[]): Promise<Map<string, number>> {
+  const totals = await readCounterTotals(sources, []);
+  return new Map([...totals].map(([partition, t]) => [partition, t.count]));
+}
+
+/** A partition's count and, per sum token, the sum of the values and how many records have one. */
+export interface CounterTotals {
+  count: number;
+  sums: Map<string, { sum: number; n: number }>;
+}
+
+/**
+ * Several partitions' counts and the sums kept beside them (counters.ts recordCounts) under the
+ * sum tokens `sums`: the same reads as readCounters (one Query per counter key range, in parallel,
+ * a shared base read once).
+ */
+export async function readCounterTotals(sources: TotalSource[], sums: readonly string[]): Promise<Map<string, CounterTotals>> {
   const reads = new Map<string, Promise<Record<string, unknown>[]>>();
-  const itemsOf = (shards: number | undefined) => (partition: string) => {
+  const itemsOf = (partition: string, shards: number | undefined) => {
     if (!reads.has(partition)) reads.set(partition, counterItems(partition, shards));
     return reads.get(partition)!;
   };
-  const totals = await Promise.all(sources.map((s) => totalOf(s, itemsOf(s.shards))));
+  const totals = await Promise.all(
+    sources.map(async (source): Promise<CounterTotals> => {
+      const [own, base] = await Promise.all([itemsOf(source.partition, source.shards), source.base && source.attribute ? itemsOf(source.base, source.shards) : []]);
+      const of = (kind: 's' | 'n', token: string) => tally(source, own, base, (count) => sumAttribute(count, kind, token));
+      return { count: tally(source, own, base, COUNT), sums: new Map(sums.map((token) => [token, { sum: of('s', token), n: of('n', token) }])) };
+    }),
+  );
   return new Map(sources.map((s, i) => [s.partition, totals[i]]));
 }

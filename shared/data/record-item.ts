@@ -40,6 +40,12 @@ export interface StoredRecord {
    * completes the rest. Never on a copy; never shown.
    */
   ix?: string[];
+  /**
+   * On a record item: the sum tokens (shared/migrations/layout.ts) whose counter attributes hold
+   * this record's values; absent: none. Writes set it to the tokens they maintain; the migration
+   * runner completes the rest. Never on a copy; never shown.
+   */
+  sm?: string[];
   /** On a record item: the fields whose uniqueness item this record holds. Never shown. */
   uniques?: string[];
   /**
@@ -87,6 +93,16 @@ export function encodeKeyValue(text: string): string {
   return text.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]|[\uD800-\uDFFF]|[^\uD800-\uDFFF]+/g, (part) =>
     part.length === 1 && part >= '\uD800' && part <= '\uDFFF' ? `%u${part.charCodeAt(0).toString(16).toUpperCase()}` : encodeURIComponent(part),
   );
+}
+
+/**
+ * The attribute of a counter item that keeps, beside the count attribute `count` (or a
+ * consolidated `#status=todo`), the sum (`s`) or the number of values (`n`) of a summed field
+ * under its token: `s:total`, `#status=todo|n:total@3`. `|` and `:` never appear in a count
+ * attribute (values are encoded), so no two names collide.
+ */
+export function sumAttribute(count: string, kind: 's' | 'n', token: string): string {
+  return count === 'count' ? `${kind}:${token}` : `${count}|${kind}:${token}`;
 }
 
 /** The attribute of a base partition's counter items counting one of its field partitions (`#status=todo`). */

@@ -6,7 +6,7 @@
  * its change event (change-events.ts), all built from the one layout the write plans on.
  */
 import type { LiveLayout } from './layout.js';
-import { counterUpdates, randomShard } from './counters.js';
+import { counterUpdates, randomShard, writeCounts } from './counters.js';
 import { copyItem, recordItem, unchangedCopy } from './items.js';
 import { listings, type Listing } from './listings.js';
 import { homeKey, listingSortKey, ownListing } from './partitions.js';
@@ -33,30 +33,32 @@ export function newRecordPuts(layout: LiveLayout, record: StoredRecord, entered:
   ];
 }
 
-/** Create: the record (only if new), a copy per other listing partition, +1 to each (one Update per counter item), the event. */
+/** Create: the record (only if new), a copy per other listing partition, +1 (and its summed values) to each (one Update per counter item), the event. */
 export function createTransaction(layout: LiveLayout, record: StoredRecord, event: Record<string, unknown>, tables: TableNames, shard = randomShard()): TransactItem[] {
   const entered = listings(layout, record);
-  return [...newRecordPuts(layout, record, entered, tables), ...counterUpdates(tables, entered.map((l) => [l, 1]), shard), eventPut(tables, event)];
+  return [...newRecordPuts(layout, record, entered, tables), ...counterUpdates(tables, writeCounts(layout, undefined, { record, listings: entered }), shard), eventPut(tables, event)];
 }
 
 /**
- * The record is still as read: same version, not deleted, listed under the same index tokens and
- * holding the same uniqueness items (the migration runner completes those without changing the
+ * The record is still as read: same version, not deleted, listed under the same index tokens,
+ * summed under the same sum tokens and holding the same uniqueness items (the migration runner completes those without changing the
  * version: a write planned before must not count the record twice nor drop its `uniques`).
  */
 export function versionGuard(before: StoredRecord): { ConditionExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> } {
   const ix = before.ix === undefined ? 'attribute_not_exists(#ix)' : '#ix = :ix';
+  const sm = before.sm === undefined ? 'attribute_not_exists(#sm)' : '#sm = :sm';
   const uniques = before.uniques === undefined ? 'attribute_not_exists(#uniques)' : '#uniques = :uniques';
   const ws = before.ws === undefined ? 'attribute_not_exists(#ws)' : '#ws = :ws';
   // A soft-deleted record is written only when restored: still deleted as read.
   const deleted = before.deletedAt === undefined ? 'attribute_not_exists(#deletedAt)' : '#deletedAt = :deletedAt';
   return {
-    ConditionExpression: `attribute_exists(pk) AND #version = :version AND ${deleted} AND ${ix} AND ${uniques} AND ${ws}`,
-    ExpressionAttributeNames: { '#version': 'version', '#deletedAt': 'deletedAt', '#ix': 'ix', '#uniques': 'uniques', '#ws': 'ws' },
+    ConditionExpression: `attribute_exists(pk) AND #version = :version AND ${deleted} AND ${ix} AND ${sm} AND ${uniques} AND ${ws}`,
+    ExpressionAttributeNames: { '#version': 'version', '#deletedAt': 'deletedAt', '#ix': 'ix', '#sm': 'sm', '#uniques': 'uniques', '#ws': 'ws' },
     ExpressionAttributeValues: {
       ':version': before.version,
       ...(before.deletedAt === undefined ? {} : { ':deletedAt': before.deletedAt }),
       ...(before.ix === undefined ? {} : { ':ix': before.ix }),
+      ...(before.sm === undefined ? {} : { ':sm': before.sm }),
       ...(before.uniques === undefined ? {} : { ':uniques': before.uniques }),
       ...(before.ws === undefined ? {} : { ':ws': before.ws }),
     },
@@ -68,7 +70,8 @@ export function versionGuard(before: StoredRecord): { ConditionExpression: strin
  * version (a soft-deleted record moves out of the listing it stood in: Delete there, Put at its
  * detached key); fresh copies in every other partition of `after` (but partial copies the update
  * leaves as they are: unchangedCopy); copies removed from partitions it left;
- * counters +1 / -1 for partitions entered / left; values acquired and released
+ * counters +1 / -1 for partitions entered / left, with the record's summed values (and, in
+ * partitions kept, the change of those values: no Update when none changed); values acquired and released
  * (shared/data/unique-keys.ts uniqueWrites; a soft delete releases every value held); the event.
  */
 export function updateTransaction(
@@ -85,7 +88,6 @@ export function updateTransaction(
   const oldSet = new Set(old.map((l) => l.partition));
   const nowSet = new Set(now.map((l) => l.partition));
   const left = old.filter((l) => !nowSet.has(l.partition));
-  const entered = now.filter((l) => !oldSet.has(l.partition));
   const oldSk = listingSortKey(before);
   const ownBefore = ownListing(layout, before);
   const ownAfter = ownListing(layout, after);
@@ -106,13 +108,13 @@ export function updateTransaction(
     ...record,
     ...rewritten.map(({ copy }): TransactItem => ({ Put: { TableName: tables.records, Item: copy } })),
     ...left.filter((l) => l.partition !== ownBefore).map((l): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: l.partition, sk: oldSk } } })),
-    ...counterUpdates(tables, [...entered.map((l): [Listing, number] => [l, 1]), ...left.map((l): [Listing, number] => [l, -1])], shard),
+    ...counterUpdates(tables, writeCounts(layout, { record: before, listings: old }, { record: after, listings: now }), shard),
     ...unique.items,
     eventPut(tables, event),
   ];
 }
 
-/** Hard delete: the record if still at `before`'s version, its other copies, -1 per partition, the values it holds released, the event. */
+/** Hard delete: the record if still at `before`'s version, its other copies, -1 (and its summed values) per partition, the values it holds released, the event. */
 export function deleteTransaction(layout: LiveLayout, before: StoredRecord, event: Record<string, unknown>, tables: TableNames, shard = randomShard()): TransactItem[] {
   const { entity } = layout;
   const left = listings(layout, before, 'held');
@@ -121,7 +123,7 @@ export function deleteTransaction(layout: LiveLayout, before: StoredRecord, even
   return [
     { Delete: { TableName: tables.records, Key: homeKey(layout, before), ...versionGuard(before) } },
     ...left.filter((l) => l.partition !== own).map((l): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: l.partition, sk } } })),
-    ...counterUpdates(tables, left.map((l) => [l, -1]), shard),
+    ...counterUpdates(tables, writeCounts(layout, { record: before, listings: left }, undefined), shard),
     ...uniqueWrites(entity, tables.records, before, undefined).items,
     eventPut(tables, event),
   ];

@@ -6,10 +6,11 @@
  * rows are read by LIST's read path (list.ts readMatches).
  *
  * Two paths, both exact:
- * - `meta.source: "counters"`: a count, alone or grouped by one enum or boolean field, with no
- *   filter or one equality on an indexed field, is read from the counters LIST keeps per listing
- *   partition (written in the same transaction as the record): one Query per counter partition,
- *   whatever the number of records. Only complete indexes count (one a migration still builds
+ * - `meta.source: "counters"`: a count, and sums and averages of fields the entity declares summed
+ *   (aggregates.sum), alone or grouped by one enum or boolean field, with no filter or one
+ *   equality on an indexed field, are read from the counters LIST keeps per listing partition
+ *   (written in the same transaction as the record): one Query per counter partition, whatever
+ *   the number of records. Only complete indexes and sums count (one a migration still builds
  *   is not read): until then the same question takes the scan.
  * - `meta.source: "scan"`: anything else. The narrowest listing partition is read to its end, and
  *   a read that examines more than AGGREGATE_SCAN_LIMIT items stops with 400 AGGREGATE_TOO_LARGE
@@ -18,7 +19,7 @@
  */
 import type { AuthContext } from '../caller.js';
 import { config } from '../config.js';
-import { readCounters, totalSource, type LiveLayout, type StoredRecord, type TotalSource } from '../data/index.js';
+import { readCounterTotals, totalSource, type CounterTotals, type LiveLayout, type StoredRecord, type TotalSource } from '../data/index.js';
 import { ApiError, BadRequestError } from '../errors.js';
 import { loadLayouts } from '../migrations/index.js';
 import { compareValues, list, parseListQuery, valueAt, type ListPlan, type QuerySpec } from '../query/index.js';
@@ -273,7 +274,7 @@ function tooLarge(limit: number): ApiError {
   return ApiError.of('AGGREGATE_TOO_LARGE', `The aggregate would read more than ${limit} records; narrow it with filters`, {
     details: {
       limit,
-      hint: 'narrow the records read: an equality on an indexed field (its own listing is read) or a createdAt date range (startDate, endDate); or ask a count alone, grouped by at most one indexed enum or boolean field, with no filter or one equality on an indexed field: it is read from counters, whatever the number of records; AGGREGATE_SCAN_LIMIT sets the limit',
+      hint: 'narrow the records read: an equality on an indexed field (its own listing is read) or a createdAt date range (startDate, endDate); or ask a count (and sums or averages of the fields the entity declares summed) alone, grouped by at most one indexed enum or boolean field, with no filter or one equality on an indexed field: it is read from counters, whatever the number of records; AGGREGATE_SCAN_LIMIT sets the limit',
     },
   });
 }
@@ -281,25 +282,33 @@ function tooLarge(limit: number): ApiError {
 /** Counter partitions an aggregate reads: the total's, and one per value of the grouped field. */
 interface CounterPlan {
   total: TotalSource;
+  /** Field → the token its sums are kept under: the fields summed or averaged. */
+  sums: Map<string, string>;
   /** groupBy: the field and, per value, where its count is read (the records without one: the rest of the total). */
   group?: { field: string; values: { value: unknown; source: TotalSource }[] };
 }
 
 /**
- * Where the counters answer `query` exactly (pure), undefined when they cannot: only `count`, no
- * interval, search or date range; either no grouping, with no condition or one equality a
- * complete index answers (the listing LIST reads, whose total is its counter), or a grouping by
- * one enum or boolean field whose complete index is counted in the base partition, with no
- * condition.
+ * Where the counters answer `query` exactly (pure), undefined when they cannot: `count`, and
+ * `sum` and `avg` of fields whose complete sums the counters keep, no min, max, interval, search
+ * or date range; either no grouping, with no condition or one equality a complete index answers
+ * (the listing LIST reads, whose total is its counter), or a grouping by one enum or boolean
+ * field whose complete index is counted in the base partition, with no condition.
  */
 export function counterPlan(layout: LiveLayout, plan: ListPlan, query: AggregateQuery): CounterPlan | undefined {
   if (plan.kind === 'empty' || plan.kind === 'ids') return undefined;
-  if (query.sum.length + query.avg.length + query.min.length + query.max.length > 0 || query.interval) return undefined;
+  if (query.min.length + query.max.length > 0 || query.interval) return undefined;
+  const sums = new Map<string, string>();
+  for (const field of [...query.sum, ...query.avg]) {
+    const token = layout.readableSums.get(field.name);
+    if (token === undefined) return undefined;
+    sums.set(field.name, token);
+  }
   if (plan.spec.words.length > 0 || plan.spec.dateRange) return undefined;
   if (query.groupBy.length === 0) {
-    if (plan.conditions.length === 0 && plan.candidates.length === 0) return { total: totalSource(layout, plan.base) };
+    if (plan.conditions.length === 0 && plan.candidates.length === 0) return { total: totalSource(layout, plan.base), sums };
     const [candidate] = plan.candidates;
-    if (plan.conditions.length === 1 && plan.candidates.length === 1 && candidate.condition === plan.conditions[0]) return { total: totalSource(layout, plan.base, candidate) };
+    if (plan.conditions.length === 1 && plan.candidates.length === 1 && candidate.condition === plan.conditions[0]) return { total: totalSource(layout, plan.base, candidate), sums };
     return undefined;
   }
   if (query.groupBy.length !== 1 || plan.conditions.length > 0) return undefined;
@@ -312,8 +321,25 @@ export function counterPlan(layout: LiveLayout, plan: ListPlan, query: Aggregate
   if (values.length === 0) return undefined;
   return {
     total: totalSource(layout, plan.base),
+    sums,
     group: { field: field.name, values: values.map((value) => ({ value, source: totalSource(layout, plan.base, { field: field.name, value, token }) })) },
   };
+}
+
+/** A group as `query` asks it, from its counters' totals (what aggregate() would make of its records). */
+function groupOf(key: Record<string, unknown>, totals: CounterTotals, sums: Map<string, string>, query: AggregateQuery): AggregateGroup {
+  const out: AggregateGroup = { key };
+  const of = (name: string) => totals.sums.get(sums.get(name)!) ?? { sum: 0, n: 0 };
+  if (query.count) out.count = totals.count;
+  if (query.sum.length) out.sum = Object.fromEntries(query.sum.map((f) => [f.name, of(f.name).sum]));
+  if (query.avg.length) out.avg = Object.fromEntries(query.avg.map((f) => { const s = of(f.name); return [f.name, s.n ? s.sum / s.n : null]; }));
+  return out;
+}
+
+/** `all` less each of `parts`: the counts and sums of the records in none of them. */
+function remainder(all: CounterTotals, parts: readonly CounterTotals[]): CounterTotals {
+  const sums = new Map([...all.sums].map(([token, s]) => [token, { sum: parts.reduce((n, p) => n - (p.sums.get(token)?.sum ?? 0), s.sum), n: parts.reduce((n, p) => n - (p.sums.get(token)?.n ?? 0), s.n) }]));
+  return { count: parts.reduce((n, p) => n - p.count, all.count), sums };
 }
 
 /**
@@ -321,17 +347,20 @@ export function counterPlan(layout: LiveLayout, plan: ListPlan, query: Aggregate
  * by key; undefined when they do not add up to what a scan would show: records of a required field
  * outside its values (kept from an earlier definition) would appear as `null`.
  */
-async function countFromCounters(entity: LoadedEntity, counters: CounterPlan): Promise<AggregateGroup[] | undefined> {
-  const { total, group } = counters;
-  const read = await readCounters([total, ...(group?.values.map((v) => v.source) ?? [])]);
-  const all = read.get(total.partition) ?? 0;
-  if (!group) return [{ key: {}, count: all }];
-  const counted = group.values.map(({ value, source }) => ({ key: { [group.field]: value } as Record<string, unknown>, count: read.get(source.partition) ?? 0 }));
-  const rest = all - counted.reduce((n, g) => n + g.count, 0);
-  if (rest < 0 || (rest > 0 && entity.fields[group.field].required)) return undefined;
-  return [{ key: { [group.field]: null }, count: rest }, ...counted]
-    .filter((g) => g.count > 0)
-    .sort((a, b) => compareValues(a.key[group.field], b.key[group.field]));
+async function countFromCounters(entity: LoadedEntity, counters: CounterPlan, query: AggregateQuery): Promise<AggregateGroup[] | undefined> {
+  const { total, group, sums } = counters;
+  const tokens = [...new Set(sums.values())];
+  const read = await readCounterTotals([total, ...(group?.values.map((v) => v.source) ?? [])], tokens);
+  const none: CounterTotals = { count: 0, sums: new Map() };
+  const all = read.get(total.partition) ?? none;
+  if (!group) return [groupOf({}, all, sums, query)];
+  const counted = group.values.map(({ value, source }) => ({ key: { [group.field]: value } as Record<string, unknown>, totals: read.get(source.partition) ?? none }));
+  const rest = remainder(all, counted.map((g) => g.totals));
+  if (rest.count < 0 || (rest.count > 0 && entity.fields[group.field].required)) return undefined;
+  return [{ key: { [group.field]: null }, totals: rest }, ...counted]
+    .filter((g) => g.totals.count > 0)
+    .sort((a, b) => compareValues(a.key[group.field], b.key[group.field]))
+    .map((g) => groupOf(g.key, g.totals, sums, query));
 }
 
 /**
@@ -345,7 +374,7 @@ export async function aggregateRecords(entity: LoadedEntity, auth: AuthContext |
   const layout = (await loadLayouts()).of(entity);
   const plan = planList(layout, viewerOf(auth), query.spec);
   const counters = counterPlan(layout, plan, query);
-  const counted = counters && (await countFromCounters(entity, counters));
+  const counted = counters && (await countFromCounters(entity, counters, query));
   if (counted) return { data: counted, meta: { groups: counted.length, source: 'counters' } };
   const limit = config().aggregateScanLimit;
   let scanned = 0;

@@ -32,6 +32,8 @@ import {
   reshard,
   sendTransaction,
   uniquePutField,
+  writeCounts,
+  type CounterDelta,
   type Listing,
   type LiveLayout,
   type StoredRecord,
@@ -87,32 +89,28 @@ export function packTransactions(
   let records: PlannedRecord[] = [];
   let starts: number[] = [];
   let puts: TransactItem[] = [];
-  let counters = new Map<string, [Listing, number]>();
+  let counters: CounterDelta[] = [];
   let bytes = 0;
-  const counterItems = (entries: Iterable<[Listing, number]>) => counterUpdates(tables, entries, shard);
+  const counterItems = (entries: Iterable<CounterDelta>) => counterUpdates(tables, entries, shard);
   const close = () => {
     if (records.length === 0) return;
-    chunks.push({ records, starts, items: [...puts, ...counterItems(counters.values())] });
+    chunks.push({ records, starts, items: [...puts, ...counterItems(counters)] });
     records = [];
     starts = [];
     puts = [];
-    counters = new Map();
+    counters = [];
     bytes = 0;
-  };
-  const add = (into: Map<string, [Listing, number]>, entered: Listing[]) => {
-    for (const l of entered) into.set(l.partition, [l, (into.get(l.partition)?.[1] ?? 0) + 1]);
   };
   for (const p of planned) {
     const own = putsOf(layout, p, tables);
-    const merged = new Map(counters);
-    add(merged, own.entered);
-    const counterCount = counterItems(merged.values()).length;
+    const counted = writeCounts(layout, undefined, { record: p.record, listings: own.entered });
+    const counterCount = counterItems([...counters, ...counted]).length;
     if (records.length && (puts.length + own.puts.length + counterCount > limits.items || bytes + own.bytes > limits.bytes)) close();
     records.push(p);
     starts.push(puts.length);
     puts.push(...own.puts);
     bytes += own.bytes;
-    add(counters, own.entered);
+    counters.push(...counted);
   }
   close();
   return chunks;

@@ -17,7 +17,7 @@
 import { canonical } from '../canonical-json.js';
 import { createHash } from 'node:crypto';
 import { consolidatedFields, indexedFields } from '../data/index.js';
-import { linkKeys, writeShardsOf, type FieldDefinition, type LoadedEntity } from '../registry/index.js';
+import { linkKeys, summedFields, writeShardsOf, type FieldDefinition, type LoadedEntity } from '../registry/index.js';
 
 /** What an index is built from: a change of any part is a new generation. */
 export interface IndexIdentity {
@@ -25,6 +25,16 @@ export interface IndexIdentity {
   /** Counted in its base partition's counter items (enum and boolean fields within a budget). */
   consolidated: boolean;
   /** Records without a value are listed under the default. */
+  default?: string | number | boolean;
+}
+
+/**
+ * What a summed field's counters are built from: a change of any part is a new generation (a
+ * record stored before a default was declared reads as the default, so its value must be
+ * counted again).
+ */
+export interface SumIdentity {
+  field: string;
   default?: string | number | boolean;
 }
 
@@ -50,6 +60,8 @@ export interface Layout {
   rules: Record<string, FieldRules>;
   /** Write shards of its listings and events; absent: 1 (as layouts recorded before them). */
   writeShards?: number;
+  /** Summed number fields (aggregates.sum); absent: none (as layouts recorded before them). */
+  sums?: SumIdentity[];
 }
 
 /** A layout's write shards. */
@@ -98,8 +110,10 @@ export function layoutOf(entity: LoadedEntity, currentShards?: number): Layout {
   const consolidated = consolidatedFields(entity);
   const names = Object.keys(entity.fields).sort();
   const shards = writeShardsOf(entity, currentShards);
+  const sums = summedFields(entity).map((field) => ({ field, default: entity.fields[field]?.default }));
   return {
     ...(shards !== 1 ? { writeShards: shards } : {}),
+    ...(sums.length ? { sums } : {}),
     access: { public: entity.access.public, shared: entity.access.shared },
     softDelete: entity.softDelete,
     indexes: indexedFields(entity)
@@ -134,6 +148,12 @@ export function layoutChanges(from: Layout | undefined, to: Layout): string[] {
     else if (!sameIndex(before, index)) out.push(`index rebuilt: ${index.field} (its default or counting changed)`);
   }
   for (const index of from.indexes) if (!to.indexes.some((i) => i.field === index.field)) out.push(`index dropped: ${index.field}`);
+  for (const sum of to.sums ?? []) {
+    const before = (from.sums ?? []).find((s) => s.field === sum.field);
+    if (!before) out.push(`sum added: ${sum.field}`);
+    else if (canonical(before) !== canonical(sum)) out.push(`sum rebuilt: ${sum.field} (its default changed)`);
+  }
+  for (const sum of from.sums ?? []) if (!(to.sums ?? []).some((s) => s.field === sum.field)) out.push(`sum dropped: ${sum.field}`);
   for (const f of to.unique) if (!from.unique.includes(f)) out.push(`unique added: ${f}`);
   for (const f of from.unique) if (!to.unique.includes(f)) out.push(`unique dropped: ${f}`);
   for (const [f, v] of Object.entries(to.defaults)) if (canonical(from.defaults[f]) !== canonical(v)) out.push(`default of ${f}: ${JSON.stringify(v)}`);
@@ -155,6 +175,13 @@ export interface IndexState extends IndexIdentity {
   ready: boolean;
 }
 
+/** A summed field as the database knows it: its identity, the token in its counter attributes' names, whether complete. */
+export interface SumState extends SumIdentity {
+  token: string;
+  /** Every record's value is in the counters: aggregates may read them. */
+  ready: boolean;
+}
+
 /** The layout a migration takes an entity to, and what writes maintain meanwhile. */
 export interface Target {
   layout: Layout;
@@ -162,6 +189,13 @@ export interface Target {
   indexes: IndexState[];
   /** Tokens of dropped indexes whose copies may still exist: writes delete them, the runner too. */
   obsolete: IndexState[];
+  /**
+   * Summed fields (absent: none). A dropped sum's attributes are no longer read nor written; a sum
+   * declared again is a new generation, counted from the records by the pass.
+   */
+  sums?: SumState[];
+  /** Tokens of dropped sums whose attributes counter items may still hold: the runner removes them. */
+  droppedSums?: string[];
   /** Tokens a record item without `ix` (written before layouts were recorded) is listed under. */
   legacy: string[];
   /** The next generation number to hand out. */
@@ -196,7 +230,8 @@ export interface Target {
 /** The first target of an entity whose stored items predate recorded layouts: generation 0, complete. */
 export function adoptedTarget(layout: Layout): Target {
   const indexes = layout.indexes.map((i) => ({ ...i, token: i.field, ready: true }));
-  return { layout, hash: layoutHash(layout), indexes, obsolete: [], legacy: indexes.map((i) => i.token), nextGeneration: 1 };
+  const sums = (layout.sums ?? []).map((s) => ({ ...s, token: s.field, ready: true }));
+  return { layout, hash: layoutHash(layout), indexes, obsolete: [], ...(sums.length ? { sums } : {}), legacy: indexes.map((i) => i.token), nextGeneration: 1 };
 }
 
 /**
@@ -213,6 +248,12 @@ export function nextTarget(current: Target, layout: Layout): Target {
     else indexes.push({ ...identity, token: `${identity.field}@${generation++}`, ready: false });
   }
   for (const index of current.indexes) if (!indexes.some((i) => i.token === index.token)) obsolete.push({ ...index, ready: false });
+  const sums: SumState[] = [];
+  for (const identity of layout.sums ?? []) {
+    const kept = (current.sums ?? []).find((s) => canonical({ field: s.field, default: s.default }) === canonical(identity));
+    sums.push(kept ?? { ...identity, token: `${identity.field}@${generation++}`, ready: false });
+  }
+  const droppedSums = [...(current.droppedSums ?? []), ...(current.sums ?? []).map((s) => s.token).filter((t) => !sums.some((s) => s.token === t))];
   const purging = [...new Set([...(current.purging ?? []), ...current.layout.fields.filter((f) => !layout.fields.includes(f))])].filter((f) => !layout.fields.includes(f)).sort();
   const uniqueBuilding = uniqueBuildingOf(current, layout);
   return {
@@ -220,6 +261,8 @@ export function nextTarget(current: Target, layout: Layout): Target {
     hash: layoutHash(layout),
     indexes,
     obsolete,
+    ...(sums.length ? { sums } : {}),
+    ...(droppedSums.length ? { droppedSums } : {}),
     legacy: current.legacy,
     nextGeneration: generation,
     ...(purging.length ? { purging } : {}),

@@ -79,6 +79,7 @@ export function layoutOfState(state: MigrationState, entity: LoadedEntity, readA
     {
       indexes: target.indexes,
       legacy: target.legacy,
+      sums: target.sums ?? [],
       defaults: own.layout.defaults,
       fields: own.layout.fields,
       settled: state.state === 'done' && own.hash === target.hash,

@@ -9,11 +9,13 @@
  * - copies and counts added in the partitions of each index token the record is not listed under
  *   yet (a new or rebuilt index is built from the records themselves, never from older copies);
  * - its copies in dropped indexes' partitions deleted;
- * - `ix` set to the target tokens;
+ * - its values added to the counters of each sum token it is not counted under yet (a new sum is
+ *   built from the records themselves), in every listing it is counted in;
+ * - `ix` and `sm` set to the target tokens;
  * then, per field made unique, its uniqueness item (the oldest record of a value keeps it, the
  * others are reported), and the rules a tightened definition breaks (reported, not changed).
  * Copies and counter items of dropped indexes (or of retired shard counts) that the Scan meets
- * are deleted too (cleanListingItem).
+ * are deleted too, and the attributes of dropped sums removed from counter items (cleanListingItem).
  */
 import {
   copyItem,
@@ -35,8 +37,8 @@ import {
   uniqueItem,
   versionGuard,
   withMaintainedShards,
+  writeCounts,
   WriteConflict,
-  type Listing,
   type LiveLayout,
   type StoredRecord,
   type TransactItem,
@@ -60,14 +62,20 @@ function underToken(parts: string[], tokens: readonly string[]): boolean {
   return parts.some((p) => tokens.some((t) => p.startsWith(`${t}=`)));
 }
 
+/** Whether a counter item's attribute is a sum (or number of values) kept under one of `tokens` (record-item.ts sumAttribute). */
+function sumUnder(name: string, tokens: readonly string[]): boolean {
+  return tokens.some((t) => [`s:${t}`, `n:${t}`].some((tail) => name === tail || name.endsWith(`|${tail}`)));
+}
+
 /**
  * A listing copy or counter item of a dropped index or of a retired shard count (deleted), or a
- * base counter item with counts of a dropped index (cleared).
+ * counter item with counts of a dropped index or sums of a dropped sum (cleared).
  */
 export async function cleanListingItem(entity: LoadedEntity, state: MigrationState, item: Record<string, unknown>): Promise<void> {
   const obsolete = state.target.obsolete.map((i) => i.token);
   const retired = state.target.retiredShards ?? [];
-  if (obsolete.length === 0 && retired.length === 0) return;
+  const droppedSums = state.target.droppedSums ?? [];
+  if (obsolete.length === 0 && retired.length === 0 && droppedSums.length === 0) return;
   const parts = partitionParts(entity, String(item.pk));
   if (!parts) return;
   if (underToken(parts, obsolete) || retired.includes(keyShardCount(String(item.pk)))) {
@@ -75,7 +83,7 @@ export async function cleanListingItem(entity: LoadedEntity, state: MigrationSta
     return;
   }
   if (item.kind !== 'counter') return;
-  const stale = Object.keys(item).filter((name) => name.startsWith('#') && obsolete.some((t) => name.startsWith(`#${t}=`)));
+  const stale = Object.keys(item).filter((name) => (name.startsWith('#') && obsolete.some((t) => name.startsWith(`#${t}=`))) || sumUnder(name, droppedSums));
   if (stale.length === 0) return;
   await db().send(
     new UpdateCommand({
@@ -116,15 +124,19 @@ export function migrateTransaction(layout: LiveLayout, state: MigrationState, ra
   const shards = layout.shards.maintained;
   const heldSets = heldShards(raw);
   const shardsChanged = canonical(heldSets) !== canonical(shards);
-  if (!dataChanged && missing.length === 0 && dropped.length === 0 && !shardsChanged && raw.ix !== undefined) return undefined;
+  const sums = layout.sumTokens;
+  const sumsChanged = canonical(raw.sm ?? []) !== canonical(sums);
+  if (!dataChanged && missing.length === 0 && dropped.length === 0 && !shardsChanged && !sumsChanged && raw.ix !== undefined) return undefined;
   const tables = recordTables();
   // Changed values are a new version (a stale If-Match no longer matches) with its revision; a
   // change of listings alone is not.
   const version = dataChanged ? raw.version + 1 : raw.version;
-  const after: StoredRecord = { ...withMaintainedShards(layout, raw), data, ix: tokens, version, ...(dataChanged ? { copiesVersion: version } : {}) };
+  const { sm: _sm, ...kept } = withMaintainedShards(layout, raw);
+  const after: StoredRecord = { ...kept, data, ix: tokens, ...(sums.length ? { sm: [...sums] } : {}), version, ...(dataChanged ? { copiesVersion: version } : {}) };
   const own = ownListing(layout, after);
   // The target listings (the layout is this state's): those of tokens or shard counts the record
-  // is not listed under yet are added and counted.
+  // is not listed under yet are added and counted; in the others, only what changed is counted
+  // (sums it is not counted under yet, values a default fills in).
   const now = listings(layout, after);
   const was = listings(layout, { ...raw, ix: held }, 'held');
   const before = new Set(was.map((l) => l.partition));
@@ -138,7 +150,7 @@ export function migrateTransaction(layout: LiveLayout, state: MigrationState, ra
     { Put: { TableName: tables.records, Item: { ...sk, kind: 'record', ...after }, ...guard(raw) } },
     ...copies.map((l): TransactItem => ({ Put: { TableName: tables.records, Item: copyItem(layout.entity, l.partition, after) } })),
     ...gone.map((partition): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: partition, sk: listingSortKey(raw) } } })),
-    ...counterUpdates(tables, added.map((l): [Listing, number] => [l, 1]), randomShard()),
+    ...counterUpdates(tables, writeCounts(layout, { record: raw, listings: was }, { record: after, listings: now }), randomShard()),
     ...(dataChanged ? revisionPut(layout.entity, tables.history, raw, after, MIGRATION_WRITE) : []),
   ];
 }

@@ -125,7 +125,7 @@ export function nextState(current: MigrationState, layout: Layout, segments: num
     ...(pass ? {} : { total: 0, startedAt: now, endedAt: now }),
     revision: current.revision + 1,
   };
-  if (!pass) state.target = { ...target, indexes: target.indexes.map((i) => ({ ...i, ready: true })) };
+  if (!pass) state.target = { ...target, indexes: target.indexes.map((i) => ({ ...i, ready: true })), ...(target.sums ? { sums: target.sums.map((s) => ({ ...s, ready: true })) } : {}) };
   return state;
 }
 

@@ -150,7 +150,7 @@ async function runSegment(layout: LiveLayout, state: MigrationState, index: numb
           await pace.run(() => migrateRecord(layout, state, record));
           if (createdDuringPass(state, record)) counts.added += 1;
           else counts.processed += 1;
-        } else if (state.target.obsolete.length || state.target.retiredShards?.length) await pace.run(() => cleanListingItem(entity, state, item));
+        } else if (state.target.obsolete.length || state.target.retiredShards?.length || state.target.droppedSums?.length) await pace.run(() => cleanListingItem(entity, state, item));
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 8) }, worker));
@@ -169,7 +169,7 @@ async function runSegment(layout: LiveLayout, state: MigrationState, index: numb
 export const SHARDS_SWITCH_MS = MAX_STALE_MS + 5_000;
 
 /**
- * The state a run leaves when its pass is complete (pure): indexes ready, uniqueness items
+ * The state a run leaves when its pass is complete (pure): indexes and sums ready, uniqueness items
  * complete, dropped ones and purges done, retired shards' events readable for their retention. A change of writeShards whose new
  * shards are now complete goes on: readers switch to them, and a purge pass of the earlier shards
  * is queued for SHARDS_SWITCH_MS later (writes maintain the earlier ones until it starts).
@@ -179,7 +179,7 @@ export function finishedRun(latest: MigrationState, nowMs: number, switchMs = SH
   const retention = new Date(nowMs + EVENT_TTL_SECONDS * 1000).toISOString();
   const { retiredShards, notBefore: _notBefore, uniqueBuilding: _built, ...rest } = latest.target;
   const eventsRetired = [...(rest.eventsRetired ?? []).filter((r) => Date.parse(r.until) > nowMs), ...(retiredShards ?? []).map((shards) => ({ shards, until: retention }))];
-  const target = { ...rest, indexes: rest.indexes.map((i) => ({ ...i, ready: true })), obsolete: [], legacy: [], purging: [], ...(eventsRetired.length ? { eventsRetired } : { eventsRetired: undefined }) };
+  const target = { ...rest, indexes: rest.indexes.map((i) => ({ ...i, ready: true })), ...(rest.sums ? { sums: rest.sums.map((s) => ({ ...s, ready: true })) } : {}), obsolete: [], droppedSums: undefined, legacy: [], purging: [], ...(eventsRetired.length ? { eventsRetired } : { eventsRetired: undefined }) };
   if (target.keptShards !== undefined && !target.shardsReady) {
     return {
       ...latest,

@@ -44,6 +44,11 @@ export const SYSTEM_SCHEMAS: Record<string, Schema> = {
       endedAt: { type: ['string', 'null'], format: 'date-time' },
       error: { type: ['string', 'null'] },
       indexes: { type: 'array', items: { type: 'object', properties: { field: str, token: str, ready: { type: 'boolean' } } } },
+      sums: {
+        type: 'array',
+        description: 'Summed fields (`aggregates.sum`): `ready` once every record\'s value is in the counters; until then their sums and averages are answered by a scan.',
+        items: { type: 'object', properties: { field: str, token: str, ready: { type: 'boolean' } } },
+      },
       uniques: {
         type: 'array',
         description: 'Unique fields: `ready` once every value held has its uniqueness item; until then a write setting a new value of the field answers 503 with Retry-After.',

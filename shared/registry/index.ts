@@ -36,6 +36,7 @@ export {
 } from './schemas.js';
 export {
   autoShards,
+  summedFields,
   MAX_WRITE_SHARDS,
   writeShardsOf,
   historyDaysOf,

@@ -110,6 +110,17 @@ export interface EntityDefinition {
   writeShards?: number | 'auto';
   /** Revisions kept per record write: `{ days }` (default 30), or false for none (docs/history.md). */
   history?: false | { days: number };
+  /**
+   * Aggregates kept by every write beside the counts: `sum` names number fields whose sum (and
+   * number of values, for the average) each listing's counters keep, so an aggregate's `sum` and
+   * `avg` of them are read from counters (docs/aggregates.md).
+   */
+  aggregates?: { sum?: readonly string[] };
+}
+
+/** The number fields whose sums the entity's counters keep (its `aggregates.sum`). */
+export function summedFields(entity: Pick<EntityDefinition, 'aggregates'>): readonly string[] {
+  return entity.aggregates?.sum ?? [];
 }
 
 /** Largest write-shard count: a page 1 reads that many partition keys. */

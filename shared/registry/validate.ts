@@ -35,7 +35,7 @@ export const RESERVED_SLUGS = new Set([
   'auth', 'users', 'tenants', 'keys', 'api-keys', 'import', 'upload', 'webhooks', 'stream', 'batch', 'graphql', 'ai', 'health', 'docs', 'migrations',
 ]);
 
-const DEFINITION_KEYS = new Set(['name', 'slug', 'tableName', 'idFormat', 'fields', 'permissions', 'access', 'operations', 'softDelete', 'relations', 'rateLimit', 'writeShards', 'history']);
+const DEFINITION_KEYS = new Set(['name', 'slug', 'tableName', 'idFormat', 'fields', 'permissions', 'access', 'operations', 'softDelete', 'relations', 'rateLimit', 'writeShards', 'history', 'aggregates']);
 const FIELD_KEYS = new Set(['type', 'required', 'maxLength', 'values', 'default', 'validation', 'searchable', 'indexed', 'sortable', 'generated', 'references', 'unique']);
 const PERMISSIONS: readonly PermissionName[] = ['create', 'read', 'update', 'delete'];
 const SCOPE = /^(\*|read|write|delete|[a-z][a-z0-9-]*:(read|write|delete|\*))$/;
@@ -237,12 +237,36 @@ export function definitionProblems(def: unknown): string[] {
   if (d.writeShards !== undefined && d.writeShards !== 'auto' && (!isPositiveInt(d.writeShards) || (d.writeShards as number) > MAX_WRITE_SHARDS)) {
     problems.push(`writeShards must be 'auto' or an integer from 1 to ${MAX_WRITE_SHARDS} (partition keys a listing's writes spread over; a page 1 reads each)`);
   }
+  if (d.aggregates !== undefined) checkAggregates(d.aggregates, d.fields, problems);
   if (d.rateLimit !== undefined) {
     if (!isObject(d.rateLimit) || !isPositiveInt(d.rateLimit.limit) || typeof d.rateLimit.window !== 'string' || !/^\d+[smhd]$/.test(d.rateLimit.window)) {
       problems.push("rateLimit must be {limit: positive integer, window: e.g. '1h'}");
     }
   }
   return problems;
+}
+
+/** `aggregates: { sum: [number fields] }`: each a number field of the entity, named once. */
+function checkAggregates(aggregates: unknown, fields: unknown, problems: string[]): void {
+  if (!isObject(aggregates)) {
+    problems.push("aggregates must be an object: { sum: ['<number field>', ...] }");
+    return;
+  }
+  for (const key of Object.keys(aggregates)) if (key !== 'sum') problems.push(`aggregates: unknown key '${key}' (known: sum)`);
+  const sum = aggregates.sum;
+  if (sum === undefined) return;
+  if (!Array.isArray(sum) || !sum.every((name) => typeof name === 'string')) {
+    problems.push("aggregates.sum must be an array of number field names");
+    return;
+  }
+  const declared = isObject(fields) ? fields : {};
+  for (const name of sum as string[]) {
+    const field = Object.prototype.hasOwnProperty.call(declared, name) ? declared[name] : undefined;
+    if (!isObject(field)) problems.push(`aggregates.sum: '${name}' is not a field of this entity`);
+    else if (field.type !== 'number') problems.push(`aggregates.sum: '${name}' is not a number field (only number fields can be summed)`);
+  }
+  const twice = (sum as string[]).filter((name, i) => sum.indexOf(name) !== i);
+  if (twice.length) problems.push(`aggregates.sum: '${twice[0]}' is named twice`);
 }
 
 function label(def: unknown, source?: string): string {

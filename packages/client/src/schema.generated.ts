@@ -2786,6 +2786,12 @@ export interface components {
                 token?: string;
                 ready?: boolean;
             }[];
+            /** @description Summed fields (`aggregates.sum`): `ready` once every record's value is in the counters; until then their sums and averages are answered by a scan. */
+            sums?: {
+                field?: string;
+                token?: string;
+                ready?: boolean;
+            }[];
             /** @description Unique fields: `ready` once every value held has its uniqueness item; until then a write setting a new value of the field answers 503 with Retry-After. */
             uniques?: {
                 field?: string;

@@ -11,6 +11,7 @@ export default {
     status: { type: 'enum', values: ['pending', 'paid', 'shipped', 'cancelled'], default: 'pending', indexed: true },
     total: { type: 'number', validation: { min: 0 } },
   },
+  aggregates: { sum: ['total'] },
   permissions: {
     create: ['orders:write'],
     read: ['orders:read'],

@@ -13,6 +13,7 @@ export default {
     category: { type: 'string', maxLength: 100, indexed: true },
     description: { type: 'string', maxLength: 10000, searchable: true },
   },
+  aggregates: { sum: ['price'] },
   permissions: {
     create: ['products:write'],
     read: ['products:read'],

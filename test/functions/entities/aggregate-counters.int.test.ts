@@ -1,10 +1,10 @@
 /**
- * Counts answered from counters (`meta.source: "counters"`) against a model: after each phase of
- * writes (creates, updates that move records between groups, a bulk update, an import, hard
- * deletes on tasks; soft deletes and restores on products), every count — the total, per enum
- * value, per value of a filtered equality — equals what a full cursor walk of LIST shows the same
- * caller: an admin, a plain user of a private entity (own records only), another tenant, and an
- * anonymous caller of a public entity.
+ * Counts, sums and averages answered from counters (`meta.source: "counters"`) against a model:
+ * after each phase of writes (creates, updates that move records between groups, a bulk update,
+ * an import, hard deletes on tasks; updates of summed values on orders; soft deletes and restores
+ * on products), every count, sum and average — the total, per enum value, per value of a filtered
+ * equality — equals what a full cursor walk of LIST shows the same caller: an admin, a plain user
+ * of a private entity (own records only), another tenant, and an anonymous caller of a public entity.
  */
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,13 @@ type Row = Record<string, any>;
 const STATUSES = ['todo', 'in_progress', 'completed'] as const;
 const PRIORITIES = ['low', 'medium', 'high'] as const;
 const pick = <T>(values: readonly T[]): T => values[Math.floor(Math.random() * values.length)];
+
+/** A tenant's admin, two plain users of it, and another tenant's admin. */
+async function fourCallers(): Promise<Caller[]> {
+  const [acme, globex] = await Promise.all([newTenant(), newTenant()]);
+  const [a, b] = await Promise.all([newUser(acme.admin.cookie), newUser(acme.admin.cookie)]);
+  return (await Promise.all([keyOf(acme.admin.cookie, ['*']), keyOf(a.cookie), keyOf(b.cookie), keyOf(globex.admin.cookie, ['*'])])).map(as);
+}
 
 /** Every record the caller can LIST at `path`, by cursor. */
 async function walk(caller: Caller, path: string): Promise<Row[]> {
@@ -78,9 +85,7 @@ describe('counts from counters, against a model of LIST (tasks: private, hard de
   };
 
   beforeAll(async () => {
-    const [acme, globex] = await Promise.all([newTenant(), newTenant()]);
-    const [a, b] = await Promise.all([newUser(acme.admin.cookie), newUser(acme.admin.cookie)]);
-    [admin, alice, bob, outsider] = (await Promise.all([keyOf(acme.admin.cookie, ['*']), keyOf(a.cookie), keyOf(b.cookie), keyOf(globex.admin.cookie, ['*'])])).map(as);
+    [admin, alice, bob, outsider] = await fourCallers();
   }, 60_000);
 
   it('holds after creates by three users of a tenant and another tenant', async () => {
@@ -124,6 +129,87 @@ describe('counts from counters, against a model of LIST (tasks: private, hard de
   });
 });
 
+/** The sum and average of `field` over `rows` as an aggregate shows them (0 and null with no value). */
+function modelSum(rows: readonly Row[], field: string): { sum: number; avg: number | null } {
+  const values = rows.map((r) => r[field]).filter((v): v is number => typeof v === 'number');
+  const sum = values.reduce((n, v) => n + v, 0);
+  return { sum, avg: values.length ? sum / values.length : null };
+}
+
+/** Every sum and average of orders' `total` a caller may ask equals the model of its own LIST walk, each from counters. */
+async function expectSumsMatch(caller: Caller): Promise<void> {
+  const rows = await walk(caller, '/api/v1/orders');
+  const ask = async (query: string) => {
+    const response = await caller.get(`/api/v1/orders/aggregate?${query}`);
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.meta.source, query).toBe('counters');
+    return response.body.data;
+  };
+  const all = modelSum(rows, 'total');
+  expect(await ask('sum=total')).toEqual([{ key: {}, sum: { total: all.sum } }]);
+  expect(await ask('avg=total')).toEqual([{ key: {}, avg: { total: all.avg } }]);
+  expect(await ask('count&sum=total&avg=total')).toEqual([{ key: {}, count: rows.length, sum: { total: all.sum }, avg: { total: all.avg } }]);
+  const perStatus = ORDER_STATUSES.filter((status) => rows.some((r) => r.status === status)).map((status) => {
+    const m = modelSum(rows.filter((r) => r.status === status), 'total');
+    return { key: { status }, sum: { total: m.sum }, avg: { total: m.avg } };
+  });
+  expect(await ask('groupBy=status&sum=total&avg=total')).toEqual(perStatus);
+  expect(await ask('status=paid&sum=total')).toEqual([{ key: {}, sum: { total: modelSum(rows.filter((r) => r.status === 'paid'), 'total').sum } }]);
+}
+
+const ORDER_STATUSES = ['cancelled', 'paid', 'pending', 'shipped'] as const;
+
+describe('sums and averages from counters, against a model of LIST (orders: private, updates only)', () => {
+  let admin: Caller;
+  let alice: Caller;
+  let bob: Caller;
+  let outsider: Caller;
+  const ids: { id: string; by: Caller }[] = [];
+  /** Values with at most one decimal .5: their sums are exact in floating point, whatever the order. */
+  const amount = () => Math.floor(Math.random() * 200) / 2;
+
+  const check = async () => {
+    for (const caller of [admin, alice, bob, outsider]) await expectSumsMatch(caller);
+  };
+
+  beforeAll(async () => {
+    [admin, alice, bob, outsider] = await fourCallers();
+  }, 60_000);
+
+  it('holds after creates, some without a total (counted, not summed)', async () => {
+    for (let i = 0; i < 20; i++) {
+      const by = pick([admin, alice, alice, bob, outsider]);
+      const order = await created(by, 'orders', { status: pick(ORDER_STATUSES), ...(i % 5 ? { total: amount() } : {}) });
+      ids.push({ id: order.id, by });
+    }
+    await check();
+    const counted = (await admin.get('/api/v1/orders/aggregate?count')).body.data[0].count;
+    const walked = await walk(admin, '/api/v1/orders');
+    expect(counted).toBe(walked.length);
+    expect(walked.some((r) => r.total === undefined)).toBe(true);
+  }, 120_000);
+
+  it('holds after updates of the total alone, of the status alone, of both, one giving a total to an order without, and a bulk update', async () => {
+    for (const [n, { id, by }] of ids.slice(0, 12).entries()) {
+      const change = [{ total: amount() }, { status: pick(ORDER_STATUSES) }, { status: pick(ORDER_STATUSES), total: amount() }][n % 3];
+      const response = await by.patch(`/api/v1/orders/${id}`, change);
+      expect(response.status, response.text).toBe(200);
+    }
+    const withoutTotal = ids[5];
+    expect((await withoutTotal.by.patch(`/api/v1/orders/${withoutTotal.id}`, { total: 7.5 })).status).toBe(200);
+    const theirs = ids.filter((x) => x.by === alice).slice(0, 4);
+    const bulk = await alice.patch('/api/v1/orders', { updates: theirs.map(({ id }, i) => ({ id, status: 'paid', total: i * 1.5 })) });
+    expect(bulk.status, bulk.text).toBe(200);
+    await check();
+  }, 120_000);
+
+  it('holds after an import', async () => {
+    const imported = await admin.post('/api/v1/import/orders', { items: [{ status: 'paid', total: 12.5 }, { status: 'shipped', total: 3 }, { status: 'paid' }] });
+    expect(imported.status, imported.text).toBe(201);
+    await check();
+  }, 120_000);
+});
+
 describe('counts from counters, against a model of LIST (products: public, soft delete, restore)', () => {
   const category = `aggc-${randomBytes(4).toString('hex')}`;
   const anonymous = as(undefined);
@@ -147,6 +233,10 @@ describe('counts from counters, against a model of LIST (products: public, soft 
       expect(response.body.data).toEqual([{ key: {}, count: rows.length }]);
       expect(response.body.meta.source).toBe('counters');
     }
+    const prices = modelSum(rows, 'price');
+    const summed = await anonymous.get(`/api/v1/products/aggregate?category=${category}&sum=price&avg=price`);
+    expect(summed.body.data).toEqual([{ key: {}, sum: { price: prices.sum }, avg: { price: prices.avg } }]);
+    expect(summed.body.meta.source).toBe('counters');
     const perStatus = await anonymous.get(`/api/v1/products/aggregate?category=${category}&groupBy=status`);
     expect(perStatus.body.data).toEqual(modelGroups(rows, 'status', ['active', 'inactive']));
     expect(perStatus.body.meta.source).toBe('scan');
@@ -155,7 +245,7 @@ describe('counts from counters, against a model of LIST (products: public, soft 
   it('holds after creates by two tenants, soft deletes and restores', async () => {
     for (let i = 0; i < 8; i++) {
       const by = i % 2 ? acme : globex;
-      const product = await created(by, 'products', { name: `p${i}`, price: i, category, status: i % 3 ? 'active' : 'inactive' });
+      const product = await created(by, 'products', { name: `p${i}`, price: i + 0.5, category, status: i % 3 ? 'active' : 'inactive' });
       products.push({ id: product.id, by });
     }
     await check();

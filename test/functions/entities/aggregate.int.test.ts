@@ -53,7 +53,7 @@ describe('aggregates of a private entity (orders)', () => {
       { key: { status: 'paid' }, count: 2, sum: { total: 70 }, avg: { total: 35 } },
       { key: { status: 'pending' }, count: 1, sum: { total: 12.5 }, avg: { total: 12.5 } },
     ]);
-    expect(response.body.meta).toEqual({ groups: 3, source: 'scan' });
+    expect(response.body.meta).toEqual({ groups: 3, source: 'counters' });
     expect(response.headers.get('x-request-cost')).toMatch(/rcu=/);
   });
 

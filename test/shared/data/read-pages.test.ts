@@ -3,7 +3,7 @@ import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { queryAll } from '../../../shared/data/read-all.js';
-import { firstPage, pageAfter, queryPartition, readCounter, readCounters, skipEntries } from '../../../shared/data/read-pages.js';
+import { firstPage, pageAfter, queryPartition, readCounter, readCounters, readCounterTotals, skipEntries } from '../../../shared/data/read-pages.js';
 import { copyItem, recordItem } from '../../../shared/data/items.js';
 import { listingSortKey } from '../../../shared/data/partitions.js';
 import type { StoredRecord } from '../../../shared/data/record-item.js';
@@ -59,6 +59,26 @@ describe('listing reads', () => {
     expect((await firstPage(layout, source, 20)).total).toBe(6);
     expect(await readCounter(source)).toBe(6);
     expect(await readCounters([source, { partition: 'b' }])).toEqual(new Map([['b#status=todo', 6], ['b', 10]]));
+  });
+
+  it("reads a partition's sums beside its count: its own counter items', and for a consolidated value its base's attributes", async () => {
+    dynamo
+      .on(QueryCommand, { ExpressionAttributeValues: { ':pk': 'b#status=paid', ':lo': '#count', ':hi': '#count#~' } })
+      .resolves({ Items: [] })
+      .on(QueryCommand, { ExpressionAttributeValues: { ':pk': 'b', ':lo': '#count', ':hi': '#count#~' } })
+      .resolves({
+        Items: [
+          { pk: 'b', sk: '#count#1', count: 4, 's:total': 10.5, 'n:total': 3, '#status=paid': 2, '#status=paid|s:total': 7.5, '#status=paid|n:total': 2 },
+          { pk: 'b', sk: '#count#6', count: 1, 's:total': 2, 'n:total': 1, '#status=paid': 1, '#status=paid|s:total': 2, '#status=paid|n:total': 1 },
+        ],
+      });
+    const paid = { partition: 'b#status=paid', base: 'b', attribute: '#status=paid' };
+
+    const totals = await readCounterTotals([{ partition: 'b' }, paid], ['total', 'price']);
+
+    expect(totals.get('b')).toEqual({ count: 5, sums: new Map([['total', { sum: 12.5, n: 4 }], ['price', { sum: 0, n: 0 }]]) });
+    expect(totals.get('b#status=paid')).toEqual({ count: 3, sums: new Map([['total', { sum: 9.5, n: 3 }], ['price', { sum: 0, n: 0 }]]) });
+    expect(dynamo.commandCalls(QueryCommand)).toHaveLength(2);
   });
 
   it('completes a page cut short at 1 MB from LastEvaluatedKey, and reads one more item to know a next page exists', async () => {

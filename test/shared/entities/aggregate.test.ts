@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { aggregatableFields, aggregate, aggregateQueryOf, bucketOf, counterPlan, parseAggregateQuery } from '../../../shared/entities/aggregate.js';
+import { buildLayout } from '../../../shared/data/layout.js';
 import { planList } from '../../../shared/entities/list.js';
 import { BadRequestError } from '../../../shared/errors.js';
 import { definitions, task } from '../data/support.js';
@@ -132,5 +133,29 @@ describe('counterPlan', () => {
   ])('leaves %s to the scan', async (_label, params) => {
     const defined = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as Record<string, string>;
     expect(await planOf(defined)).toBeUndefined();
+  });
+
+  describe('sums and averages', () => {
+    /** An orders aggregate's plan under the definition's layout, or one whose sums are `sums`. */
+    const orderPlan = async (params: Record<string, string>, sums?: { field: string; token: string; ready: boolean }[]) => {
+      const { entities, layouts } = await definitions();
+      const defined = layouts.orders;
+      const layout = sums ? buildLayout(defined.entity, { indexes: defined.indexes, legacy: defined.legacy, sums, defaults: {}, settled: true, writeShards: 1 }, 0) : defined;
+      const query = parseAggregateQuery(entities.orders, params);
+      return counterPlan(layout, planList(layout, admin, query.spec), query);
+    };
+
+    it('reads the sums of a summed field beside the counts, in the shapes counts are read', async () => {
+      expect((await orderPlan({ sum: 'total', avg: 'total' }))?.sums).toEqual(new Map([['total', 'total']]));
+      expect((await orderPlan({ groupBy: 'status', sum: 'total' }))?.group?.field).toBe('status');
+      expect((await orderPlan({ status: 'paid', avg: 'total' }))?.total).toMatchObject({ partition: 'ten_1#orders#status=paid', attribute: '#status=paid' });
+    });
+
+    it('leaves to the scan a sum a migration still builds, a field not summed, and a min beside a sum', async () => {
+      expect(await orderPlan({ sum: 'total' }, [{ field: 'total', token: 'total@3', ready: false }])).toBeUndefined();
+      expect(await orderPlan({ avg: 'total' }, [])).toBeUndefined();
+      expect((await orderPlan({ count: '' }, []))?.sums).toEqual(new Map());
+      expect(await orderPlan({ sum: 'total', min: 'total' })).toBeUndefined();
+    });
   });
 });

@@ -5,9 +5,9 @@ import { finishedRun, startedTarget } from '../../../shared/migrations/runner.js
 import { eventShardsOf, layoutOfState } from '../../../shared/migrations/live-layouts.js';
 import { validateDefinition } from '../../../shared/registry/index.js';
 
-function entity(fields: Record<string, unknown>) {
+function entity(fields: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   return validateDefinition(
-    { name: 'invoice', slug: 'invoices', tableName: 'invoices', idFormat: { type: 'prefixed', prefix: 'inv' }, fields, access: { public: false, shared: false } },
+    { name: 'invoice', slug: 'invoices', tableName: 'invoices', idFormat: { type: 'prefixed', prefix: 'inv' }, fields, access: { public: false, shared: false }, ...extra },
     'test',
   );
 }
@@ -194,5 +194,40 @@ describe('uniqueness being built', () => {
     expect([...layoutOfState(done, entity(unique)).uniqueBuilding]).toEqual([]);
     // A definition newer than the recorded target (before its start records it): no item was taken for it.
     expect([...layoutOfState({ ...running, target: adopted, state: 'done' }, entity(unique)).uniqueBuilding]).toEqual(['number']);
+  });
+
+  it('builds a summed field as a new generation read only once the pass is done, keeps it through later targets, and never reuses a dropped one', () => {
+    const fields = { ...v1, amount: { type: 'number' } };
+    const summing = { aggregates: { sum: ['amount'] } };
+    const adopted = adoptedTarget(layoutOf(entity(fields)));
+    const added = nextTarget(adopted, layoutOf(entity(fields, summing)));
+    const running = { entity: 'invoices', target: added, changes: [], state: 'running' as const, run: 1, segments: [{ done: false }], processed: 0, revision: 2 };
+    const done = finishedRun({ ...running, segments: [{ done: true }] }, Date.now());
+    const dropped = nextTarget(done.target, layoutOf(entity(fields)));
+    const back = nextTarget(dropped, layoutOf(entity(fields, summing)));
+
+    expect(layoutHash(layoutOf(entity(fields)))).toBe(layoutHash(layoutOf(entity({ ...fields }))));
+    expect(needsPass(adopted.layout, added.layout)).toBe(true);
+    expect(layoutChanges(adopted.layout, added.layout)).toEqual(['sum added: amount']);
+    expect(added.sums).toEqual([{ field: 'amount', token: 'amount@1', ready: false }]);
+    expect(layoutOfState(running, entity(fields, summing)).readableSums.size).toBe(0);
+    expect(layoutOfState(running, entity(fields, summing)).sumTokens).toEqual(['amount@1']);
+    expect([...layoutOfState(done, entity(fields, summing)).readableSums]).toEqual([['amount', 'amount@1']]);
+    expect(nextTarget(done.target, layoutOf(entity(fields, summing))).sums).toEqual([{ field: 'amount', token: 'amount@1', ready: true }]);
+    expect(layoutChanges(done.target.layout, dropped.layout)).toEqual(['sum dropped: amount']);
+    expect(dropped.sums).toBeUndefined();
+    expect(dropped.droppedSums).toEqual(['amount@1']);
+    expect(finishedRun({ ...running, target: dropped, segments: [{ done: true }] }, Date.now()).target.droppedSums).toBeUndefined();
+    expect(back.sums).toEqual([{ field: 'amount', token: 'amount@2', ready: false }]);
+    expect(adoptedTarget(layoutOf(entity(fields, summing))).sums).toEqual([{ field: 'amount', token: 'amount', ready: true }]);
+  });
+
+  it('rebuilds a sum whose field gets a default (records stored before read as it)', () => {
+    const fields = { ...v1, amount: { type: 'number' } };
+    const adopted = adoptedTarget(layoutOf(entity(fields, { aggregates: { sum: ['amount'] } })));
+
+    const next = nextTarget(adopted, layoutOf(entity({ ...fields, amount: { type: 'number', default: 1 } }, { aggregates: { sum: ['amount'] } })));
+
+    expect(next.sums).toEqual([{ field: 'amount', default: 1, token: 'amount@1', ready: false }]);
   });
 });

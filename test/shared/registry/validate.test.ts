@@ -122,12 +122,21 @@ describe('validateDefinition', () => {
     [{ writeShards: 2.5 }, "writeShards must be 'auto' or an integer from 1 to 32"],
     [{ writeShards: 'AUTO' }, "writeShards must be 'auto' or an integer from 1 to 32"],
     [{ colour: 'red' }, "unknown key 'colour'"],
+    [{ aggregates: { sum: ['title'] } }, "aggregates.sum: 'title' is not a number field (only number fields can be summed)"],
+    [{ aggregates: { sum: ['weight'] } }, "aggregates.sum: 'weight' is not a field of this entity"],
+    [{ aggregates: { sum: 'price' } }, 'aggregates.sum must be an array of number field names'],
+    [{ aggregates: { min: ['price'] } }, "aggregates: unknown key 'min' (known: sum)"],
+    [{ fields: { price: { type: 'number' } }, aggregates: { sum: ['price', 'price'] } }, "aggregates.sum: 'price' is named twice"],
     [{ fields: { on: { type: 'boolean', unique: true } } }, "field 'on': type boolean cannot be unique"],
     [{ fields: { code: { type: 'string', unique: true, default: 'x' } } }, "field 'code': a unique field cannot have a default"],
     [{ fields: { code: { type: 'string', unique: 'yes' } } }, "field 'code': unique must be a boolean"],
     [{ fields: { day: { type: 'date', default: '2023-02-29' } } }, "field 'day': default \"2023-02-29\" is not a calendar date YYYY-MM-DD"],
   ])('refuses %j', (overrides, expected) => {
     expect(problemsOf(widget(overrides))).toContain(expected);
+  });
+
+  it('accepts number fields to sum', () => {
+    expect(validateDefinition(widget({ fields: { price: { type: 'number' } }, aggregates: { sum: ['price'] } }), 'entities/widgets.ts').aggregates).toEqual({ sum: ['price'] });
   });
 
   it("accepts writeShards 'auto' and a pinned count", () => {
