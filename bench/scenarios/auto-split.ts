@@ -2,23 +2,22 @@
  * Write shards that follow the load, under `npm start` (docs/capacity.md): a public entity on
  * `writeShards: 'auto'` starts on 1 shard; BENCH_SPLIT_CLIENTS clients (default 16) create into
  * it without a pause until 10 s past the controller's decision (at most BENCH_SPLIT_SECONDS,
- * default 300); the change's pass then runs over the records the burst wrote. Measured: the rate the controller saw on the busiest
- * key, the time from the burst's start to its decision and to the readers' switch, and afterwards a
- * full cursor walk (anonymous) against the creates acknowledged: every record once.
+ * default 300); the change's pass then runs over the records the burst wrote. Measured: the rate
+ * the controller saw on the busiest key, the time from the burst's start to its decision and to
+ * the readers' switch, and afterwards a full cursor walk (anonymous) against the creates
+ * acknowledged: every record once.
  *
  * The controller runs with the product's settings (SHARDS_WINDOW_SECONDS 10,
  * SHARDS_SPLIT_AFTER_SECONDS 60, SHARDS_CHECK_SECONDS 10, SHARDS_SPLIT_AT_PERCENT 50: 125 writes/s
- * on the busiest key); SHARDS_SPLIT_AT_PERCENT set for the run is passed on to the server. Runs its own DynamoDB Local and `npm start`
- * child with ENTITIES_DIR.
+ * on the busiest key); SHARDS_SPLIT_AT_PERCENT set for the run is passed on to the server. Runs
+ * `npm start` (bench/npm-start.ts) on a DATA_DIR and engine of its own, with ENTITIES_DIR.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startDynamoLocal } from '../../infra/local/dynamodb-local.js';
 import { send, sessionOf, tenantKey, type BenchTarget } from '../http.js';
+import { startNpmStart } from '../npm-start.js';
 import { round } from '../stats.js';
 import type { BenchContext, BenchRow } from '../types.js';
 
@@ -26,7 +25,6 @@ export const order = 330;
 export const long = true;
 export const usesLocal = false;
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OPERATOR = { email: 'bench-operator@bench.local', password: `pw-${randomBytes(8).toString('hex')}` };
 
 function definition(slug: string): Record<string, unknown> {
@@ -40,46 +38,17 @@ function definition(slug: string): Record<string, unknown> {
   };
 }
 
-async function startServer(dynamoEndpoint: string, dir: string, dataDir: string, env: Record<string, string>): Promise<{ target: BenchTarget; stop: () => Promise<void> }> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      ...env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      DYNAMODB_ENDPOINT: dynamoEndpoint,
-      ENTITIES_DIR: dir,
-      ADMIN_EMAIL: OPERATOR.email,
-      ADMIN_PASSWORD: OPERATOR.password,
-      LOG_LEVEL: 'WARN',
-      RATE_LIMIT_API_KEY_PER_HOUR: '100000000',
-      RATE_LIMIT_ANONYMOUS_PER_HOUR: '100000000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) resolve(match[1]);
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-    // The controller's decisions and warnings, as the server logs them.
-    const relay = (chunk: Buffer) => { for (const line of String(chunk).split('\n')) if (/write shards/i.test(line)) console.log(`  server: ${line.slice(0, 400)}`); };
-    child.stdout!.on('data', relay);
-    child.stderr!.on('data', relay);
-  });
+/** `npm start` on its own DATA_DIR and engine. */
+async function startServer(dir: string, dataDir: string, env: Record<string, string>): Promise<{ target: BenchTarget; stop: () => Promise<void> }> {
+  const server = startNpmStart(dataDir, OPERATOR, { ...env, ENTITIES_DIR: dir });
+  const url = await server.listening;
   return {
     target: { url },
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
+        if (server.child.exitCode !== null) return resolve();
+        server.child.once('exit', () => resolve());
+        server.child.kill('SIGTERM');
       }),
   };
 }
@@ -95,7 +64,6 @@ export async function run(_context: BenchContext): Promise<BenchRow[]> {
   const limitMs = Math.max(60, Number(process.env.BENCH_SPLIT_SECONDS ?? 300) || 300) * 1000;
   const percent = process.env.SHARDS_SPLIT_AT_PERCENT ?? '50';
   const slug = `lst${randomBytes(3).toString('hex')}`;
-  const engine = await startDynamoLocal();
   const dir = mkdtempSync(join(tmpdir(), 'bench-entities-'));
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-split-data-'));
   writeFileSync(join(dir, 'zz-bench.ts'), `export default ${JSON.stringify(definition(slug))};\n`);
@@ -103,7 +71,7 @@ export async function run(_context: BenchContext): Promise<BenchRow[]> {
   let server: Awaited<ReturnType<typeof startServer>> | undefined;
   try {
     // The controller at the product's pace (the bench's runner slows it to hourly for the other scenarios).
-    server = await startServer(engine.endpoint, dir, dataDir, { SHARDS_SPLIT_AT_PERCENT: percent, SHARDS_CHECK_SECONDS: process.env.BENCH_SHARDS_CHECK_SECONDS ?? '10' });
+    server = await startServer(dir, dataDir, { SHARDS_SPLIT_AT_PERCENT: percent, SHARDS_CHECK_SECONDS: process.env.BENCH_SHARDS_CHECK_SECONDS ?? '10' });
     const target = server.target;
     const operator = await sessionOf(target, OPERATOR);
     const { key } = await tenantKey(target, operator, 'Split', 'bench');
@@ -186,7 +154,6 @@ export async function run(_context: BenchContext): Promise<BenchRow[]> {
     return rows;
   } finally {
     await server?.stop();
-    await engine.stop();
     rmSync(dir, { recursive: true, force: true });
     rmSync(dataDir, { recursive: true, force: true });
   }
