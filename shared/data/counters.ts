@@ -96,20 +96,38 @@ export function writeCounts(layout: LiveLayout, before: { record: StoredRecord; 
   ];
 }
 
+/** Decimal places a number is written with (0.25: 2; 1e-7: 7; 12: 0). */
+function decimalsOf(amount: number): number {
+  const [mantissa, exponent] = amount.toExponential().split('e');
+  return Math.max(0, (mantissa.split('.')[1]?.length ?? 0) - Number(exponent));
+}
+
+/**
+ * Amounts added up as decimals: binary floating point would leave dust (0.3 − 0.1 is
+ * 0.19999999999999998, and 0.3 − 0.1 − 0.2 not 0), which DynamoDB's exact decimal ADD would keep
+ * for good; the sum is rounded to the most decimal places of its terms. Counts (integers) are
+ * unchanged.
+ */
+export function decimalSum(amounts: readonly number[]): number {
+  const places = Math.min(20, Math.max(0, ...amounts.map(decimalsOf)));
+  const sum = Number(amounts.reduce((n, a) => n + a, 0).toFixed(places));
+  return sum === 0 ? 0 : sum;
+}
+
 /**
  * The counter Updates of `deltas`: ONE Update per counter item (`ADD` of every attribute it holds
  * that changes), all in shard `shard`; nothing for a net zero.
  */
 export function counterUpdates(tables: TableNames, deltas: Iterable<CounterDelta>, shard: number): TransactItem[] {
-  const byItem = new Map<string, Map<string, number>>();
+  const byItem = new Map<string, Map<string, number[]>>();
   for (const { pk, attribute, amount } of deltas) {
-    const attributes = byItem.get(pk) ?? new Map<string, number>();
-    attributes.set(attribute, (attributes.get(attribute) ?? 0) + amount);
+    const attributes = byItem.get(pk) ?? new Map<string, number[]>();
+    attributes.set(attribute, [...(attributes.get(attribute) ?? []), amount]);
     byItem.set(pk, attributes);
   }
   const items: TransactItem[] = [];
   for (const [pk, attributes] of byItem) {
-    const changes = [...attributes].filter(([, n]) => n !== 0);
+    const changes = [...attributes].map(([attribute, amounts]) => [attribute, decimalSum(amounts)] as const).filter(([, n]) => n !== 0);
     if (changes.length === 0) continue;
     const names: Record<string, string> = { '#kind': 'kind' };
     const values: Record<string, unknown> = { ':counter': 'counter' };

@@ -12,7 +12,7 @@
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.js';
-import { COUNTER_ITEMS, COUNTER_SK, COUNTERS_END, isCounterKey, sumAttribute, type TotalSource } from './counters.js';
+import { COUNTER_ITEMS, COUNTER_SK, COUNTERS_END, decimalSum, isCounterKey, sumAttribute, type TotalSource } from './counters.js';
 import type { LiveLayout } from './layout.js';
 import { mergeFirst, type ShardRead, type ShardReader } from './merge.js';
 import { shardKeys } from './partitions.js';
@@ -89,7 +89,7 @@ async function counterItems(partition: string, shards = 1): Promise<Record<strin
 }
 
 function sumOf(items: Record<string, unknown>[], attribute: string): number {
-  return items.reduce((n, item) => n + (isCounterKey(item.sk) ? Number(item[attribute] ?? 0) : 0), 0);
+  return decimalSum(items.filter((item) => isCounterKey(item.sk)).map((item) => Number(item[attribute] ?? 0)));
 }
 
 /** The part of a field partition's total kept in its base partition's counter items (0 for a base partition). */

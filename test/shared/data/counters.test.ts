@@ -115,3 +115,20 @@ describe('counters: sums kept beside the counts', () => {
     expect(counterUpdates(tables, deltas, 0)).toEqual([]);
   });
 });
+
+describe('counterUpdates', () => {
+  it('adds a decimal change as its decimal, and nothing for values that cancel', () => {
+    const change = counterUpdates(tables, [
+      { pk: 'p', attribute: 's:total', amount: 0.3 },
+      { pk: 'p', attribute: 's:total', amount: -0.1 },
+    ], 0);
+    const none = counterUpdates(tables, [
+      { pk: 'p', attribute: 's:total', amount: 0.3 },
+      { pk: 'p', attribute: 's:total', amount: -0.1 },
+      { pk: 'p', attribute: 's:total', amount: -0.2 },
+    ], 0);
+
+    expect(change[0].Update!.ExpressionAttributeValues).toMatchObject({ ':d0': 0.2 });
+    expect(none).toEqual([]);
+  });
+});
