@@ -3,7 +3,7 @@
  * DynamoDB Local (dummy credentials); on AWS the SDK's default chain applies. Every call is
  * accounted for per request (call-accounting.ts).
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
 import { dynamoClientOptions } from './client-options.js';
@@ -14,8 +14,9 @@ export { onConsumedCapacity, operationOf, unitsOf, type CapacityReport } from '.
 let documentClient: DynamoDBDocumentClient | undefined;
 let singleAttemptClient: DynamoDBDocumentClient | undefined;
 
-export function createDynamoClient(): DynamoDBClient {
-  const client = new DynamoDBClient(dynamoClientOptions());
+/** A DynamoDB client of this app: its options (`overrides` on top), without the SDK's log, every call accounted for. */
+export function createDynamoClient(overrides: Partial<DynamoDBClientConfig> = {}): DynamoDBClient {
+  const client = new DynamoDBClient({ ...dynamoClientOptions(), ...overrides });
   withoutSdkLog(client);
   accountCalls(client);
   return client;
@@ -44,10 +45,7 @@ export function db(): DynamoDBDocumentClient {
  */
 export function dbOnce(): DynamoDBDocumentClient {
   if (!singleAttemptClient) {
-    const client = new DynamoDBClient({ ...dynamoClientOptions(), maxAttempts: 1 });
-    withoutSdkLog(client);
-    accountCalls(client);
-    singleAttemptClient = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false } });
+    singleAttemptClient = DynamoDBDocumentClient.from(createDynamoClient({ maxAttempts: 1 }), { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false } });
   }
   return singleAttemptClient;
 }

@@ -35,7 +35,7 @@ export {
   type User,
   type UserChanges,
 } from './identity.js';
-export { consolidatedFields, indexedFields, type LiveLayout, type LiveSum } from './layout.js';
+export { consolidatedFields, fewValues, indexedFields, type LiveLayout, type LiveSum } from './layout.js';
 export {
   apiKeySubject,
   clearLeases,
@@ -54,7 +54,7 @@ export {
 export { type Key, type StoredRecord, type TableItem, type TableNames, type TransactItem } from './record-item.js';
 export { heldShards, homeKey, keyShard, keyShardCount, listingSortKey, ownListing, recordKey, shardKeys, uninvertedMs } from './partitions.js';
 export { listingPartitionFor, listings, type Listing, type Viewer } from './listings.js';
-export { counterUpdates, heldSums, randomShard, recordCounts, reshard, summedValue, sumAttribute, totalSource, writeCounts, type CounterDelta, type TotalSource } from './counters.js';
+export { counterUpdates, decimalSum, heldSums, randomShard, recordCounts, reshard, summedValue, sumAttribute, totalSource, writeCounts, type CounterDelta, type TotalSource } from './counters.js';
 export { copyItem, fromItem, LAGGING_ATTRIBUTES, storedFromItem, withMaintainedShards } from './items.js';
 export { EVENT_TTL_SECONDS, eventItem, eventPartition, type ChangeType } from './change-events.js';
 export { changesBetween, claimUndo, readOperation, readRevision, readRevisions, readTrash, revisionPartition, revisionPut, saveOperation, trashDelete, trashPut, writeContextOf, type OperationRecord, type Revision, type TrashEntry, type RevisionOperation, type RevisionState, type StoredRevision, type WriteContext } from './revisions.js';

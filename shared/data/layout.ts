@@ -19,7 +19,7 @@
  * value goes up to the services as the loader's answer and down here as an argument, so the
  * import arrows and the way the layout travels agree.
  */
-import { summedFields, writeShardsOf, type LoadedEntity } from '../registry/index.js';
+import { summedFields, writeShardsOf, type FieldDefinition, type LoadedEntity } from '../registry/index.js';
 import { countAttribute, sumAttribute } from './record-item.js';
 
 /** Marks a value made by buildLayout: a LiveLayout cannot be written as an object literal. */
@@ -178,6 +178,11 @@ export function tokenField(token: string): string {
   return at < 0 ? token : token.slice(0, at);
 }
 
+/** Every value a field may hold when there are few (a boolean's two, an enum's), else undefined. */
+export function fewValues(field: Pick<FieldDefinition, 'type' | 'values'>): readonly unknown[] | undefined {
+  return field.type === 'boolean' ? [false, true] : field.type === 'enum' ? (field.values ?? []) : undefined;
+}
+
 /** Budget (bytes) of the field counts and sums a base partition's counter item holds, so it stays under 1 KB. */
 const CONSOLIDATED_BUDGET = 600;
 /** Bytes allowed for a sum token's generation (`@<n>`) in attribute names. */
@@ -209,9 +214,9 @@ export function consolidatedFields(entity: Pick<LoadedEntity, 'fields' | 'aggreg
   let bytes = countedBytes('count', sums) - countedBytes('count', []);
   for (const [name, f] of Object.entries(entity.fields)) {
     if (!f.indexed) continue;
-    const values = f.type === 'boolean' ? ['true', 'false'] : f.type === 'enum' ? (f.values ?? []) : undefined;
+    const values = fewValues(f);
     if (!values) continue;
-    const cost = values.reduce((n, v) => n + countedBytes(countAttribute(name, v), sums), 0);
+    const cost = values.reduce((n: number, v) => n + countedBytes(countAttribute(name, v), sums), 0);
     if (bytes + cost > CONSOLIDATED_BUDGET) continue;
     bytes += cost;
     found.add(name);

@@ -251,15 +251,9 @@ function tally(source: TotalSource, own: Record<string, unknown>[], base: Record
   return sumOf(own, beside('count')) + (source.attribute ? sumOf(base, beside(source.attribute)) : 0);
 }
 
-/** A total from the partition's counter items and, for a field partition, its base's: read in parallel. */
-async function totalOf(source: TotalSource, itemsOf: (partition: string) => Promise<Record<string, unknown>[]>): Promise<number> {
-  const [own, base] = await Promise.all([itemsOf(source.partition), source.base && source.attribute ? itemsOf(source.base) : []]);
-  return tally(source, own, base, COUNT);
-}
-
 /** A partition's total: ONE Query of its counter items per shard (twice that for a field partition), in parallel. */
-export function readCounter(source: TotalSource): Promise<number> {
-  return totalOf(source, (partition) => counterItems(partition, source.shards));
+export async function readCounter(source: TotalSource): Promise<number> {
+  return (await readCounterTotals([source], [])).get(source.partition)!.count;
 }
 
 /** The first `limit` records of a partition in default order (included children; past 1 MB too). */

@@ -19,7 +19,7 @@
  */
 import type { AuthContext } from '../caller.js';
 import { config } from '../config.js';
-import { readCounterTotals, totalSource, type CounterTotals, type LiveLayout, type StoredRecord, type TotalSource } from '../data/index.js';
+import { decimalSum, fewValues, readCounterTotals, totalSource, type CounterTotals, type LiveLayout, type StoredRecord, type TotalSource } from '../data/index.js';
 import { ApiError, BadRequestError } from '../errors.js';
 import { loadLayouts } from '../migrations/index.js';
 import { compareValues, list, parseListQuery, valueAt, type ListPlan, type QuerySpec } from '../query/index.js';
@@ -317,8 +317,8 @@ export function counterPlan(layout: LiveLayout, plan: ListPlan, query: Aggregate
   const index = layout.indexes.find((i) => i.token === token);
   const definition = layout.entity.fields[field.name];
   if (token === undefined || !index?.consolidated || !definition) return undefined;
-  const values: unknown[] = definition.type === 'boolean' ? [false, true] : definition.type === 'enum' ? [...(definition.values ?? [])] : [];
-  if (values.length === 0) return undefined;
+  const values = fewValues(definition);
+  if (!values?.length) return undefined;
   return {
     total: totalSource(layout, plan.base),
     sums,
@@ -338,7 +338,8 @@ function groupOf(key: Record<string, unknown>, totals: CounterTotals, sums: Map<
 
 /** `all` less each of `parts`: the counts and sums of the records in none of them. */
 function remainder(all: CounterTotals, parts: readonly CounterTotals[]): CounterTotals {
-  const sums = new Map([...all.sums].map(([token, s]) => [token, { sum: parts.reduce((n, p) => n - (p.sums.get(token)?.sum ?? 0), s.sum), n: parts.reduce((n, p) => n - (p.sums.get(token)?.n ?? 0), s.n) }]));
+  const less = (whole: number, of: (p: CounterTotals) => number) => decimalSum([whole, ...parts.map((p) => -of(p))]);
+  const sums = new Map([...all.sums].map(([token, s]) => [token, { sum: less(s.sum, (p) => p.sums.get(token)?.sum ?? 0), n: less(s.n, (p) => p.sums.get(token)?.n ?? 0) }]));
   return { count: parts.reduce((n, p) => n - p.count, all.count), sums };
 }
 
@@ -347,7 +348,7 @@ function remainder(all: CounterTotals, parts: readonly CounterTotals[]): Counter
  * by key; undefined when they do not add up to what a scan would show: records of a required field
  * outside its values (kept from an earlier definition) would appear as `null`.
  */
-async function countFromCounters(entity: LoadedEntity, counters: CounterPlan, query: AggregateQuery): Promise<AggregateGroup[] | undefined> {
+async function fromCounters(entity: LoadedEntity, counters: CounterPlan, query: AggregateQuery): Promise<AggregateGroup[] | undefined> {
   const { total, group, sums } = counters;
   const tokens = [...new Set(sums.values())];
   const read = await readCounterTotals([total, ...(group?.values.map((v) => v.source) ?? [])], tokens);
@@ -374,7 +375,7 @@ export async function aggregateRecords(entity: LoadedEntity, auth: AuthContext |
   const layout = (await loadLayouts()).of(entity);
   const plan = planList(layout, viewerOf(auth), query.spec);
   const counters = counterPlan(layout, plan, query);
-  const counted = counters && (await countFromCounters(entity, counters, query));
+  const counted = counters && (await fromCounters(entity, counters, query));
   if (counted) return { data: counted, meta: { groups: counted.length, source: 'counters' } };
   const limit = config().aggregateScanLimit;
   let scanned = 0;
