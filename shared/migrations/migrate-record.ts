@@ -32,6 +32,7 @@ import {
   recordTables,
   revisionPut,
   storedFromItem,
+  sumAttribute,
   tableName,
   transact,
   uniqueItem,
@@ -64,7 +65,7 @@ function underToken(parts: string[], tokens: readonly string[]): boolean {
 
 /** Whether a counter item's attribute is a sum (or number of values) kept under one of `tokens` (record-item.ts sumAttribute). */
 function sumUnder(name: string, tokens: readonly string[]): boolean {
-  return tokens.some((t) => [`s:${t}`, `n:${t}`].some((tail) => name === tail || name.endsWith(`|${tail}`)));
+  return tokens.some((t) => (['s', 'n'] as const).some((kind) => name === sumAttribute('count', kind, t) || name.endsWith(sumAttribute('', kind, t))));
 }
 
 /**
