@@ -231,12 +231,14 @@ describe('the record editor', () => {
     const page = await context.newPage();
     const problems = watch(page, [422]);
     await page.goto('/dashboard#/tasks');
+    await page.getByRole('table').locator('tbody tr').first().waitFor();
     await page.getByRole('button', { name: 'New' }).click();
-    await page.getByLabel('title').waitFor();
-    await page.getByLabel('description').fill('Written in the browser');
+    // By role and exact name: the table's "Edit title of …" and "Resize title" controls carry the word too.
+    const title = page.getByRole('textbox', { name: 'title', exact: true });
+    await title.waitFor();
+    await page.getByRole('textbox', { name: 'description', exact: true }).fill('Written in the browser');
     await page.getByRole('button', { name: 'Save' }).click();
 
-    const title = page.getByLabel('title');
     await expect.poll(() => title.getAttribute('aria-invalid')).toBe('true');
     const description = await title.evaluate((el) => document.getElementById(el.getAttribute('aria-describedby')!)!.textContent);
     expect(description).toMatch(/required/i);
