@@ -15,7 +15,7 @@ import { loadLayouts } from '../shared/migrations/live-layouts.js';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { db, tableName } from '../shared/data/client.js';
-import { COUNTER_SHARDS, counterKey, recordCounts } from '../shared/data/counters.js';
+import { COUNTER_SHARDS, COUNTER_SK, counterKey, recordCounts } from '../shared/data/counters.js';
 import { copyItem, recordItem } from '../shared/data/items.js';
 import { definitionLayout } from '../shared/data/layout.js';
 import { listings } from '../shared/data/listings.js';
@@ -109,7 +109,7 @@ export async function seedRecords(
   const tenantId = owner?.tenantId ?? `ten_bench${size}${base62(8)}`;
   const userId = owner?.userId ?? `usr_bench${base62(12)}`;
   const start = Date.parse('2025-01-01T00:00:00.000Z');
-  /** `pk` → shard → attribute → count (or sum). */
+  /** Counter item (`pk`, its `item`) → shard → attribute → count (or sum). */
   const counters = new Map<string, Map<number, Map<string, number>>>();
   let batch: Record<string, unknown>[] = [];
   for (let i = 0; i < size; i++) {
@@ -123,20 +123,22 @@ export async function seedRecords(
       // Where the layout keeps the record itself in a listing, the record is that listing's entry.
       if (copy.pk !== item.pk || copy.sk !== item.sk) batch.push(copy);
     }
-    for (const { pk, attribute, amount } of recordCounts(record, entered, layout.sumTokens)) {
-      const shards = counters.get(pk) ?? new Map<number, Map<string, number>>();
+    for (const { pk, item: counter = COUNTER_SK, attribute, amount } of recordCounts(record, entered, layout.sums)) {
+      const id = JSON.stringify([pk, counter]);
+      const shards = counters.get(id) ?? new Map<number, Map<string, number>>();
       const attributes = shards.get(i % COUNTER_SHARDS) ?? new Map<string, number>();
       attributes.set(attribute, (attributes.get(attribute) ?? 0) + amount);
       shards.set(i % COUNTER_SHARDS, attributes);
-      counters.set(pk, shards);
+      counters.set(id, shards);
     }
     if (batch.length >= 5000) {
       await writeAll(batch);
       batch = [];
     }
   }
-  for (const [pk, shards] of counters) {
-    for (const [shard, attributes] of shards) batch.push({ ...counterKey(pk, shard), kind: 'counter', ...Object.fromEntries(attributes) });
+  for (const [id, shards] of counters) {
+    const [pk, counter] = JSON.parse(id) as [string, string];
+    for (const [shard, attributes] of shards) batch.push({ ...counterKey(pk, shard, counter), kind: 'counter', ...Object.fromEntries(attributes) });
   }
   await writeAll(batch);
   const auth: AuthContext = { type: 'api_key', user: { id: userId, email: 'bench@bench.local', role: 'admin' }, tenantId, scopes: ['*'] };

@@ -11,8 +11,13 @@
  * no counters of their own: the base partition's counter items hold their counts as attributes
  * named like the partition's suffix (`#status=todo`), so a write touches one counter item per
  * base partition instead of one per partition.
+ *
+ * Day counter items: `<base partition>` / `!days#<token>#<YYYY-MM>#<shard>` — {kind: 'counter',
+ * `<YYYY-MM-DD>`: count…}: the records of a base partition per UTC day of a field counted per day
+ * (aggregates.days), one item per month and counter shard, so a write touches one small item and
+ * a month is read in one Query. '!' sorts before '#count': no listing or counter Query reaches them.
  */
-import { tokenField, type LiveLayout } from './layout.js';
+import { tokenField, type LiveLayout, type LiveSum } from './layout.js';
 import type { Listing } from './listings.js';
 import { fieldPartition } from './partitions.js';
 import { countAttribute, sumAttribute, type Key, type StoredRecord, type TableNames, type TransactItem } from './record-item.js';
@@ -28,12 +33,38 @@ export const COUNTER_SHARDS = 10;
 /** Counter items a partition may hold: its shards and an older single counter. */
 export const COUNTER_ITEMS = COUNTER_SHARDS + 1;
 
-export function counterKey(partition: string, shard: number): Key {
-  return { pk: partition, sk: `${COUNTER_SK}#${shard}` };
+/** The day counter items' key prefix (module comment). */
+export const DAYS_SK = '!days';
+
+/** Counter item `item` (its sort key before the shard: COUNTER_SK, or a dayItem) of a partition, counter shard `shard`. */
+export function counterKey(partition: string, shard: number, item: string = COUNTER_SK): Key {
+  return { pk: partition, sk: `${item}#${shard}` };
 }
 
 export function isCounterKey(sk: unknown): boolean {
   return typeof sk === 'string' && sk.startsWith(COUNTER_SK);
+}
+
+/** The day counter item of a day token for the month of `day` (YYYY-MM-DD), before its shard. */
+export function dayItem(token: string, day: string): string {
+  return `${DAYS_SK}#${token}#${day.slice(0, 7)}`;
+}
+
+/** The sort-key prefix of every day counter item of a token (a dropped one's are deleted by the runner). */
+export function dayItems(token: string): string {
+  return `${DAYS_SK}#${token}#`;
+}
+
+/** The UTC day (YYYY-MM-DD) of a date (itself) or date-time value; undefined without one. */
+export function utcDay(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString().slice(0, 10);
+}
+
+/** The value a field counted per day has on a record: createdAt and updatedAt are the record's own, others its data's. */
+function dayValue(record: StoredRecord, field: string): unknown {
+  return field === 'createdAt' || field === 'updatedAt' ? record[field] : record.data[field];
 }
 
 export function randomShard(): number {
@@ -46,9 +77,10 @@ export function countPlace(listing: Listing): { pk: string; attribute: string } 
   return { pk: listing.partition, attribute: 'count' };
 }
 
-/** An amount added to one attribute of a partition's counter items. */
+/** An amount added to one attribute of a partition's counter items (`item`: which; default its counts'). */
 export interface CounterDelta {
   pk: string;
+  item?: string;
   attribute: string;
   amount: number;
 }
@@ -61,12 +93,15 @@ export function summedValue(record: StoredRecord, token: string): number | undef
 
 /**
  * What a record adds to the counters of `listings` (× `sign`: −1 takes it out): per counted
- * listing, 1 to its count and, per sum token of `sums` the record has a number for, the value to
- * its sum (`s`) and 1 to its number of values (`n`), kept beside the count (sumAttribute).
+ * listing, 1 to its count and, per summed field of `sums` the record has a number for, the value
+ * to its sum (`s`) and 1 to its number of values (`n`), kept beside the count (sumAttribute); per
+ * counted base listing and field of `sums` counted per day the record has a date in, 1 to that
+ * day in its day counter item.
  */
-export function recordCounts(record: StoredRecord, listings: readonly Listing[], sums: readonly string[], sign: 1 | -1 = 1): CounterDelta[] {
+export function recordCounts(record: StoredRecord, listings: readonly Listing[], sums: readonly LiveSum[], sign: 1 | -1 = 1): CounterDelta[] {
   const out: CounterDelta[] = [];
-  const values = sums.map((token) => [token, summedValue(record, token)] as const).filter((v): v is readonly [string, number] => v[1] !== undefined);
+  const values = sums.filter((s) => s.by === undefined).map((s) => [s.token, summedValue(record, s.token)] as const).filter((v): v is readonly [string, number] => v[1] !== undefined);
+  const days = sums.filter((s) => s.by === 'day').map((s) => [s.token, utcDay(dayValue(record, s.field))] as const).filter((v): v is readonly [string, string] => v[1] !== undefined);
   for (const listing of listings) {
     if (listing.counted === false) continue;
     const { pk, attribute } = countPlace(listing);
@@ -75,13 +110,16 @@ export function recordCounts(record: StoredRecord, listings: readonly Listing[],
       out.push({ pk, attribute: sumAttribute(attribute, 's', token), amount: sign * value });
       out.push({ pk, attribute: sumAttribute(attribute, 'n', token), amount: sign });
     }
+    if (listing.field !== undefined) continue;
+    for (const [token, day] of days) out.push({ pk: listing.partition, item: dayItem(token, day), attribute: day, amount: sign });
   }
   return out;
 }
 
-/** The sum tokens whose counters hold a stored record's values and that writes still maintain (its `sm` ∩ the layout's). */
-export function heldSums(layout: LiveLayout, record: StoredRecord): string[] {
-  return (record.sm ?? []).filter((t) => layout.sumTokens.includes(t));
+/** The sums (and day counts) whose counters hold a stored record and that writes still maintain (its `sm` ∩ the layout's). */
+export function heldSums(layout: LiveLayout, record: StoredRecord): LiveSum[] {
+  const held = record.sm ?? [];
+  return layout.sums.filter((s) => held.includes(s.token));
 }
 
 /**
@@ -91,7 +129,7 @@ export function heldSums(layout: LiveLayout, record: StoredRecord): string[] {
  */
 export function writeCounts(layout: LiveLayout, before: { record: StoredRecord; listings: readonly Listing[] } | undefined, after: { record: StoredRecord; listings: readonly Listing[] } | undefined): CounterDelta[] {
   return [
-    ...(after ? recordCounts(after.record, after.listings, layout.sumTokens) : []),
+    ...(after ? recordCounts(after.record, after.listings, layout.sums) : []),
     ...(before ? recordCounts(before.record, before.listings, heldSums(layout, before.record), -1) : []),
   ];
 }
@@ -119,14 +157,15 @@ export function decimalSum(amounts: readonly number[]): number {
  * that changes), all in shard `shard`; nothing for a net zero.
  */
 export function counterUpdates(tables: TableNames, deltas: Iterable<CounterDelta>, shard: number): TransactItem[] {
-  const byItem = new Map<string, Map<string, number[]>>();
-  for (const { pk, attribute, amount } of deltas) {
-    const attributes = byItem.get(pk) ?? new Map<string, number[]>();
-    attributes.set(attribute, [...(attributes.get(attribute) ?? []), amount]);
-    byItem.set(pk, attributes);
+  const byItem = new Map<string, { pk: string; item: string; attributes: Map<string, number[]> }>();
+  for (const { pk, item = COUNTER_SK, attribute, amount } of deltas) {
+    const id = JSON.stringify([pk, item]);
+    const entry = byItem.get(id) ?? { pk, item, attributes: new Map<string, number[]>() };
+    entry.attributes.set(attribute, [...(entry.attributes.get(attribute) ?? []), amount]);
+    byItem.set(id, entry);
   }
   const items: TransactItem[] = [];
-  for (const [pk, attributes] of byItem) {
+  for (const { pk, item, attributes } of byItem.values()) {
     const changes = [...attributes].map(([attribute, amounts]) => [attribute, decimalSum(amounts)] as const).filter(([, n]) => n !== 0);
     if (changes.length === 0) continue;
     const names: Record<string, string> = { '#kind': 'kind' };
@@ -139,7 +178,7 @@ export function counterUpdates(tables: TableNames, deltas: Iterable<CounterDelta
     items.push({
       Update: {
         TableName: tables.records,
-        Key: counterKey(pk, shard),
+        Key: counterKey(pk, shard, item),
         UpdateExpression: `ADD ${adds.join(', ')} SET #kind = :counter`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
@@ -149,12 +188,13 @@ export function counterUpdates(tables: TableNames, deltas: Iterable<CounterDelta
   return items;
 }
 
-/** The same transaction with its counter Updates moved to shard `shard` (a retry after a conflict). */
+/** The same transaction with its counter Updates (counts and days) moved to counter shard `shard` (a retry after a conflict). */
 export function reshard(items: readonly TransactItem[], shard: number): TransactItem[] {
   return items.map((item) => {
     const key = item.Update?.Key;
-    if (!item.Update || !key || !isCounterKey(key.sk)) return item;
-    return { Update: { ...item.Update, Key: counterKey(String(key.pk), shard) } };
+    const sk = typeof key?.sk === 'string' ? key.sk : undefined;
+    if (!item.Update || !key || sk === undefined || !(isCounterKey(sk) || sk.startsWith(`${DAYS_SK}#`))) return item;
+    return { Update: { ...item.Update, Key: counterKey(String(key.pk), shard, sk.slice(0, sk.lastIndexOf('#'))) } };
   });
 }
 

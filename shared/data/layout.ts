@@ -19,7 +19,7 @@
  * value goes up to the services as the loader's answer and down here as an argument, so the
  * import arrows and the way the layout travels agree.
  */
-import { summedFields, writeShardsOf, type FieldDefinition, type LoadedEntity } from '../registry/index.js';
+import { dayCountedFields, summedFields, writeShardsOf, type FieldDefinition, type LoadedEntity } from '../registry/index.js';
 import { countAttribute, sumAttribute } from './record-item.js';
 
 /** Marks a value made by buildLayout: a LiveLayout cannot be written as an object literal. */
@@ -39,6 +39,8 @@ export interface LiveSum {
   readonly field: string;
   /** The name its counter attributes carry: the field (generation 0) or `<field>@<generation>`, as an index token. */
   readonly token: string;
+  /** 'day': its records are counted per UTC day of the field, in day counter items (counters.ts dayItem), instead of its values summed. */
+  readonly by?: 'day';
   /** Every record's value is in the counters: aggregates may read them. */
   readonly ready: boolean;
 }
@@ -68,12 +70,14 @@ export interface LiveLayout {
   readonly readable: ReadonlyMap<string, string>;
   /** Tokens a record item without `ix` is listed under. */
   readonly legacy: readonly string[];
-  /** Summed fields writes maintain in the counters (the migration's target), in order. */
+  /** Summed fields and fields counted per day that writes maintain in the counters (the migration's target), in order. */
   readonly sums: readonly LiveSum[];
   /** Their tokens: a record item's `sm` after a write. */
   readonly sumTokens: readonly string[];
   /** The complete sums aggregates may read: field → token. */
   readonly readableSums: ReadonlyMap<string, string>;
+  /** The complete day counts aggregates may read: field → token. */
+  readonly readableDays: ReadonlyMap<string, string>;
   /** Values a record stored before its field existed reads as (field → value). */
   readonly defaults: Readonly<Record<string, unknown>>;
   /** Data keys kept; others (removed fields) are left out when read and dropped when written. */
@@ -133,7 +137,8 @@ function shardsOf(parts: LayoutParts): LayoutShards {
 export function buildLayout(entity: LoadedEntity, parts: LayoutParts, readAt: number): LiveLayout {
   const indexes = Object.freeze(parts.indexes.map((i) => Object.freeze({ field: i.field, token: i.token, consolidated: i.consolidated, ready: i.ready })));
   const readable: ReadonlyMap<string, string> = new Map(indexes.filter((i) => i.ready).map((i) => [i.field, i.token]));
-  const sums = Object.freeze((parts.sums ?? []).map((s) => Object.freeze({ field: s.field, token: s.token, ready: s.ready })));
+  const sums = Object.freeze((parts.sums ?? []).map((s) => Object.freeze({ field: s.field, token: s.token, ...(s.by ? { by: s.by } : {}), ready: s.ready })));
+  const readableOf = (by: LiveSum['by']) => new Map(sums.filter((s) => s.ready && s.by === by).map((s) => [s.field, s.token]));
   const layout: Omit<LiveLayout, typeof made> = {
     entity,
     readAt,
@@ -143,7 +148,8 @@ export function buildLayout(entity: LoadedEntity, parts: LayoutParts, readAt: nu
     legacy: Object.freeze([...parts.legacy]),
     sums,
     sumTokens: Object.freeze(sums.map((s) => s.token)),
-    readableSums: new Map(sums.filter((s) => s.ready).map((s) => [s.field, s.token])),
+    readableSums: readableOf(undefined),
+    readableDays: readableOf('day'),
     defaults: Object.freeze({ ...parts.defaults }),
     ...(parts.fields ? { fields: new Set(parts.fields) } : {}),
     settled: parts.settled,
@@ -162,7 +168,10 @@ export function buildLayout(entity: LoadedEntity, parts: LayoutParts, readAt: nu
 export function definitionLayout(entity: LoadedEntity, readAt = Date.now()): LiveLayout {
   const consolidated = consolidatedFields(entity);
   const indexes = indexedFields(entity).map((field) => ({ field, token: field, consolidated: consolidated.has(field), ready: true }));
-  const sums = summedFields(entity).map((field) => ({ field, token: field, ready: true }));
+  const sums: LiveSum[] = [
+    ...summedFields(entity).map((field) => ({ field, token: field, ready: true })),
+    ...dayCountedFields(entity).map((field) => ({ field, token: field, by: 'day' as const, ready: true })),
+  ];
   return buildLayout(entity, { indexes, legacy: indexes.map((i) => i.token), sums, defaults: {}, settled: true, writeShards: writeShardsOf(entity) }, readAt);
 }
 

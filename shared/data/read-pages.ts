@@ -12,7 +12,7 @@
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.js';
-import { COUNTER_ITEMS, COUNTER_SK, COUNTERS_END, decimalSum, isCounterKey, sumAttribute, type TotalSource } from './counters.js';
+import { COUNTER_ITEMS, COUNTER_SK, COUNTERS_END, dayItems, decimalSum, isCounterKey, sumAttribute, type TotalSource } from './counters.js';
 import type { LiveLayout } from './layout.js';
 import { mergeFirst, type ShardRead, type ShardReader } from './merge.js';
 import { shardKeys } from './partitions.js';
@@ -292,4 +292,40 @@ export async function readCounterTotals(sources: TotalSource[], sums: readonly s
     }),
   );
   return new Map(sources.map((s, i) => [s.partition, totals[i]]));
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * A base partition's records per UTC day of a field counted per day (its token; counters.ts
+ * dayItem), over the months `from`–`to` (YYYY-MM, inclusive; absent: every month): one Query per
+ * write shard over the day items' key range (a month is one item per counter shard), the counter
+ * shards added up. Days without records are absent.
+ */
+export async function readDayCounts(partition: string, shards: number, token: string, months: { from?: string; to?: string } = {}): Promise<Map<string, number>> {
+  const prefix = dayItems(token);
+  const read = async (pk: string) => {
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await db().send(
+        new QueryCommand({
+          TableName: tableName('records'),
+          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lo AND :hi',
+          ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+          ExpressionAttributeValues: { ':pk': pk, ':lo': `${prefix}${months.from ?? ''}`, ':hi': `${prefix}${months.to ?? '9999-12'}#~` },
+          ConsistentRead: true,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      items.push(...(out.Items ?? []));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return items;
+  };
+  const days = new Map<string, number>();
+  for (const item of (await Promise.all(shardKeys(partition, shards).map(read))).flat()) {
+    for (const [name, value] of Object.entries(item)) if (DAY.test(name)) days.set(name, (days.get(name) ?? 0) + Number(value));
+  }
+  return days;
 }

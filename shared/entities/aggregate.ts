@@ -19,7 +19,7 @@
  */
 import type { AuthContext } from '../caller.js';
 import { config } from '../config.js';
-import { decimalSum, fewValues, readCounterTotals, totalSource, type CounterTotals, type LiveLayout, type StoredRecord, type TotalSource } from '../data/index.js';
+import { decimalSum, fewValues, readCounterTotals, readDayCounts, totalSource, utcDay, type CounterTotals, type LiveLayout, type StoredRecord, type TotalSource } from '../data/index.js';
 import { ApiError, BadRequestError } from '../errors.js';
 import { loadLayouts } from '../migrations/index.js';
 import { compareValues, list, parseListQuery, valueAt, type ListPlan, type QuerySpec } from '../query/index.js';
@@ -190,14 +190,13 @@ const DAY_MS = 86_400_000;
 
 /** The UTC bucket (YYYY-MM-DD: the day, the ISO week's Monday, the month's first day) of a date or date-time value; null without one. Pure. */
 export function bucketOf(value: unknown, interval: Interval): string | null {
-  if (typeof value !== 'string') return null;
-  const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(ms)) return null;
-  const day = new Date(ms);
-  if (interval === 'day') return day.toISOString().slice(0, 10);
-  if (interval === 'month') return `${day.toISOString().slice(0, 7)}-01`;
-  const sinceMonday = (day.getUTCDay() + 6) % 7;
-  return new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate()) - sinceMonday * DAY_MS).toISOString().slice(0, 10);
+  const day = utcDay(value);
+  if (day === undefined) return null;
+  if (interval === 'day') return day;
+  if (interval === 'month') return `${day.slice(0, 7)}-01`;
+  const ms = Date.parse(`${day}T00:00:00Z`);
+  const sinceMonday = (new Date(ms).getUTCDay() + 6) % 7;
+  return new Date(ms - sinceMonday * DAY_MS).toISOString().slice(0, 10);
 }
 
 /** A group value as the answer shows it: the field's value, null when absent. */
@@ -364,6 +363,75 @@ async function fromCounters(entity: LoadedEntity, counters: CounterPlan, query: 
     .map((g) => groupOf(g.key, g.totals, sums, query));
 }
 
+/** Where a count per day, week or month of a field counted per day is read (dayPlan). */
+interface DayPlan {
+  /** The caller's base partition (LIST's), read on the layout's read shards. */
+  base: string;
+  shards: number;
+  /** The day counts' token (layout.readableDays). */
+  token: string;
+  /** The days asked, inclusive (YYYY-MM-DD; absent: unbounded). */
+  from?: string;
+  to?: string;
+  /** Without a date range, records without a value form the `null` bucket: the base's total less those counted per day. */
+  total?: TotalSource;
+}
+
+/** The day a date range's bound falls on when it is a whole day's edge (00:00:00.000 for a start, 23:59:59.999 for an end; a date field's bounds are days), else undefined. */
+function wholeDay(bound: string, edge: 'start' | 'end'): string | undefined {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(bound)) return bound;
+  return bound.slice(10) === (edge === 'start' ? 'T00:00:00.000Z' : 'T23:59:59.999Z') ? bound.slice(0, 10) : undefined;
+}
+
+/**
+ * Where the day counters answer `query` exactly (pure), undefined when they cannot: a count alone
+ * (what an aggregate asking nothing else counts) per `interval` of a field whose complete day counts the layout keeps (readableDays), no grouping,
+ * search or condition but a date range on that field made of whole UTC days.
+ */
+export function dayPlan(layout: LiveLayout, plan: ListPlan, query: AggregateQuery): DayPlan | undefined {
+  if (plan.kind === 'empty' || plan.kind === 'ids' || !query.interval || query.groupBy.length > 0) return undefined;
+  if (query.sum.length + query.avg.length + query.min.length + query.max.length > 0 || plan.spec.words.length > 0 || plan.spec.conditions.length > 0) return undefined;
+  const token = layout.readableDays.get(query.dateField.name);
+  if (token === undefined) return undefined;
+  const shards = layout.shards.read;
+  const range = plan.spec.dateRange;
+  // createdAt and updatedAt are on every record: no `null` bucket to find.
+  if (!range) return { base: plan.base, shards, token, ...(Object.prototype.hasOwnProperty.call(TOP, query.dateField.name) ? {} : { total: totalSource(layout, plan.base) }) };
+  if (range.field.name !== query.dateField.name) return undefined;
+  const from = range.start === undefined ? undefined : wholeDay(range.start, 'start');
+  const to = range.end === undefined ? undefined : wholeDay(range.end, 'end');
+  if ((range.start !== undefined && from === undefined) || (range.end !== undefined && to === undefined)) return undefined;
+  return { base: plan.base, shards, token, from, to };
+}
+
+/**
+ * The buckets a day plan reads (buckets without records left out, as a scan finds none), sorted by
+ * key; undefined when they do not add up (more records counted per day than the base holds).
+ */
+async function fromDayCounters(daily: DayPlan, query: AggregateQuery): Promise<AggregateGroup[] | undefined> {
+  const field = query.dateField.name;
+  const [days, totals] = await Promise.all([
+    readDayCounts(daily.base, daily.shards, daily.token, { from: daily.from?.slice(0, 7), to: daily.to?.slice(0, 7) }),
+    daily.total ? readCounterTotals([daily.total], []) : undefined,
+  ]);
+  const buckets = new Map<string | null, number>();
+  let counted = 0;
+  for (const [day, n] of days) {
+    if ((daily.from !== undefined && day < daily.from) || (daily.to !== undefined && day > daily.to) || n <= 0) continue;
+    const bucket = bucketOf(day, query.interval!);
+    buckets.set(bucket, (buckets.get(bucket) ?? 0) + n);
+    counted += n;
+  }
+  if (daily.total) {
+    const rest = totals!.get(daily.total.partition)!.count - counted;
+    if (rest < 0) return undefined;
+    if (rest > 0) buckets.set(null, rest);
+  }
+  return [...buckets]
+    .sort(([a], [b]) => compareValues(a, b))
+    .map(([bucket, count]) => ({ key: { [field]: bucket }, count }));
+}
+
 /**
  * The aggregate of the records of `entity` the caller could LIST, planned by LIST's planner: from
  * the counters when they answer it (counterPlan), else read by LIST's read path, stopping with 400
@@ -377,6 +445,9 @@ export async function aggregateRecords(entity: LoadedEntity, auth: AuthContext |
   const counters = counterPlan(layout, plan, query);
   const counted = counters && (await fromCounters(entity, counters, query));
   if (counted) return { data: counted, meta: { groups: counted.length, source: 'counters' } };
+  const daily = dayPlan(layout, plan, query);
+  const perDay = daily && (await fromDayCounters(daily, query));
+  if (perDay) return { data: perDay, meta: { groups: perDay.length, source: 'counters' } };
   const limit = config().aggregateScanLimit;
   let scanned = 0;
   const count = (n: number) => {

@@ -17,7 +17,7 @@
 import { canonical } from '../canonical-json.js';
 import { createHash } from 'node:crypto';
 import { consolidatedFields, indexedFields } from '../data/index.js';
-import { linkKeys, summedFields, writeShardsOf, type FieldDefinition, type LoadedEntity } from '../registry/index.js';
+import { dayCountedFields, linkKeys, summedFields, writeShardsOf, type FieldDefinition, type LoadedEntity } from '../registry/index.js';
 
 /** What an index is built from: a change of any part is a new generation. */
 export interface IndexIdentity {
@@ -36,6 +36,8 @@ export interface IndexIdentity {
 export interface SumIdentity {
   field: string;
   default?: string | number | boolean;
+  /** 'day': the records are counted per UTC day of the (date) field instead of its values summed (aggregates.days). */
+  by?: 'day';
 }
 
 export interface FieldRules {
@@ -60,7 +62,7 @@ export interface Layout {
   rules: Record<string, FieldRules>;
   /** Write shards of its listings and events; absent: 1 (as layouts recorded before them). */
   writeShards?: number;
-  /** Summed number fields (aggregates.sum); absent: none (as layouts recorded before them). */
+  /** Summed number fields (aggregates.sum) and date fields counted per day (aggregates.days, `by: 'day'`); absent: none (as layouts recorded before them). */
   sums?: SumIdentity[];
 }
 
@@ -110,7 +112,10 @@ export function layoutOf(entity: LoadedEntity, currentShards?: number): Layout {
   const consolidated = consolidatedFields(entity);
   const names = Object.keys(entity.fields).sort();
   const shards = writeShardsOf(entity, currentShards);
-  const sums = summedFields(entity).map((field) => ({ field, default: entity.fields[field]?.default }));
+  const sums: SumIdentity[] = [
+    ...summedFields(entity).map((field) => ({ field, default: entity.fields[field]?.default })),
+    ...dayCountedFields(entity).map((field) => ({ field, default: entity.fields[field]?.default, by: 'day' as const })),
+  ];
   return {
     ...(shards !== 1 ? { writeShards: shards } : {}),
     ...(sums.length ? { sums } : {}),
@@ -148,12 +153,14 @@ export function layoutChanges(from: Layout | undefined, to: Layout): string[] {
     else if (!sameIndex(before, index)) out.push(`index rebuilt: ${index.field} (its default or counting changed)`);
   }
   for (const index of from.indexes) if (!to.indexes.some((i) => i.field === index.field)) out.push(`index dropped: ${index.field}`);
+  const what = (sum: SumIdentity) => (sum.by === 'day' ? 'day counts' : 'sum');
+  const same = (a: SumIdentity, b: SumIdentity) => a.field === b.field && a.by === b.by;
   for (const sum of to.sums ?? []) {
-    const before = (from.sums ?? []).find((s) => s.field === sum.field);
-    if (!before) out.push(`sum added: ${sum.field}`);
-    else if (canonical(before) !== canonical(sum)) out.push(`sum rebuilt: ${sum.field} (its default changed)`);
+    const before = (from.sums ?? []).find((s) => same(s, sum));
+    if (!before) out.push(`${what(sum)} added: ${sum.field}`);
+    else if (canonical(before) !== canonical(sum)) out.push(`${what(sum)} rebuilt: ${sum.field} (its default changed)`);
   }
-  for (const sum of from.sums ?? []) if (!(to.sums ?? []).some((s) => s.field === sum.field)) out.push(`sum dropped: ${sum.field}`);
+  for (const sum of from.sums ?? []) if (!(to.sums ?? []).some((s) => same(s, sum))) out.push(`${what(sum)} dropped: ${sum.field}`);
   for (const f of to.unique) if (!from.unique.includes(f)) out.push(`unique added: ${f}`);
   for (const f of from.unique) if (!to.unique.includes(f)) out.push(`unique dropped: ${f}`);
   for (const [f, v] of Object.entries(to.defaults)) if (canonical(from.defaults[f]) !== canonical(v)) out.push(`default of ${f}: ${JSON.stringify(v)}`);
@@ -250,7 +257,7 @@ export function nextTarget(current: Target, layout: Layout): Target {
   for (const index of current.indexes) if (!indexes.some((i) => i.token === index.token)) obsolete.push({ ...index, ready: false });
   const sums: SumState[] = [];
   for (const identity of layout.sums ?? []) {
-    const kept = (current.sums ?? []).find((s) => canonical({ field: s.field, default: s.default }) === canonical(identity));
+    const kept = (current.sums ?? []).find((s) => canonical({ field: s.field, default: s.default, by: s.by }) === canonical(identity));
     sums.push(kept ?? { ...identity, token: `${identity.field}@${generation++}`, ready: false });
   }
   const droppedSums = [...(current.droppedSums ?? []), ...(current.sums ?? []).map((s) => s.token).filter((t) => !sums.some((s) => s.token === t))];

@@ -20,6 +20,7 @@
 import {
   copyItem,
   counterUpdates,
+  dayItems,
   db,
   heldShards,
   homeKey,
@@ -69,8 +70,9 @@ function sumUnder(name: string, tokens: readonly string[]): boolean {
 }
 
 /**
- * A listing copy or counter item of a dropped index or of a retired shard count (deleted), or a
- * counter item with counts of a dropped index or sums of a dropped sum (cleared).
+ * A listing copy or counter item of a dropped index or of a retired shard count, or a day counter
+ * item of dropped day counts (deleted), or a counter item with counts of a dropped index or sums
+ * of a dropped sum (cleared).
  */
 export async function cleanListingItem(entity: LoadedEntity, state: MigrationState, item: Record<string, unknown>): Promise<void> {
   const obsolete = state.target.obsolete.map((i) => i.token);
@@ -79,7 +81,8 @@ export async function cleanListingItem(entity: LoadedEntity, state: MigrationSta
   if (obsolete.length === 0 && retired.length === 0 && droppedSums.length === 0) return;
   const parts = partitionParts(entity, String(item.pk));
   if (!parts) return;
-  if (underToken(parts, obsolete) || retired.includes(keyShardCount(String(item.pk)))) {
+  const ofDroppedDays = item.kind === 'counter' && droppedSums.some((t) => String(item.sk).startsWith(dayItems(t)));
+  if (underToken(parts, obsolete) || retired.includes(keyShardCount(String(item.pk))) || ofDroppedDays) {
     await db().send(new DeleteCommand({ TableName: tableName('records'), Key: { pk: item.pk, sk: item.sk } }));
     return;
   }

@@ -37,6 +37,7 @@ export {
 export {
   autoShards,
   summedFields,
+  dayCountedFields,
   MAX_WRITE_SHARDS,
   writeShardsOf,
   historyDaysOf,

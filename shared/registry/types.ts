@@ -113,14 +113,24 @@ export interface EntityDefinition {
   /**
    * Aggregates kept by every write beside the counts: `sum` names number fields whose sum (and
    * number of values, for the average) each listing's counters keep, so an aggregate's `sum` and
-   * `avg` of them are read from counters (docs/aggregates.md).
+   * `avg` of them are read from counters; `days` names date fields (and createdAt, updatedAt)
+   * whose records are counted per UTC day, so a count per day, week or month of them is read from
+   * counters too (default: createdAt; `[]` counts none) (docs/aggregates.md).
    */
-  aggregates?: { sum?: readonly string[] };
+  aggregates?: { sum?: readonly string[]; days?: readonly string[] };
 }
 
 /** The number fields whose sums the entity's counters keep (its `aggregates.sum`). */
 export function summedFields(entity: Pick<EntityDefinition, 'aggregates'>): readonly string[] {
   return entity.aggregates?.sum ?? [];
+}
+
+/** The date fields counted per day when an entity does not say (`aggregates.days`). */
+export const DEFAULT_DAY_FIELDS: readonly string[] = ['createdAt'];
+
+/** Date fields whose records the entity's counters count per UTC day (its `aggregates.days`; default createdAt). */
+export function dayCountedFields(entity: Pick<EntityDefinition, 'aggregates'>): readonly string[] {
+  return entity.aggregates?.days ?? DEFAULT_DAY_FIELDS;
 }
 
 /** Largest write-shard count: a page 1 reads that many partition keys. */

@@ -246,27 +246,37 @@ export function definitionProblems(def: unknown): string[] {
   return problems;
 }
 
-/** `aggregates: { sum: [number fields] }`: each a number field of the entity, named once. */
+/**
+ * `aggregates: { sum: [number fields], days: [date fields] }`: each a field of the right type
+ * (days also createdAt and updatedAt), named once.
+ */
 function checkAggregates(aggregates: unknown, fields: unknown, problems: string[]): void {
   if (!isObject(aggregates)) {
-    problems.push("aggregates must be an object: { sum: ['<number field>', ...] }");
+    problems.push("aggregates must be an object: { sum: ['<number field>', ...], days: ['<date field>', ...] }");
     return;
   }
-  for (const key of Object.keys(aggregates)) if (key !== 'sum') problems.push(`aggregates: unknown key '${key}' (known: sum)`);
-  const sum = aggregates.sum;
-  if (sum === undefined) return;
-  if (!Array.isArray(sum) || !sum.every((name) => typeof name === 'string')) {
-    problems.push("aggregates.sum must be an array of number field names");
-    return;
-  }
+  for (const key of Object.keys(aggregates)) if (key !== 'sum' && key !== 'days') problems.push(`aggregates: unknown key '${key}' (known: sum, days)`);
   const declared = isObject(fields) ? fields : {};
-  for (const name of sum as string[]) {
-    const field = Object.prototype.hasOwnProperty.call(declared, name) ? declared[name] : undefined;
-    if (!isObject(field)) problems.push(`aggregates.sum: '${name}' is not a field of this entity`);
-    else if (field.type !== 'number') problems.push(`aggregates.sum: '${name}' is not a number field (only number fields can be summed)`);
+  const kinds = [
+    { key: 'sum', types: ['number'], own: [], what: 'a number field (only number fields can be summed)' },
+    { key: 'days', types: ['date', 'datetime'], own: ['createdAt', 'updatedAt'], what: 'a date or date-time field (only dates are counted per day)' },
+  ] as const;
+  for (const { key, types, own, what } of kinds) {
+    const names = aggregates[key];
+    if (names === undefined) continue;
+    if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) {
+      problems.push(`aggregates.${key} must be an array of field names`);
+      continue;
+    }
+    for (const name of names as string[]) {
+      if ((own as readonly string[]).includes(name)) continue;
+      const field = Object.prototype.hasOwnProperty.call(declared, name) ? declared[name] : undefined;
+      if (!isObject(field)) problems.push(`aggregates.${key}: '${name}' is not a field of this entity`);
+      else if (!(types as readonly unknown[]).includes(field.type)) problems.push(`aggregates.${key}: '${name}' is not ${what}`);
+    }
+    const twice = (names as string[]).filter((name, i) => names.indexOf(name) !== i);
+    if (twice.length) problems.push(`aggregates.${key}: '${twice[0]}' is named twice`);
   }
-  const twice = (sum as string[]).filter((name, i) => sum.indexOf(name) !== i);
-  if (twice.length) problems.push(`aggregates.sum: '${twice[0]}' is named twice`);
 }
 
 function label(def: unknown, source?: string): string {

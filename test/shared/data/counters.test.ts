@@ -22,12 +22,14 @@ function order(data: Record<string, unknown>, overrides: Partial<StoredRecord> =
     updatedAt: '2026-01-01T00:00:00.000Z',
     version: 1,
     data,
-    sm: ['total'],
+    sm: ['total', 'createdAt'],
     ...overrides,
   };
 }
 
-const updates = (items: ReturnType<typeof kinds>) => items.filter((k) => k.startsWith('Update'));
+/** The count items' Updates (the day counter items' are checked in their own tests below). */
+const updates = (items: ReturnType<typeof kinds>) => items.filter((k) => k.startsWith('Update') && !k.includes(' !days#'));
+const dayUpdates = (items: ReturnType<typeof kinds>) => items.filter((k) => k.includes(' !days#'));
 
 describe('counters: sums kept beside the counts', () => {
   it('a create adds its value and one value to the sum beside every count it adds', () => {
@@ -37,13 +39,13 @@ describe('counters: sums kept beside the counts', () => {
       'Update ten_1#orders #count#0 count 1, s:total 10.5, n:total 1, #status=paid 1, #status=paid|s:total 10.5, #status=paid|n:total 1',
       'Update ten_1#orders#owner=usr_1 #count#0 count 1, s:total 10.5, n:total 1, #status=paid 1, #status=paid|s:total 10.5, #status=paid|n:total 1',
     ]);
-    expect(items[0].Put!.Item).toMatchObject({ sm: ['total'], ix: layouts.orders.tokens });
+    expect(items[0].Put!.Item).toMatchObject({ sm: ['total', 'createdAt'], ix: layouts.orders.tokens });
   });
 
   it('a record without a number is counted but not summed', () => {
     const record = order({ status: 'paid' });
 
-    const attributes = recordCounts(record, listings(layouts.orders, record), ['total']).map((d) => d.attribute);
+    const attributes = recordCounts(record, listings(layouts.orders, record), layouts.orders.sums.filter((s) => s.field === 'total')).map((d) => d.attribute);
 
     expect(attributes).toEqual(['count', 'count', '#status=paid', '#status=paid']);
   });
@@ -113,6 +115,68 @@ describe('counters: sums kept beside the counts', () => {
     const deltas = writeCounts(dropped, { record: before, listings: listings(dropped, before, 'held') }, { record: after, listings: listings(dropped, after) });
 
     expect(counterUpdates(tables, deltas, 0)).toEqual([]);
+  });
+});
+
+describe('counters: records per day', () => {
+  /** Orders counted per day of createdAt (the default) and of a date field of their own. */
+  const dated = () => {
+    const entity = { ...layouts.orders.entity, fields: { ...layouts.orders.entity.fields, dueOn: { type: 'date' as const } }, aggregates: { days: ['createdAt', 'dueOn'] } };
+    const sums = [{ field: 'createdAt', token: 'createdAt', by: 'day' as const, ready: true }, { field: 'dueOn', token: 'dueOn@2', by: 'day' as const, ready: true }];
+    return buildLayout(entity, { indexes: layouts.orders.indexes, legacy: [], sums, defaults: {}, settled: true, writeShards: 1 }, 0);
+  };
+
+  it('a create adds 1 to its UTC day in the month item of each base partition, on the counter shard of the write', () => {
+    const layout = dated();
+    const record = order({ status: 'paid', dueOn: '2026-02-28' }, { createdAt: '2026-01-31T23:30:00.000-02:00', sm: undefined });
+
+    expect(dayUpdates(kinds(createTransaction(layout, record, event, tables, 7)))).toEqual([
+      'Update ten_1#orders !days#createdAt#2026-02#7 2026-02-01 1',
+      'Update ten_1#orders !days#dueOn@2#2026-02#7 2026-02-28 1',
+      'Update ten_1#orders#owner=usr_1 !days#createdAt#2026-02#7 2026-02-01 1',
+      'Update ten_1#orders#owner=usr_1 !days#dueOn@2#2026-02#7 2026-02-28 1',
+    ]);
+  });
+
+  it('an update moves a record between days only when its date changes; a record without one is not counted per day', () => {
+    const layout = dated();
+    const before = order({ status: 'paid', dueOn: '2026-02-28' }, { sm: ['createdAt', 'dueOn@2'] });
+
+    const moved = updateTransaction(layout, before, { ...before, version: 2, data: { status: 'paid', dueOn: '2026-03-01' } }, event, tables, 0);
+    const cleared = updateTransaction(layout, before, { ...before, version: 2, data: { status: 'paid' } }, event, tables, 0);
+    const unchanged = updateTransaction(layout, before, { ...before, version: 2, updatedAt: '2026-01-05T00:00:00.000Z', data: { status: 'paid', dueOn: '2026-02-28', total: 3 } }, event, tables, 0);
+
+    expect(dayUpdates(kinds(moved))).toEqual([
+      'Update ten_1#orders !days#dueOn@2#2026-03#0 2026-03-01 1',
+      'Update ten_1#orders#owner=usr_1 !days#dueOn@2#2026-03#0 2026-03-01 1',
+      'Update ten_1#orders !days#dueOn@2#2026-02#0 2026-02-28 -1',
+      'Update ten_1#orders#owner=usr_1 !days#dueOn@2#2026-02#0 2026-02-28 -1',
+    ]);
+    expect(dayUpdates(kinds(cleared))).toEqual(['Update ten_1#orders !days#dueOn@2#2026-02#0 2026-02-28 -1', 'Update ten_1#orders#owner=usr_1 !days#dueOn@2#2026-02#0 2026-02-28 -1']);
+    expect(dayUpdates(kinds(unchanged))).toEqual([]);
+  });
+
+  it('a soft delete takes the record out of its days and a restore puts it back', () => {
+    const before = order({ status: 'paid' });
+    const deleted = { ...before, version: 2, deletedAt: '2026-02-01T00:00:00.000Z' };
+
+    expect(dayUpdates(kinds(updateTransaction(layouts.orders, before, deleted, event, tables, 0)))).toEqual([
+      'Update ten_1#orders !days#createdAt#2026-01#0 2026-01-01 -1',
+      'Update ten_1#orders#owner=usr_1 !days#createdAt#2026-01#0 2026-01-01 -1',
+    ]);
+    expect(dayUpdates(kinds(updateTransaction(layouts.orders, deleted, { ...before, version: 3 }, event, tables, 0)))).toEqual([
+      'Update ten_1#orders !days#createdAt#2026-01#0 2026-01-01 1',
+      'Update ten_1#orders#owner=usr_1 !days#createdAt#2026-01#0 2026-01-01 1',
+    ]);
+  });
+
+  it('a record not counted per day yet (stored before day counts were declared) is counted by its next write, never taken out', () => {
+    const before = order({ status: 'paid' }, { sm: ['total'] });
+
+    expect(dayUpdates(kinds(updateTransaction(layouts.orders, before, { ...before, version: 2, data: { status: 'pending' } }, event, tables, 0)))).toEqual([
+      'Update ten_1#orders !days#createdAt#2026-01#0 2026-01-01 1',
+      'Update ten_1#orders#owner=usr_1 !days#createdAt#2026-01#0 2026-01-01 1',
+    ]);
   });
 });
 

@@ -37,9 +37,10 @@ describe('listing copies', () => {
   const long = 'a long description. '.repeat(100);
 
   it('is the whole record when the item fits in 1 KB', () => {
-    const record = task({}, { description: 'short' });
+    const { sm: _counted, ...record } = task({}, { description: 'short' });
     const copy = copyItem(entities.tasks, 'ten_1#tasks', record);
 
+    // What the record is counted under (`sm`) is the record item's bookkeeping, not a copy's.
     expect(copy).toEqual({ pk: 'ten_1#tasks', sk: listingSortKey(record), kind: 'index', ...record });
     expect(isPartialCopy(copy)).toBe(false);
   });

@@ -140,7 +140,7 @@ describe('partial listing copies', () => {
 
     const page = await firstPage(layout, { partition: base }, 20);
 
-    expect(page.records).toEqual([short, { ...long, copiesVersion: 1, ix: layout.tokens }]);
+    expect(page.records).toEqual([short, { ...long, copiesVersion: 1, ix: layout.tokens, sm: layout.sumTokens }]);
     expect(page.total).toBe(2);
     expect(dynamo.commandCalls(BatchGetCommand)).toHaveLength(1);
     expect(Object.values(batchOf(0))[0]).toEqual({ Keys: [{ pk: 'tasks#tsk_b', sk: '#record' }], ConsistentRead: true });
@@ -175,7 +175,7 @@ describe('partial listing copies', () => {
       .resolvesOnce({ Responses: { [table]: [] }, UnprocessedKeys: { [table]: { Keys: [{ pk: 'tasks#tsk_b', sk: '#record' }] } } })
       .resolvesOnce({ Responses: { [table]: [recordItem(layout, long)] } });
 
-    expect(await queryPartition(layout, base, 10)).toEqual([{ ...long, copiesVersion: 1, ix: layout.tokens }]);
+    expect(await queryPartition(layout, base, 10)).toEqual([{ ...long, copiesVersion: 1, ix: layout.tokens, sm: layout.sumTokens }]);
     expect(dynamo.commandCalls(BatchGetCommand)).toHaveLength(2);
   });
 
@@ -192,7 +192,7 @@ describe('partial listing copies', () => {
       keep: (r) => String(r.data.description).includes('needle'),
     });
 
-    expect(found).toEqual([{ ...a, copiesVersion: 1, ix: layout.tokens }]);
+    expect(found).toEqual([{ ...a, copiesVersion: 1, ix: layout.tokens, sm: layout.sumTokens }]);
     const query = dynamo.commandCalls(QueryCommand)[0].args[0].input;
     expect(query.FilterExpression).toBe('(#f0.#f1 = :v0) OR #partialCopy = :partialCopy');
     expect(query.ExpressionAttributeNames).toMatchObject({ '#partialCopy': 'partial' });

@@ -20,6 +20,8 @@ export function task(overrides: Partial<StoredRecord> = {}, data: Record<string,
     createdAt: '2026-01-01T00:00:00.000Z',
     updatedAt: '2026-01-01T00:00:00.000Z',
     version: 1,
+    // Counted per day of createdAt, as every record a write of today's layout stores (its `sm`).
+    sm: ['createdAt'],
     data: { title: 'T', status: 'todo', priority: 'medium', ...data },
     ...overrides,
   };

@@ -25,19 +25,22 @@ describe('transactions', () => {
       'Put Records tags#tag_A #record',
       `Put Records ten_1#tags ${listingSortKey({ createdAt: '2026-01-01T00:00:00.000Z', id: 'tag_A' })}`,
       'Update ten_1#tags #count#4 count 1',
+      'Update ten_1#tags !days#createdAt#2026-01#4 2026-01-01 1',
       'Put Events ten_1#tasks e',
     ]);
     expect(items[0].Put!.ConditionExpression).toBe('attribute_not_exists(pk)');
     expect(items[1].Put!.Item).toMatchObject({ kind: 'index', id: 'tag_A', tenantId: 'ten_1', data: { name: 'x' } });
   });
 
-  it('create of a task writes 8 copies and 4 counter items: status and priority are counted in the base partitions\' items, the assignee has its own', () => {
+  it('create of a task writes 8 copies, 4 counter items and 2 day counter items: status and priority are counted in the base partitions\' items, the assignee has its own, the day in each base partition\'s month item', () => {
     const items = createTransaction(layouts.tasks, task({}, { assigneeId: 'usr_2' }), event, tables, 0);
 
-    expect(items).toHaveLength(1 + 8 + 4 + 1);
+    expect(items).toHaveLength(1 + 8 + 4 + 2 + 1);
     expect(kinds(items).filter((k) => k.startsWith('Update'))).toEqual([
       'Update ten_1#tasks #count#0 count 1, #status=todo 1, #priority=medium 1',
+      'Update ten_1#tasks !days#createdAt#2026-01#0 2026-01-01 1',
       'Update ten_1#tasks#owner=usr_1 #count#0 count 1, #status=todo 1, #priority=medium 1',
+      'Update ten_1#tasks#owner=usr_1 !days#createdAt#2026-01#0 2026-01-01 1',
       'Update ten_1#tasks#assigneeId=usr_2 #count#0 count 1',
       'Update ten_1#tasks#owner=usr_1#assigneeId=usr_2 #count#0 count 1',
     ]);
@@ -55,7 +58,7 @@ describe('transactions', () => {
 
     const moved = reshard(items, 9);
 
-    expect(kinds(moved).filter((k) => k.startsWith('Update')).map((k) => k.split(' ')[2])).toEqual(['#count#9', '#count#9']);
+    expect(kinds(moved).filter((k) => k.startsWith('Update')).map((k) => k.split(' ')[2])).toEqual(['#count#9', '!days#createdAt#2026-01#9', '#count#9', '!days#createdAt#2026-01#9']);
     expect(moved.filter((i) => !i.Update)).toEqual(items.filter((i) => !i.Update));
   });
 
@@ -67,7 +70,7 @@ describe('transactions', () => {
     const items = updateTransaction(layouts.tasks, before, after, event, tables, 1);
 
     expect(items[0].Put!.ConditionExpression).toContain('#version = :version');
-    expect(items[0].Put!.ExpressionAttributeValues).toEqual({ ':version': 1 });
+    expect(items[0].Put!.ExpressionAttributeValues).toEqual({ ':version': 1, ':sm': ['createdAt'] });
     expect(kinds(items)).toEqual([
       'Put Records tasks#tsk_A #record',
       `Put Records ten_1#tasks ${sk}`,
@@ -100,7 +103,9 @@ describe('transactions', () => {
       `Delete ten_1#customers ${listingSortKey(before)}`,
       `Delete ten_1#customers#owner=usr_1 ${listingSortKey(before)}`,
       'Update ten_1#customers #count#3 count -1',
+      'Update ten_1#customers !days#createdAt#2026-01#3 2026-01-01 -1',
       'Update ten_1#customers#owner=usr_1 #count#3 count -1',
+      'Update ten_1#customers#owner=usr_1 !days#createdAt#2026-01#3 2026-01-01 -1',
       'Put Events ten_1#tasks e',
     ]);
   });
@@ -108,7 +113,13 @@ describe('transactions', () => {
   it('hard delete: the record if unchanged, every copy, every counter -1, the event', () => {
     const items = deleteTransaction(layouts.tags, { ...task(), entity: 'tags', data: { name: 'x' } }, event, tables, 5);
 
-    expect(kinds(items)).toEqual(['Delete tags#tsk_A #record', `Delete ten_1#tags ${listingSortKey(task())}`, 'Update ten_1#tags #count#5 count -1', 'Put Events ten_1#tasks e']);
+    expect(kinds(items)).toEqual([
+      'Delete tags#tsk_A #record',
+      `Delete ten_1#tags ${listingSortKey(task())}`,
+      'Update ten_1#tags #count#5 count -1',
+      'Update ten_1#tags !days#createdAt#2026-01#5 2026-01-01 -1',
+      'Put Events ten_1#tasks e',
+    ]);
     expect(items[0].Delete!.ConditionExpression).toContain('#version = :version');
   });
 });
@@ -145,7 +156,9 @@ describe('a record that stands as its own copy in the tenant listing (an id that
       `Put Records ten_1#tasks#priority=medium ${sk}`,
       `Put Records ten_1#tasks#owner=usr_1#priority=medium ${sk}`,
       'Update ten_1#tasks #count#0 count 1, #status=todo 1, #priority=medium 1',
+      'Update ten_1#tasks !days#createdAt#2026-11#0 2026-11-23 1',
       'Update ten_1#tasks#owner=usr_1 #count#0 count 1, #status=todo 1, #priority=medium 1',
+      'Update ten_1#tasks#owner=usr_1 !days#createdAt#2026-11#0 2026-11-23 1',
       'Put Events ten_1#tasks e',
     ]);
     expect(items[0].Put!).toMatchObject({ ConditionExpression: 'attribute_not_exists(pk)', Item: { kind: 'record', id: record.id, copiesVersion: 1 } });
@@ -171,7 +184,9 @@ describe('a record that stands as its own copy in the tenant listing (an id that
       `Put Records customers#${before.id} #record`,
       `Delete ten_1#customers#owner=usr_1 ${listingSortKey(before)}`,
       'Update ten_1#customers #count#3 count -1',
+      'Update ten_1#customers !days#createdAt#2026-11#3 2026-11-23 -1',
       'Update ten_1#customers#owner=usr_1 #count#3 count -1',
+      'Update ten_1#customers#owner=usr_1 !days#createdAt#2026-11#3 2026-11-23 -1',
       'Put Events ten_1#tasks e',
     ]);
     expect(items[0].Delete!.ConditionExpression).toContain('#version = :version');
@@ -184,6 +199,7 @@ describe('a record that stands as its own copy in the tenant listing (an id that
     expect(kinds(deleteTransaction(layouts.tags, before, event, tables, 5))).toEqual([
       `Delete ten_1#tags ${listingSortKey(before)}`,
       'Update ten_1#tags #count#5 count -1',
+      'Update ten_1#tags !days#createdAt#2026-11#5 2026-11-23 -1',
       'Put Events ten_1#tasks e',
     ]);
   });

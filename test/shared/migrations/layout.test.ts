@@ -14,6 +14,10 @@ function entity(fields: Record<string, unknown>, extra: Record<string, unknown> 
 
 const v1 = { number: { type: 'string', required: true }, status: { type: 'enum', values: ['draft', 'paid'], indexed: true }, notes: { type: 'string' } };
 
+
+/** The day counts of createdAt every entity keeps unless its definition says otherwise (adopted with the layout: ready). */
+const CREATED_DAYS = { field: 'createdAt', by: 'day', token: 'createdAt', ready: true };
+
 describe('layoutOf', () => {
   it('gives equal definitions one hash and a changed index another', () => {
     const same = layoutHash(layoutOf(entity(v1)));
@@ -209,17 +213,17 @@ describe('uniqueness being built', () => {
     expect(layoutHash(layoutOf(entity(fields)))).toBe(layoutHash(layoutOf(entity({ ...fields }))));
     expect(needsPass(adopted.layout, added.layout)).toBe(true);
     expect(layoutChanges(adopted.layout, added.layout)).toEqual(['sum added: amount']);
-    expect(added.sums).toEqual([{ field: 'amount', token: 'amount@1', ready: false }]);
+    expect(added.sums).toEqual([{ field: 'amount', token: 'amount@1', ready: false }, CREATED_DAYS]);
     expect(layoutOfState(running, entity(fields, summing)).readableSums.size).toBe(0);
-    expect(layoutOfState(running, entity(fields, summing)).sumTokens).toEqual(['amount@1']);
+    expect(layoutOfState(running, entity(fields, summing)).sumTokens).toEqual(['amount@1', 'createdAt']);
     expect([...layoutOfState(done, entity(fields, summing)).readableSums]).toEqual([['amount', 'amount@1']]);
-    expect(nextTarget(done.target, layoutOf(entity(fields, summing))).sums).toEqual([{ field: 'amount', token: 'amount@1', ready: true }]);
+    expect(nextTarget(done.target, layoutOf(entity(fields, summing))).sums).toEqual([{ field: 'amount', token: 'amount@1', ready: true }, CREATED_DAYS]);
     expect(layoutChanges(done.target.layout, dropped.layout)).toEqual(['sum dropped: amount']);
-    expect(dropped.sums).toBeUndefined();
+    expect(dropped.sums).toEqual([CREATED_DAYS]);
     expect(dropped.droppedSums).toEqual(['amount@1']);
     expect(finishedRun({ ...running, target: dropped, segments: [{ done: true }] }, Date.now()).target.droppedSums).toBeUndefined();
-    expect(back.sums).toEqual([{ field: 'amount', token: 'amount@2', ready: false }]);
-    expect(adoptedTarget(layoutOf(entity(fields, summing))).sums).toEqual([{ field: 'amount', token: 'amount', ready: true }]);
+    expect(back.sums).toEqual([{ field: 'amount', token: 'amount@2', ready: false }, CREATED_DAYS]);
+    expect(adoptedTarget(layoutOf(entity(fields, summing))).sums).toEqual([{ field: 'amount', token: 'amount', ready: true }, CREATED_DAYS]);
   });
 
   it('rebuilds a sum whose field gets a default (records stored before read as it)', () => {
@@ -228,6 +232,21 @@ describe('uniqueness being built', () => {
 
     const next = nextTarget(adopted, layoutOf(entity({ ...fields, amount: { type: 'number', default: 1 } }, { aggregates: { sum: ['amount'] } })));
 
-    expect(next.sums).toEqual([{ field: 'amount', default: 1, token: 'amount@1', ready: false }]);
+    expect(next.sums).toEqual([{ field: 'amount', default: 1, token: 'amount@1', ready: false }, CREATED_DAYS]);
+  });
+
+  it('counts createdAt per day unless told otherwise; a date field counted per day is built, dropped and named like a sum', () => {
+    const fields = { ...v1, dueOn: { type: 'date' } };
+    const adopted = adoptedTarget(layoutOf(entity(fields)));
+    const added = nextTarget(adopted, layoutOf(entity(fields, { aggregates: { days: ['createdAt', 'dueOn'] } })));
+    const none = nextTarget(added, layoutOf(entity(fields, { aggregates: { days: [] } })));
+
+    expect(adopted.sums).toEqual([CREATED_DAYS]);
+    expect(layoutChanges(adopted.layout, added.layout)).toEqual(['day counts added: dueOn']);
+    expect(added.sums).toEqual([CREATED_DAYS, { field: 'dueOn', by: 'day', token: 'dueOn@1', ready: false }]);
+    expect(layoutChanges(added.layout, none.layout)).toEqual(['day counts dropped: createdAt', 'day counts dropped: dueOn']);
+    expect(none.droppedSums).toEqual(['createdAt', 'dueOn@1']);
+    const running = { entity: 'invoices', target: added, changes: [], state: 'running' as const, run: 1, segments: [{ done: false }], processed: 0, revision: 2 };
+    expect([...layoutOfState(running, entity(fields, { aggregates: { days: ['createdAt', 'dueOn'] } })).readableDays]).toEqual([['createdAt', 'createdAt']]);
   });
 });
