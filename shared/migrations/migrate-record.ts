@@ -112,6 +112,8 @@ function targetData(state: MigrationState, data: Record<string, unknown>): Recor
 
 /** versionGuard of a write, but a soft-deleted record (detached) is migrated too. */
 function guard(before: StoredRecord): { ConditionExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> } {
+  // A soft-deleted record's guard already asks it to be deleted as read (`#deletedAt = :deletedAt`).
+  if (before.deletedAt !== undefined) return versionGuard(before);
   const { ConditionExpression, ExpressionAttributeNames, ExpressionAttributeValues } = versionGuard(before);
   const { '#deletedAt': _deletedAt, ...names } = ExpressionAttributeNames;
   return { ConditionExpression: ConditionExpression.replace(' AND attribute_not_exists(#deletedAt)', ''), ExpressionAttributeNames: names, ExpressionAttributeValues };
