@@ -26,8 +26,8 @@ export interface MigrationStatus {
   error: string | null;
   /** Indexes queries may read now, and those still being built. */
   indexes: { field: string; token: string; ready: boolean }[];
-  /** Summed fields (aggregates.sum) whose sums aggregates read now, and those being built. */
-  sums: { field: string; token: string; ready: boolean }[];
+  /** Summed fields (aggregates.sum) and fields counted per day (aggregates.days, `by: 'day'`) whose counters aggregates read now, and those being built. */
+  sums: { field: string; token: string; by?: 'day'; ready: boolean }[];
   /** Unique fields whose uniqueness items are complete, and those being built (a new value of these is refused meanwhile). */
   uniques: { field: string; ready: boolean }[];
   report: { count: number; entries: ReportEntry[] };
@@ -67,7 +67,7 @@ export async function migrationStatus(entities: readonly LoadedEntity[], reportL
       endedAt: state.endedAt ?? null,
       error: state.error ?? null,
       indexes: state.target.indexes.map((i) => ({ field: i.field, token: i.token, ready: i.ready })),
-      sums: (state.target.sums ?? []).map((s) => ({ field: s.field, token: s.token, ready: s.ready })),
+      sums: (state.target.sums ?? []).map((s) => ({ field: s.field, token: s.token, ...(s.by ? { by: s.by } : {}), ready: s.ready })),
       uniques: state.target.layout.unique.map((field) => ({ field, ready: !(state.target.uniqueBuilding ?? []).includes(field) })),
       report: await readReport(entity.slug, state.run, reportLimit),
       writeShards: {

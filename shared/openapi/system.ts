@@ -46,8 +46,8 @@ export const SYSTEM_SCHEMAS: Record<string, Schema> = {
       indexes: { type: 'array', items: { type: 'object', properties: { field: str, token: str, ready: { type: 'boolean' } } } },
       sums: {
         type: 'array',
-        description: 'Summed fields (`aggregates.sum`): `ready` once every record\'s value is in the counters; until then their sums and averages are answered by a scan.',
-        items: { type: 'object', properties: { field: str, token: str, ready: { type: 'boolean' } } },
+        description: 'Summed fields (`aggregates.sum`) and fields counted per day (`aggregates.days`, `by: "day"`): `ready` once every record is in the counters; until then their sums, averages and counts per day, week or month are answered by a scan.',
+        items: { type: 'object', properties: { field: str, token: str, by: { type: 'string', enum: ['day'] }, ready: { type: 'boolean' } } },
       },
       uniques: {
         type: 'array',

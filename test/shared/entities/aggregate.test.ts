@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregatableFields, aggregate, aggregateQueryOf, bucketOf, counterPlan, parseAggregateQuery } from '../../../shared/entities/aggregate.js';
+import { aggregatableFields, aggregate, aggregateQueryOf, bucketOf, counterPlan, dayPlan, parseAggregateQuery } from '../../../shared/entities/aggregate.js';
 import { buildLayout } from '../../../shared/data/layout.js';
 import { planList } from '../../../shared/entities/list.js';
 import { BadRequestError } from '../../../shared/errors.js';
@@ -157,5 +157,44 @@ describe('counterPlan', () => {
       expect((await orderPlan({ count: '' }, []))?.sums).toEqual(new Map());
       expect(await orderPlan({ sum: 'total', min: 'total' })).toBeUndefined();
     });
+  });
+});
+
+describe('dayPlan', () => {
+  const admin = { tenantId: 'ten_1', userId: 'usr_1', admin: true };
+  const owner = { tenantId: 'ten_1', userId: 'usr_1', admin: false };
+  const planOf = async (params: Record<string, string>, viewer = admin) => {
+    const { entities, layouts } = await definitions();
+    const query = parseAggregateQuery(entities.tasks, params);
+    return dayPlan(layouts.tasks, planList(layouts.tasks, viewer, query.spec), query);
+  };
+
+  it('reads a count per day, week or month of createdAt from the caller’s base partition’s day counters', async () => {
+    expect(await planOf({ interval: 'day' })).toEqual({ base: 'ten_1#tasks', shards: 1, token: 'createdAt' });
+    expect((await planOf({ interval: 'week' }, owner))?.base).toBe('ten_1#tasks#owner=usr_1');
+    expect(await planOf({ interval: 'month', startDate: '2026-01-01', endDate: '2026-01-30' })).toMatchObject({ from: '2026-01-01', to: '2026-01-30' });
+    expect(await planOf({ interval: 'day', startDate: '2026-01-01T00:00:00Z' })).toMatchObject({ from: '2026-01-01', to: undefined });
+  });
+
+  it.each([
+    ['no interval', { count: '' }],
+    ['a date range that cuts a day', { interval: 'day', startDate: '2026-01-01T12:00:00Z' }],
+    ['a date range on another field', { interval: 'day', dateField: 'updatedAt', startDate: '2026-01-01' }],
+    ['a field not counted per day', { interval: 'day', dateField: 'updatedAt' }],
+    ['a grouping', { interval: 'day', groupBy: 'status' }],
+    ['a filter', { interval: 'day', status: 'todo' }],
+    ['a search', { interval: 'day', search: 'word' }],
+    ['a min beside the count', { interval: 'day', min: 'createdAt' }],
+  ])('leaves %s to the scan (or the other counters)', async (_label, params) => {
+    expect(await planOf(params)).toBeUndefined();
+  });
+
+  it('leaves day counts a migration still builds to the scan', async () => {
+    const { entities, layouts } = await definitions();
+    const defined = layouts.tasks;
+    const building = buildLayout(defined.entity, { indexes: defined.indexes, legacy: defined.legacy, sums: [{ field: 'createdAt', token: 'createdAt@4', by: 'day', ready: false }], defaults: {}, settled: true, writeShards: 1 }, 0);
+    const query = parseAggregateQuery(entities.tasks, { interval: 'day' });
+
+    expect(dayPlan(building, planList(building, admin, query.spec), query)).toBeUndefined();
   });
 });

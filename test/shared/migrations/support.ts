@@ -57,7 +57,7 @@ export interface EntityStatus {
   endedAt: string | null;
   changes: string[];
   indexes: { field: string; token: string; ready: boolean }[];
-  sums: { field: string; token: string; ready: boolean }[];
+  sums: { field: string; token: string; by?: 'day'; ready: boolean }[];
   uniques: { field: string; ready: boolean }[];
   report: { count: number; entries: { kind: string; recordId: string; field: string; detail: string; keptId?: string }[] };
   layout: Record<string, unknown> & { hash: string };
