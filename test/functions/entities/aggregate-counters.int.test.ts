@@ -2,8 +2,8 @@
  * Counts, sums and averages answered from counters (`meta.source: "counters"`) against a model:
  * after each phase of writes (creates, updates that move records between groups, a bulk update,
  * an import, hard deletes on tasks; updates of summed values on orders; soft deletes and restores
- * on products), every count, sum and average — the total, per enum value, per value of a filtered
- * equality — equals what a full cursor walk of LIST shows the same caller: an admin, a plain user
+ * on products), every count, sum and average — the total, per day of createdAt, per enum value,
+ * per value of a filtered equality — equals what a full cursor walk of LIST shows the same caller: an admin, a plain user
  * of a private entity (own records only), another tenant, and an anonymous caller of a public entity.
  */
 import { randomBytes } from 'node:crypto';
@@ -50,7 +50,14 @@ function modelGroups(rows: readonly Row[], field: string, values: readonly unkno
   return order.filter((v) => counts.has(v)).map((v) => ({ key: { [field]: v }, count: counts.get(v)! }));
 }
 
-/** Every count a caller may ask of `slug` equals the model of its own LIST walk, each from counters. */
+/** The groups a model computes: count per UTC day of createdAt, sorted. */
+function dayGroups(rows: readonly Row[]): { key: Record<string, unknown>; count: number }[] {
+  const counts = new Map<string, number>();
+  for (const row of rows) counts.set(row.createdAt.slice(0, 10), (counts.get(row.createdAt.slice(0, 10)) ?? 0) + 1);
+  return [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, count]) => ({ key: { createdAt: day }, count }));
+}
+
+/** Every count a caller may ask of `slug` (in all, per day, per enum value, of one value) equals the model of its own LIST walk, each from counters. */
 async function expectCountsMatch(caller: Caller, slug: string, grouped: Record<string, readonly unknown[]>): Promise<void> {
   const rows = await walk(caller, `/api/v1/${slug}`);
   const ask = async (query: string) => {
@@ -61,6 +68,9 @@ async function expectCountsMatch(caller: Caller, slug: string, grouped: Record<s
   const total = await ask('count');
   expect(total.data, `${slug}: total`).toEqual([{ key: {}, count: rows.length }]);
   expect(total.meta.source).toBe('counters');
+  const perDay = await ask('interval=day');
+  expect(perDay.data, `${slug}: per day of createdAt`).toEqual(dayGroups(rows));
+  expect(perDay.meta.source).toBe('counters');
   for (const [field, values] of Object.entries(grouped)) {
     const groups = await ask(`groupBy=${field}`);
     expect(groups.data, `${slug}: per ${field}`).toEqual(modelGroups(rows, field, values));
