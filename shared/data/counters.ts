@@ -12,14 +12,14 @@
  * named like the partition's suffix (`#status=todo`), so a write touches one counter item per
  * base partition instead of one per partition.
  *
- * Day counter items: `<base partition>` / `!days#<token>#<YYYY-MM>#<shard>` — {kind: 'counter',
- * `<YYYY-MM-DD>`: count…}: the records of a base partition per UTC day of a field counted per day
- * (aggregates.days), one item per month and counter shard, so a write touches one small item and
- * a month is read in one Query. '!' sorts before '#count': no listing or counter Query reaches them.
+ * Day counter items: `<base partition>#days` (partitions.ts dayPartition) / `<token>#<YYYY-MM>#<shard>`
+ * — {kind: 'counter', `<YYYY-MM-DD>`: count…}: the records of a base partition per UTC day of a
+ * field counted per day (aggregates.days), one item per month and counter shard, so a write
+ * touches one small item, on a key of its own, and a month is read in one Query.
  */
 import { tokenField, type LiveLayout, type LiveSum } from './layout.js';
 import type { Listing } from './listings.js';
-import { fieldPartition } from './partitions.js';
+import { dayPartition, fieldPartition, isDayPartition } from './partitions.js';
 import { countAttribute, sumAttribute, type Key, type StoredRecord, type TableNames, type TransactItem } from './record-item.js';
 
 export { countAttribute, sumAttribute };
@@ -33,9 +33,6 @@ export const COUNTER_SHARDS = 10;
 /** Counter items a partition may hold: its shards and an older single counter. */
 export const COUNTER_ITEMS = COUNTER_SHARDS + 1;
 
-/** The day counter items' key prefix (module comment). */
-export const DAYS_SK = '!days';
-
 /** Counter item `item` (its sort key before the shard: COUNTER_SK, or a dayItem) of a partition, counter shard `shard`. */
 export function counterKey(partition: string, shard: number, item: string = COUNTER_SK): Key {
   return { pk: partition, sk: `${item}#${shard}` };
@@ -45,14 +42,14 @@ export function isCounterKey(sk: unknown): boolean {
   return typeof sk === 'string' && sk.startsWith(COUNTER_SK);
 }
 
-/** The day counter item of a day token for the month of `day` (YYYY-MM-DD), before its shard. */
+/** The day counter item (its sort key before the counter shard) of a day token for the month of `day` (YYYY-MM-DD). */
 export function dayItem(token: string, day: string): string {
-  return `${DAYS_SK}#${token}#${day.slice(0, 7)}`;
+  return `${dayItems(token)}${day.slice(0, 7)}`;
 }
 
 /** The sort-key prefix of every day counter item of a token (a dropped one's are deleted by the runner). */
 export function dayItems(token: string): string {
-  return `${DAYS_SK}#${token}#`;
+  return `${token}#`;
 }
 
 /** The UTC day (YYYY-MM-DD) of a date (itself) or date-time value; undefined without one. */
@@ -111,7 +108,7 @@ export function recordCounts(record: StoredRecord, listings: readonly Listing[],
       out.push({ pk, attribute: sumAttribute(attribute, 'n', token), amount: sign });
     }
     if (listing.field !== undefined) continue;
-    for (const [token, day] of days) out.push({ pk: listing.partition, item: dayItem(token, day), attribute: day, amount: sign });
+    for (const [token, day] of days) out.push({ pk: dayPartition(listing.partition), item: dayItem(token, day), attribute: day, amount: sign });
   }
   return out;
 }
@@ -193,7 +190,7 @@ export function reshard(items: readonly TransactItem[], shard: number): Transact
   return items.map((item) => {
     const key = item.Update?.Key;
     const sk = typeof key?.sk === 'string' ? key.sk : undefined;
-    if (!item.Update || !key || sk === undefined || !(isCounterKey(sk) || sk.startsWith(`${DAYS_SK}#`))) return item;
+    if (!item.Update || !key || sk === undefined || !(isCounterKey(sk) || isDayPartition(String(key.pk)))) return item;
     return { Update: { ...item.Update, Key: counterKey(String(key.pk), shard, sk.slice(0, sk.lastIndexOf('#'))) } };
   });
 }

@@ -52,7 +52,7 @@ export {
   type CounterState,
 } from './rate-counters.js';
 export { type Key, type StoredRecord, type TableItem, type TableNames, type TransactItem } from './record-item.js';
-export { heldShards, homeKey, keyShard, keyShardCount, listingSortKey, ownListing, recordKey, shardKeys, uninvertedMs } from './partitions.js';
+export { dayPartition, heldShards, homeKey, isDayPartition, keyShard, keyShardCount, listingSortKey, ownListing, recordKey, shardKeys, uninvertedMs } from './partitions.js';
 export { listingPartitionFor, listings, type Listing, type Viewer } from './listings.js';
 export { counterUpdates, dayItem, dayItems, decimalSum, heldSums, utcDay, randomShard, recordCounts, reshard, summedValue, sumAttribute, totalSource, writeCounts, type CounterDelta, type TotalSource } from './counters.js';
 export { copyItem, fromItem, LAGGING_ATTRIBUTES, storedFromItem, withMaintainedShards } from './items.js';

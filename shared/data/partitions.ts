@@ -57,6 +57,22 @@ export function fieldPartition(base: string, token: string, value: unknown): str
   return `${base}#${token}=${encodeKeyValue(String(value))}`;
 }
 
+/**
+ * The partition key of a listing partition's day counter items (counters.ts dayItem), shard by
+ * shard: `<partition>#days`, before the shard's suffix (`…#days#~<k>/<N>`, so a retired shard
+ * count's are found like its copies). A key of its own: the per-day counts of a write never add to
+ * the load of the listing partition's key. 'days' without '=' names no indexed field's partition.
+ */
+export function dayPartition(partitionKey: string): string {
+  const suffix = /#~\d+\/\d+$/.exec(partitionKey);
+  return suffix ? `${partitionKey.slice(0, suffix.index)}#days${suffix[0]}` : `${partitionKey}#days`;
+}
+
+/** Whether a partition key is a day counter partition's (dayPartition). */
+export function isDayPartition(pk: string): boolean {
+  return /#days(#~\d+\/\d+)?$/.test(pk);
+}
+
 /** The base partitions a record is listed in (before indexed fields). */
 export function basePartitions(entity: Pick<LoadedEntity, 'tableName' | 'access'>, tenantId: string, ownerId: string): string[] {
   if (entity.access.public) return [globalPartition(entity)];

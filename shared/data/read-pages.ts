@@ -15,7 +15,7 @@ import { db, tableName } from './client.js';
 import { COUNTER_ITEMS, COUNTER_SK, COUNTERS_END, dayItems, decimalSum, isCounterKey, sumAttribute, type TotalSource } from './counters.js';
 import type { LiveLayout } from './layout.js';
 import { mergeFirst, type ShardRead, type ShardReader } from './merge.js';
-import { shardKeys } from './partitions.js';
+import { dayPartition, shardKeys } from './partitions.js';
 import { resolveCopies, type Copy } from './read-records.js';
 import type { StoredRecord } from './record-item.js';
 
@@ -299,8 +299,8 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 /**
  * A base partition's records per UTC day of a field counted per day (its token; counters.ts
  * dayItem), over the months `from`–`to` (YYYY-MM, inclusive; absent: every month): one Query per
- * write shard over the day items' key range (a month is one item per counter shard), the counter
- * shards added up. Days without records are absent.
+ * write shard of its day partition over the token's key range (a month is one item per counter
+ * shard), the counter shards added up. Days without records are absent.
  */
 export async function readDayCounts(partition: string, shards: number, token: string, months: { from?: string; to?: string } = {}): Promise<Map<string, number>> {
   const prefix = dayItems(token);
@@ -324,7 +324,7 @@ export async function readDayCounts(partition: string, shards: number, token: st
     return items;
   };
   const days = new Map<string, number>();
-  for (const item of (await Promise.all(shardKeys(partition, shards).map(read))).flat()) {
+  for (const item of (await Promise.all(shardKeys(dayPartition(partition), shards).map(read))).flat()) {
     for (const [name, value] of Object.entries(item)) if (DAY.test(name)) days.set(name, (days.get(name) ?? 0) + Number(value));
   }
   return days;

@@ -24,6 +24,7 @@ import {
   db,
   heldShards,
   homeKey,
+  isDayPartition,
   keyShardCount,
   listings,
   listingSortKey,
@@ -81,7 +82,7 @@ export async function cleanListingItem(entity: LoadedEntity, state: MigrationSta
   if (obsolete.length === 0 && retired.length === 0 && droppedSums.length === 0) return;
   const parts = partitionParts(entity, String(item.pk));
   if (!parts) return;
-  const ofDroppedDays = item.kind === 'counter' && droppedSums.some((t) => String(item.sk).startsWith(dayItems(t)));
+  const ofDroppedDays = item.kind === 'counter' && isDayPartition(String(item.pk)) && droppedSums.some((t) => String(item.sk).startsWith(dayItems(t)));
   if (underToken(parts, obsolete) || retired.includes(keyShardCount(String(item.pk))) || ofDroppedDays) {
     await db().send(new DeleteCommand({ TableName: tableName('records'), Key: { pk: item.pk, sk: item.sk } }));
     return;

@@ -100,9 +100,9 @@ describe('write shards', () => {
       expect.stringMatching(/^Put Records ten_1#tasks#priority=medium#~/),
       expect.stringMatching(/^Put Records ten_1#tasks#owner=usr_1#priority=medium#~/),
       expect.stringMatching(new RegExp(`^Update ten_1#tasks#~${k}/8 #count#0 `)),
-      `Update ten_1#tasks#~${k}/8 !days#createdAt#2026-01#0 2026-01-01 1`,
+      `Update ten_1#tasks#days#~${k}/8 createdAt#2026-01#0 2026-01-01 1`,
       expect.stringMatching(new RegExp(`^Update ten_1#tasks#owner=usr_1#~${k}/8 #count#0 `)),
-      `Update ten_1#tasks#owner=usr_1#~${k}/8 !days#createdAt#2026-01#0 2026-01-01 1`,
+      `Update ten_1#tasks#owner=usr_1#days#~${k}/8 createdAt#2026-01#0 2026-01-01 1`,
       `Put Events ten_1#tasks#~${k}/8 ${record.createdAt}#a`,
     ]);
   });

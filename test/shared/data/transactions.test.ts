@@ -25,7 +25,7 @@ describe('transactions', () => {
       'Put Records tags#tag_A #record',
       `Put Records ten_1#tags ${listingSortKey({ createdAt: '2026-01-01T00:00:00.000Z', id: 'tag_A' })}`,
       'Update ten_1#tags #count#4 count 1',
-      'Update ten_1#tags !days#createdAt#2026-01#4 2026-01-01 1',
+      'Update ten_1#tags#days createdAt#2026-01#4 2026-01-01 1',
       'Put Events ten_1#tasks e',
     ]);
     expect(items[0].Put!.ConditionExpression).toBe('attribute_not_exists(pk)');
@@ -38,9 +38,9 @@ describe('transactions', () => {
     expect(items).toHaveLength(1 + 8 + 4 + 2 + 1);
     expect(kinds(items).filter((k) => k.startsWith('Update'))).toEqual([
       'Update ten_1#tasks #count#0 count 1, #status=todo 1, #priority=medium 1',
-      'Update ten_1#tasks !days#createdAt#2026-01#0 2026-01-01 1',
+      'Update ten_1#tasks#days createdAt#2026-01#0 2026-01-01 1',
       'Update ten_1#tasks#owner=usr_1 #count#0 count 1, #status=todo 1, #priority=medium 1',
-      'Update ten_1#tasks#owner=usr_1 !days#createdAt#2026-01#0 2026-01-01 1',
+      'Update ten_1#tasks#owner=usr_1#days createdAt#2026-01#0 2026-01-01 1',
       'Update ten_1#tasks#assigneeId=usr_2 #count#0 count 1',
       'Update ten_1#tasks#owner=usr_1#assigneeId=usr_2 #count#0 count 1',
     ]);
@@ -58,7 +58,7 @@ describe('transactions', () => {
 
     const moved = reshard(items, 9);
 
-    expect(kinds(moved).filter((k) => k.startsWith('Update')).map((k) => k.split(' ')[2])).toEqual(['#count#9', '!days#createdAt#2026-01#9', '#count#9', '!days#createdAt#2026-01#9']);
+    expect(kinds(moved).filter((k) => k.startsWith('Update')).map((k) => k.split(' ')[2])).toEqual(['#count#9', 'createdAt#2026-01#9', '#count#9', 'createdAt#2026-01#9']);
     expect(moved.filter((i) => !i.Update)).toEqual(items.filter((i) => !i.Update));
   });
 
@@ -103,9 +103,9 @@ describe('transactions', () => {
       `Delete ten_1#customers ${listingSortKey(before)}`,
       `Delete ten_1#customers#owner=usr_1 ${listingSortKey(before)}`,
       'Update ten_1#customers #count#3 count -1',
-      'Update ten_1#customers !days#createdAt#2026-01#3 2026-01-01 -1',
+      'Update ten_1#customers#days createdAt#2026-01#3 2026-01-01 -1',
       'Update ten_1#customers#owner=usr_1 #count#3 count -1',
-      'Update ten_1#customers#owner=usr_1 !days#createdAt#2026-01#3 2026-01-01 -1',
+      'Update ten_1#customers#owner=usr_1#days createdAt#2026-01#3 2026-01-01 -1',
       'Put Events ten_1#tasks e',
     ]);
   });
@@ -117,7 +117,7 @@ describe('transactions', () => {
       'Delete tags#tsk_A #record',
       `Delete ten_1#tags ${listingSortKey(task())}`,
       'Update ten_1#tags #count#5 count -1',
-      'Update ten_1#tags !days#createdAt#2026-01#5 2026-01-01 -1',
+      'Update ten_1#tags#days createdAt#2026-01#5 2026-01-01 -1',
       'Put Events ten_1#tasks e',
     ]);
     expect(items[0].Delete!.ConditionExpression).toContain('#version = :version');
@@ -156,9 +156,9 @@ describe('a record that stands as its own copy in the tenant listing (an id that
       `Put Records ten_1#tasks#priority=medium ${sk}`,
       `Put Records ten_1#tasks#owner=usr_1#priority=medium ${sk}`,
       'Update ten_1#tasks #count#0 count 1, #status=todo 1, #priority=medium 1',
-      'Update ten_1#tasks !days#createdAt#2026-11#0 2026-11-23 1',
+      'Update ten_1#tasks#days createdAt#2026-11#0 2026-11-23 1',
       'Update ten_1#tasks#owner=usr_1 #count#0 count 1, #status=todo 1, #priority=medium 1',
-      'Update ten_1#tasks#owner=usr_1 !days#createdAt#2026-11#0 2026-11-23 1',
+      'Update ten_1#tasks#owner=usr_1#days createdAt#2026-11#0 2026-11-23 1',
       'Put Events ten_1#tasks e',
     ]);
     expect(items[0].Put!).toMatchObject({ ConditionExpression: 'attribute_not_exists(pk)', Item: { kind: 'record', id: record.id, copiesVersion: 1 } });
@@ -184,9 +184,9 @@ describe('a record that stands as its own copy in the tenant listing (an id that
       `Put Records customers#${before.id} #record`,
       `Delete ten_1#customers#owner=usr_1 ${listingSortKey(before)}`,
       'Update ten_1#customers #count#3 count -1',
-      'Update ten_1#customers !days#createdAt#2026-11#3 2026-11-23 -1',
+      'Update ten_1#customers#days createdAt#2026-11#3 2026-11-23 -1',
       'Update ten_1#customers#owner=usr_1 #count#3 count -1',
-      'Update ten_1#customers#owner=usr_1 !days#createdAt#2026-11#3 2026-11-23 -1',
+      'Update ten_1#customers#owner=usr_1#days createdAt#2026-11#3 2026-11-23 -1',
       'Put Events ten_1#tasks e',
     ]);
     expect(items[0].Delete!.ConditionExpression).toContain('#version = :version');
@@ -199,7 +199,7 @@ describe('a record that stands as its own copy in the tenant listing (an id that
     expect(kinds(deleteTransaction(layouts.tags, before, event, tables, 5))).toEqual([
       `Delete ten_1#tags ${listingSortKey(before)}`,
       'Update ten_1#tags #count#5 count -1',
-      'Update ten_1#tags !days#createdAt#2026-11#5 2026-11-23 -1',
+      'Update ten_1#tags#days createdAt#2026-11#5 2026-11-23 -1',
       'Put Events ten_1#tasks e',
     ]);
   });

@@ -115,7 +115,7 @@ async function dayItems(): Promise<string[]> {
   let start: Record<string, unknown> | undefined;
   do {
     const page = await engine.send(new ScanCommand({ TableName: OWN_TABLES.TABLE_RECORDS, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }));
-    for (const item of page.Items ?? []) if (String(item.pk).includes(`#${slug}`) && /^!days#(dueOn|startsAt)/.test(String(item.sk))) found.push(String(item.sk));
+    for (const item of page.Items ?? []) if (String(item.pk).includes(`#${slug}#days`) && /^(dueOn|startsAt)/.test(String(item.sk))) found.push(String(item.sk));
     start = page.LastEvaluatedKey;
   } while (start);
   return found;
