@@ -1303,7 +1303,7 @@ export interface paths {
         };
         /**
          * Count, sum, average, min and max of comments, by group
-         * @description Aggregates of the comments the caller could list (LIST's filters, tenancy and row-level security). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. A count alone, grouped by at most one indexed enum or boolean field, with no filter or one equality on an indexed field, is read from the counters kept with every write (`meta.source: "counters"`: a few read units whatever the number of records); anything else by reading the matching listing (`meta.source: "scan"`), and a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE. Either way its cost is in X-Request-Cost.
+         * @description Aggregates of the comments the caller could list (LIST's filters, tenancy and row-level security). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. A count alone, grouped by at most one indexed enum or boolean field, with no filter or one equality on an indexed field, and a count alone per `interval` of `createdAt` (or a date field the entity counts per day) with no filter but a range of whole days, are read from the counters kept with every write (`meta.source: "counters"`: a few read units whatever the number of records); anything else by reading the matching listing (`meta.source: "scan"`), and a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE. Either way its cost is in X-Request-Cost.
          *
          *     For example `GET /api/v1/comments/aggregate?count` (per group), or `?interval=day&startDate=2024-06-01&endDate=2024-06-30` (records per day of June, by `createdAt`).
          */
@@ -1325,7 +1325,7 @@ export interface paths {
         };
         /**
          * Count, sum, average, min and max of customers, by group
-         * @description Aggregates of the customers the caller could list (LIST's filters, tenancy and row-level security, soft-deleted records left out). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. A count alone, grouped by at most one indexed enum or boolean field, with no filter or one equality on an indexed field, is read from the counters kept with every write (`meta.source: "counters"`: a few read units whatever the number of records); anything else by reading the matching listing (`meta.source: "scan"`), and a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE. Either way its cost is in X-Request-Cost.
+         * @description Aggregates of the customers the caller could list (LIST's filters, tenancy and row-level security, soft-deleted records left out). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. A count alone, grouped by at most one indexed enum or boolean field, with no filter or one equality on an indexed field, and a count alone per `interval` of `createdAt` (or a date field the entity counts per day) with no filter but a range of whole days, are read from the counters kept with every write (`meta.source: "counters"`: a few read units whatever the number of records); anything else by reading the matching listing (`meta.source: "scan"`), and a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE. Either way its cost is in X-Request-Cost.
          *
          *     For example `GET /api/v1/customers/aggregate?count` (per group), or `?interval=day&startDate=2024-06-01&endDate=2024-06-30` (records per day of June, by `createdAt`).
          */
@@ -1347,7 +1347,7 @@ export interface paths {
         };
         /**
          * Count, sum, average, min and max of orders, by group
-         * @description Aggregates of the orders the caller could list (LIST's filters, tenancy and row-level security). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. A count alone, grouped by at most one indexed enum or boolean field, with no filter or one equality on an indexed field, is read from the counters kept with every write (`meta.source: "counters"`: a few read units whatever the number of records); anything else by reading the matching listing (`meta.source: "scan"`), and a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE. Either way its cost is in X-Request-Cost.
+         * @description Aggregates of the orders the caller could list (LIST's filters, tenancy and row-level security). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. A count alone, grouped by at most one indexed enum or boolean field, with no filter or one equality on an indexed field, and a count alone per `interval` of `createdAt` (or a date field the entity counts per day) with no filter but a range of whole days, are read from the counters kept with every write (`meta.source: "counters"`: a few read units whatever the number of records); anything else by reading the matching listing (`meta.source: "scan"`), and a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE. Either way its cost is in X-Request-Cost.
          *
          *     For example `GET /api/v1/orders/aggregate?groupBy=status&sum=total` (per group), or `?interval=day&startDate=2024-06-01&endDate=2024-06-30` (records per day of June, by `createdAt`).
          */
@@ -1369,7 +1369,7 @@ export interface paths {
         };
         /**
          * Count, sum, average, min and max of products, by group
-         * @description Aggregates of the products the caller could list (LIST's filters, public: no credentials needed, soft-deleted records left out). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. A count alone, grouped by at most one indexed enum or boolean field, with no filter or one equality on an indexed field, is read from the counters kept with every write (`meta.source: "counters"`: a few read units whatever the number of records); anything else by reading the matching listing (`meta.source: "scan"`), and a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE. Either way its cost is in X-Request-Cost.
+         * @description Aggregates of the products the caller could list (LIST's filters, public: no credentials needed, soft-deleted records left out). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. A count alone, grouped by at most one indexed enum or boolean field, with no filter or one equality on an indexed field, and a count alone per `interval` of `createdAt` (or a date field the entity counts per day) with no filter but a range of whole days, are read from the counters kept with every write (`meta.source: "counters"`: a few read units whatever the number of records); anything else by reading the matching listing (`meta.source: "scan"`), and a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE. Either way its cost is in X-Request-Cost.
          *
          *     For example `GET /api/v1/products/aggregate?groupBy=status&sum=price` (per group), or `?interval=day&startDate=2024-06-01&endDate=2024-06-30` (records per day of June, by `createdAt`).
          */
@@ -1391,7 +1391,7 @@ export interface paths {
         };
         /**
          * Count, sum, average, min and max of tags, by group
-         * @description Aggregates of the tags the caller could list (LIST's filters, tenancy and row-level security). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. A count alone, grouped by at most one indexed enum or boolean field, with no filter or one equality on an indexed field, is read from the counters kept with every write (`meta.source: "counters"`: a few read units whatever the number of records); anything else by reading the matching listing (`meta.source: "scan"`), and a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE. Either way its cost is in X-Request-Cost.
+         * @description Aggregates of the tags the caller could list (LIST's filters, tenancy and row-level security). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. A count alone, grouped by at most one indexed enum or boolean field, with no filter or one equality on an indexed field, and a count alone per `interval` of `createdAt` (or a date field the entity counts per day) with no filter but a range of whole days, are read from the counters kept with every write (`meta.source: "counters"`: a few read units whatever the number of records); anything else by reading the matching listing (`meta.source: "scan"`), and a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE. Either way its cost is in X-Request-Cost.
          *
          *     For example `GET /api/v1/tags/aggregate?count` (per group), or `?interval=day&startDate=2024-06-01&endDate=2024-06-30` (records per day of June, by `createdAt`).
          */
@@ -1413,7 +1413,7 @@ export interface paths {
         };
         /**
          * Count, sum, average, min and max of tasks, by group
-         * @description Aggregates of the tasks the caller could list (LIST's filters, tenancy and row-level security). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. A count alone, grouped by at most one indexed enum or boolean field, with no filter or one equality on an indexed field, is read from the counters kept with every write (`meta.source: "counters"`: a few read units whatever the number of records); anything else by reading the matching listing (`meta.source: "scan"`), and a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE. Either way its cost is in X-Request-Cost.
+         * @description Aggregates of the tasks the caller could list (LIST's filters, tenancy and row-level security). Groups are sorted by key ascending (null first); without grouping there is one group, key `{}`. A count alone, grouped by at most one indexed enum or boolean field, with no filter or one equality on an indexed field, and a count alone per `interval` of `createdAt` (or a date field the entity counts per day) with no filter but a range of whole days, are read from the counters kept with every write (`meta.source: "counters"`: a few read units whatever the number of records); anything else by reading the matching listing (`meta.source: "scan"`), and a read over AGGREGATE_SCAN_LIMIT records (100,000 by default) answers 400 AGGREGATE_TOO_LARGE. Either way its cost is in X-Request-Cost.
          *
          *     For example `GET /api/v1/tasks/aggregate?groupBy=status` (per group), or `?interval=day&startDate=2024-06-01&endDate=2024-06-30` (records per day of June, by `createdAt`).
          */
@@ -2786,10 +2786,12 @@ export interface components {
                 token?: string;
                 ready?: boolean;
             }[];
-            /** @description Summed fields (`aggregates.sum`): `ready` once every record's value is in the counters; until then their sums and averages are answered by a scan. */
+            /** @description Summed fields (`aggregates.sum`) and fields counted per day (`aggregates.days`, `by: "day"`): `ready` once every record is in the counters; until then their sums, averages and counts per day, week or month are answered by a scan. */
             sums?: {
                 field?: string;
                 token?: string;
+                /** @enum {string} */
+                by?: "day";
                 ready?: boolean;
             }[];
             /** @description Unique fields: `ready` once every value held has its uniqueness item; until then a write setting a new value of the field answers 503 with Retry-After. */
