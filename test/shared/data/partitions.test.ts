@@ -6,7 +6,7 @@ import { createTransaction } from '../../../shared/data/transactions.js';
 import { eventItem } from '../../../shared/data/change-events.js';
 import { COUNTER_SK, totalSource } from '../../../shared/data/counters.js';
 import { listingPartitionFor, listingPartitions } from '../../../shared/data/listings.js';
-import { invertedTime, listingSortKey, recordKey, shardKeys, shardOf } from '../../../shared/data/partitions.js';
+import { dayPartition, invertedTime, isDayPartition, keyShardCount, listingSortKey, recordKey, shardKey, shardKeys, shardOf } from '../../../shared/data/partitions.js';
 import { encodeKeyValue, type StoredRecord } from '../../../shared/data/record-item.js';
 import { newRecordId } from '../../../shared/ids.js';
 import { definitions, kinds, tables, task } from './support.js';
@@ -124,5 +124,18 @@ describe('write shards', () => {
     expect(totalSource(layouts.products, 'products').shards).toBe(1);
     expect(totalSource(definitionLayout({ ...entities.products, writeShards: 8 }), 'products').shards).toBe(8);
     expect(totalSource(layouts.tags, 'ten_1#tags').shards).toBe(1);
+  });
+});
+
+describe('day counter partitions', () => {
+  it('put a listing shard\'s day counters on a key of their own, named before the shard suffix, so a shard count is read from it', () => {
+    expect(dayPartition('ten_1#tasks')).toBe('ten_1#tasks#days');
+    expect(dayPartition(shardKey('products', 3, 8))).toBe('products#days#~3/8');
+    expect(shardKeys(dayPartition('products'), 8)[3]).toBe(dayPartition(shardKey('products', 3, 8)));
+    expect(keyShardCount(dayPartition(shardKey('products', 3, 8)))).toBe(8);
+  });
+
+  it('are told apart from listing partitions, an indexed field named days among them', () => {
+    expect([isDayPartition('products#days'), isDayPartition('products#days#~0/2'), isDayPartition('products#days=x'), isDayPartition('products')]).toEqual([true, true, false, false]);
   });
 });
