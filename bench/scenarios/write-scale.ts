@@ -7,13 +7,14 @@
  *
  * Cases, each on fresh tenants: 300 single creates (BENCH_WRITE_SCALE_RECORDS), then as many
  * records imported 100 at a time, of
- * products (public, spread over 3 tenants), tasks (private, one tenant) and sharded-products
- * (bench/entities/: products with `writeShards: 16`, 3 tenants). After the creates, the RCU of
+ * products (public, spread over 3 tenants), tasks (private, one tenant), sharded-products
+ * (bench/entities/: products with `writeShards: 16`, 3 tenants) and page-cost-32 (products
+ * pinned at 32, the most the controller splits to, 3 tenants). After the creates, the RCU of
  * LIST page 1 (default limit) of each entity; then the WCU of each write of a task with a
  * 300-character description (create, title update, status update, delete). Last, the read units
  * of LIST page 1 and of a cursor page (limit 20) by write shards, 1 to 32: the page-cost entities
- * (bench/entities/page-cost-<N>.ts, products pinned at N shards, 100 records each; 16:
- * sharded-products).
+ * (bench/entities/page-cost-<N>.ts, products pinned at N shards, 100 records each; 16 and 32:
+ * the cases' entities, with the cases' records).
  *
  * The sharded entity is loaded through ENTITIES_DIR, which must be set before the run starts the
  * local runtime (the registry is loaded once per process): this module sets it when it is
@@ -27,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { tableName } from '../../shared/data/client.js';
 import { ENTITIES_DIR_ENV, validateDefinition } from '../../shared/registry/index.js';
 import { whileRecording, storedItemLookup, type ItemWrite, type StoredItemLookup } from '../billing.js';
+import pageCost32 from '../entities/page-cost-32.js';
 import shardedProducts from '../entities/sharded-products.js';
 import { ok, sessionOf, tenantKey } from '../http.js';
 import { ceiling, KeyLoad, summarizeLoad, type LoadSummary } from '../partition-load.js';
@@ -115,6 +117,17 @@ const SUBJECTS: Subject[] = [
     tenants: 3,
     shards: shardedProducts.writeShards,
     note: `public, writeShards ${shardedProducts.writeShards}, 3 tenants`,
+    create: product,
+    importBody: (items) => ({ items }),
+    imported: (data) => data.created,
+  },
+  {
+    // The most the controller splits an entity into.
+    slug: pageCost32.slug,
+    tableName: pageCost32.tableName,
+    tenants: 3,
+    shards: pageCost32.writeShards,
+    note: `public, writeShards ${pageCost32.writeShards}, 3 tenants`,
     create: product,
     importBody: (items) => ({ items }),
     imported: (data) => data.created,
@@ -242,8 +255,8 @@ async function pageCosts(runtime: LocalRuntime, operator: Record<string, string>
   const out: PageCost[] = [];
   for (const shards of PAGE_COST_SHARDS) {
     const slug = shards === shardedProducts.writeShards ? shardedProducts.slug : `page-cost-${shards}`;
-    // sharded-products holds the cases' records already.
-    if (slug !== shardedProducts.slug) await pool(Array.from({ length: PAGE_COST_RECORDS }, (_, i) => i), WIDTH, async (i) => {
+    // The cases' entities hold their records already.
+    if (!SUBJECTS.some((s) => s.slug === slug)) await pool(Array.from({ length: PAGE_COST_RECORDS }, (_, i) => i), WIDTH, async (i) => {
         await ok(runtime, 'POST', `${V1}/${slug}`, key, product(i));
       });
     const list = `${V1}/${slug}?limit=20`;
@@ -330,7 +343,7 @@ export async function run(context: BenchContext): Promise<BenchRow[]> {
   const cases: CaseResult[] = [];
   for (const kind of ['creates', 'imports'] as const) {
     for (const subject of SUBJECTS) {
-      if (subject.slug === shardedProducts.slug && shardedSkipped) {
+      if (subject.shards > 1 && shardedSkipped) {
         cases.push({ name: `${subject.slug}: ${RECORDS} ${kind === 'creates' ? 'single creates' : 'imported'} (${subject.note})`, skipped: shardedSkipped });
         continue;
       }
