@@ -10,7 +10,7 @@
  * Functions that take a listing partition take its logical name (listings.ts listingPartitionFor)
  * and read each of its write shards; resolveCopies takes the partition key the copies were read from.
  */
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { paginateQuery, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.js';
 import { COUNTER_ITEMS, COUNTER_SK, COUNTERS_END, dayItems, decimalSum, isCounterKey, sumAttribute, type TotalSource } from './counters.js';
 import type { LiveLayout } from './layout.js';
@@ -306,21 +306,14 @@ export async function readDayCounts(partition: string, shards: number, token: st
   const prefix = dayItems(token);
   const read = async (pk: string) => {
     const items: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await db().send(
-        new QueryCommand({
-          TableName: tableName('records'),
-          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lo AND :hi',
-          ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
-          ExpressionAttributeValues: { ':pk': pk, ':lo': `${prefix}${months.from ?? ''}`, ':hi': `${prefix}${months.to ?? '9999-12'}#~` },
-          ConsistentRead: true,
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      items.push(...(out.Items ?? []));
-      start = out.LastEvaluatedKey;
-    } while (start);
+    const pages = paginateQuery({ client: db() }, {
+      TableName: tableName('records'),
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lo AND :hi',
+      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+      ExpressionAttributeValues: { ':pk': pk, ':lo': `${prefix}${months.from ?? ''}`, ':hi': `${prefix}${months.to ?? '9999-12'}#~` },
+      ConsistentRead: true,
+    });
+    for await (const page of pages) items.push(...(page.Items ?? []));
     return items;
   };
   const days = new Map<string, number>();

@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { resetConfig } from '../../../shared/config.js';
 import { createDynamoClient } from '../../../shared/data/client.js';
 import { api } from '../../support/http.js';
-import { loginAsOperator, newTenant, type TestTenant } from '../../support/identity.js';
+import { newTenant, type TestTenant } from '../../support/identity.js';
 import type { TestServer } from '../../support/server.js';
-import { definitionsDir, migrated, migrationOf, OWN_TABLES, startWith, walk, type DefinitionsDir } from './support.js';
+import { checkedWhileMigrating, definitionsDir, migrated, OWN_TABLES, startWith, walk, type DefinitionsDir } from './support.js';
 
 process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
 resetConfig();
@@ -121,21 +121,14 @@ describe('a field summed over stored records', () => {
 
   it('answers by a scan while the pass adds the stored values, with writes racing it, and from counters once it is done', async () => {
     await restart(true, { MIGRATION_PAUSE_MS: '250', MIGRATION_PAGE_SIZE: '4' });
-    const operator = await loginAsOperator();
-    let during = 0;
-    for (let round = 0; round < 40; round++) {
-      const before = await migrationOf(server!.url, slug, operator);
-      if (before.state === 'done') break;
-      expect(before.changes).toContain('sum added: amount');
-      expect(before.sums).toEqual([{ field: 'amount', token: expect.stringMatching(/^amount@\d+$/), ready: false }, CREATED_DAYS]);
-      await raceOnce(round);
-      const sources = await expectSums();
-      const after = await migrationOf(server!.url, slug, operator);
-      if (after.state !== 'done') {
-        expect([...sources]).toEqual(['scan']);
-        during += 1;
-      }
-    }
+    const during = await checkedWhileMigrating(server!.url, slug, {
+      seen: (status) => {
+        expect(status.changes).toContain('sum added: amount');
+        expect(status.sums).toEqual([{ field: 'amount', token: expect.stringMatching(/^amount@\d+$/), ready: false }, CREATED_DAYS]);
+      },
+      race: raceOnce,
+      check: expectSums,
+    });
     expect(during, 'checks made while the pass ran').toBeGreaterThan(0);
     const done = await migrated(server!.url, slug);
     expect(done.state).toBe('done');

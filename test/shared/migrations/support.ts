@@ -86,6 +86,33 @@ export async function migrated(url: string, slug: string, timeoutMs = 120_000): 
   }
 }
 
+/**
+ * Until the entity's migration is done (at most `rounds` rounds): `seen` looks at the status, `race`
+ * writes against the pass, then `check` asks what the pass builds and returns the sources of the
+ * answers, each 'scan' while the pass still runs. Returns how many checks the pass was running for.
+ */
+export async function checkedWhileMigrating(
+  url: string,
+  slug: string,
+  steps: { seen: (status: EntityStatus) => void; race: (round: number) => Promise<void>; check: () => Promise<Set<string>> },
+  rounds = 40,
+): Promise<number> {
+  const operator = await loginAsOperator();
+  let during = 0;
+  for (let round = 0; round < rounds; round++) {
+    const before = await migrationOf(url, slug, operator);
+    if (before.state === 'done') break;
+    steps.seen(before);
+    await steps.race(round);
+    const sources = await steps.check();
+    if ((await migrationOf(url, slug, operator)).state !== 'done') {
+      expect([...sources]).toEqual(['scan']);
+      during += 1;
+    }
+  }
+  return during;
+}
+
 export interface ModelRecord {
   id: string;
   owner: string;
