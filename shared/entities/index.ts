@@ -4,7 +4,8 @@
  * shared/entities/ is the area's own. The rules alone (no service) are also in rules.ts.
  */
 export * from './rules.js';
-export { aggregatableFields, aggregateQueryOf, aggregateRecords, parseAggregateQuery, type AggregateInput, type AggregateGroup, type AggregateQuery, type AggregateResult } from './aggregate.js';
+export { aggregateRecords, type AggregateResult } from './aggregate.js';
+export { aggregatableFields, aggregateQueryOf, parseAggregateQuery, type AggregateInput, type AggregateGroup, type AggregateQuery } from './aggregate-query.js';
 export { bulkDelete, bulkUpdate, type BulkDeleteResult, type BulkFailure, type BulkUpdateResult } from './bulk.js';
 export { listDeleted, listRevisions, parseRevisionNumber, parseRevisionsQuery, readRecordAtRevision, restoreRecord, type RevisionsPage } from './history.js';
 export { undoOperation, type UndoResult } from './undo.js';
