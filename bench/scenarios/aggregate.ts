@@ -1,9 +1,9 @@
 /**
  * Aggregates (GET /api/v1/{entity}/aggregate) over HTTP on the run's local runtime. N orders of
  * one tenant (status one of four, a total), created over 30 days, read by the tenant's admin: a
- * count, a count by status and a count of one status (from counters, `meta.source: "counters"`),
- * a count and a sum of the total by status, and a count per day over the 30 days (both by a
- * bounded scan, `meta.source: "scan"`). Each shape: the read units of X-Request-Cost and the p50
+ * count, a count by status and a count of one status, a count and a sum of the total by status,
+ * and a count per day over the 30 days (from counters, `meta.source: "counters"`), and the first
+ * and last createdAt (from the listing order, `meta.source: "index"`). Each shape: the read units of X-Request-Cost and the p50
  * of the request's time, at 10,000 orders
  * (BENCH_AGGREGATE_SIZES=10000,100000 adds the 100,000 case: minutes of seeding and of scans).
  * Orders, not tasks: tasks have no number field to sum.
@@ -26,6 +26,7 @@ const SHAPES: { name: string; query: string }[] = [
   { name: 'count of one status', query: 'count&status=paid' },
   { name: 'count and sum by status', query: 'count&sum=total&groupBy=status' },
   { name: `count per day over ${DAYS} days`, query: `count&interval=day&startDate=2025-01-01&endDate=2025-01-${DAYS}` },
+  { name: 'first and last createdAt', query: 'min=createdAt&max=createdAt' },
 ];
 
 /** The read units an answer's X-Request-Cost reports (`rcu=12.5, wcu=0.0`). */

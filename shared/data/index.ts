@@ -61,7 +61,7 @@ export { changesBetween, claimUndo, readOperation, readRevision, readRevisions, 
 export { createTransaction, deleteTransaction, newRecordPuts, updateTransaction, versionGuard } from './transactions.js';
 export { CONFLICT_ATTEMPTS, conflictBackoff, recordTables, sendTransaction, transact, WriteConflict } from './transact.js';
 export { batchGet, batchKey, getRecord, MAX_ID_LENGTH, readRecords, type BatchRequest } from './read-records.js';
-export { firstPage, pageAfter, queryPartition, readCounter, readCounters, readCounterTotals, readDayCounts, skipEntries, type CounterTotals, type PartitionPage } from './read-pages.js';
+export { firstPage, pageAfter, queryPartition, readCounter, readCounters, readCounterTotals, readDayCounts, readListingEnds, skipEntries, type CounterTotals, type PartitionPage } from './read-pages.js';
 export { queryAll } from './read-all.js';
 export { mergeFirst, mergeSorted, type ShardRead, type ShardReader } from './merge.js';
 export { buildingAcquisitions, holdsValue, oversizedUniques, uniqueBuildingError, uniqueFields, uniqueItem, uniqueKey, uniqueKeyFits, uniquePutField } from './unique-keys.js';

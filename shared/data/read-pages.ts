@@ -322,3 +322,20 @@ export async function readDayCounts(partition: string, shards: number, token: st
   }
   return days;
 }
+
+/**
+ * The createdAt of the newest and of the oldest record listed in a (logical) partition: a listing
+ * is sorted by createdAt, so ONE copy read at each end of each write shard (two Queries of Limit 1
+ * per shard, in parallel), whatever the number of records. Undefined for an empty partition.
+ */
+export async function readListingEnds(partition: string, shards: number): Promise<{ newest?: string; oldest?: string }> {
+  const end = async (pk: string, forward: boolean) => {
+    const out = await db().send(new QueryCommand(listingQuery(pk, COPIES_ONLY, 1, { ScanIndexForward: forward, ProjectionExpression: '#createdAt', ExpressionAttributeNames: { '#createdAt': 'createdAt' } })));
+    const at = out.Items?.[0]?.createdAt;
+    return typeof at === 'string' ? at : undefined;
+  };
+  const keys = shardKeys(partition, shards);
+  const [newest, oldest] = await Promise.all([true, false].map((forward) => Promise.all(keys.map((pk) => end(pk, forward)))));
+  const times = (values: (string | undefined)[]) => values.filter((v): v is string => v !== undefined).sort((a, b) => Date.parse(a) - Date.parse(b));
+  return { newest: times(newest).at(-1), oldest: times(oldest)[0] };
+}

@@ -3,7 +3,8 @@
  * after each phase of writes (creates, updates that move records between groups, a bulk update,
  * an import, hard deletes on tasks; updates of summed values on orders; soft deletes and restores
  * on products), every count, sum and average — the total, per day of createdAt, per enum value,
- * per value of a filtered equality — equals what a full cursor walk of LIST shows the same caller: an admin, a plain user
+ * per value of a filtered equality — and the first and last createdAt (from the listing order,
+ * `meta.source: "index"`) equals what a full cursor walk of LIST shows the same caller: an admin, a plain user
  * of a private entity (own records only), another tenant, and an anonymous caller of a public entity.
  */
 import { randomBytes } from 'node:crypto';
@@ -57,6 +58,12 @@ function dayGroups(rows: readonly Row[]): { key: Record<string, unknown>; count:
   return [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, count]) => ({ key: { createdAt: day }, count }));
 }
 
+/** The min and max of createdAt a model computes (null without records). */
+function createdAtEnds(rows: readonly Row[]): { min: { createdAt: string | null }; max: { createdAt: string | null } } {
+  const times = rows.map((r) => r.createdAt as string).sort((a, b) => Date.parse(a) - Date.parse(b));
+  return { min: { createdAt: times[0] ?? null }, max: { createdAt: times.at(-1) ?? null } };
+}
+
 /** Every count a caller may ask of `slug` (in all, per day, per enum value, of one value) equals the model of its own LIST walk, each from counters. */
 async function expectCountsMatch(caller: Caller, slug: string, grouped: Record<string, readonly unknown[]>): Promise<void> {
   const rows = await walk(caller, `/api/v1/${slug}`);
@@ -71,14 +78,21 @@ async function expectCountsMatch(caller: Caller, slug: string, grouped: Record<s
   const perDay = await ask('interval=day');
   expect(perDay.data, `${slug}: per day of createdAt`).toEqual(dayGroups(rows));
   expect(perDay.meta.source).toBe('counters');
+  const ends = await ask('count&min=createdAt&max=createdAt');
+  expect(ends.data, `${slug}: first and last createdAt`).toEqual([{ key: {}, count: rows.length, ...createdAtEnds(rows) }]);
+  expect(ends.meta.source).toBe('index');
   for (const [field, values] of Object.entries(grouped)) {
     const groups = await ask(`groupBy=${field}`);
     expect(groups.data, `${slug}: per ${field}`).toEqual(modelGroups(rows, field, values));
     expect(groups.meta).toEqual({ groups: groups.data.length, source: 'counters' });
     for (const value of values) {
       const one = await ask(`${field}=${value}`);
-      expect(one.data, `${slug}: ${field}=${value}`).toEqual([{ key: {}, count: rows.filter((r) => r[field] === value).length }]);
+      const matching = rows.filter((r) => r[field] === value);
+      expect(one.data, `${slug}: ${field}=${value}`).toEqual([{ key: {}, count: matching.length }]);
       expect(one.meta.source).toBe('counters');
+      const oneEnds = await ask(`${field}=${value}&max=createdAt&min=createdAt`);
+      expect(oneEnds.data, `${slug}: ${field}=${value} first and last`).toEqual([{ key: {}, ...createdAtEnds(matching) }]);
+      expect(oneEnds.meta.source).toBe('index');
     }
   }
 }

@@ -3,7 +3,7 @@ import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { queryAll } from '../../../shared/data/read-all.js';
-import { firstPage, pageAfter, queryPartition, readCounter, readCounters, readCounterTotals, skipEntries } from '../../../shared/data/read-pages.js';
+import { firstPage, pageAfter, queryPartition, readCounter, readCounters, readCounterTotals, readListingEnds, skipEntries } from '../../../shared/data/read-pages.js';
 import { copyItem, recordItem } from '../../../shared/data/items.js';
 import { listingSortKey } from '../../../shared/data/partitions.js';
 import type { StoredRecord } from '../../../shared/data/record-item.js';
@@ -201,5 +201,23 @@ describe('partial listing copies', () => {
       { pk: 'tasks#tsk_a', sk: '#record' },
       { pk: 'tasks#tsk_b', sk: '#record' },
     ]);
+  });
+});
+
+describe('listing ends', () => {
+  it('read one copy at each end of each write shard and keep the newest and the oldest createdAt of all', async () => {
+    const at = (pk: string, forward: boolean) => ({ 'p#~0/2': forward ? '2026-03-01T00:00:00.000Z' : '2026-01-05T00:00:00.000Z', 'p#~1/2': forward ? '2026-03-02T00:00:00.000Z' : '2026-01-04T00:00:00.000Z' })[pk];
+    dynamo.on(QueryCommand).callsFake((input) => ({ Items: [{ createdAt: at(input.ExpressionAttributeValues[':pk'], input.ScanIndexForward) }] }));
+
+    expect(await readListingEnds('p', 2)).toEqual({ newest: '2026-03-02T00:00:00.000Z', oldest: '2026-01-04T00:00:00.000Z' });
+    const queries = dynamo.commandCalls(QueryCommand).map((c) => c.args[0].input);
+    expect(queries).toHaveLength(4);
+    expect(queries.every((q) => q.Limit === 1 && q.ConsistentRead && q.ExpressionAttributeValues![':sk'] === '#count#~')).toBe(true);
+  });
+
+  it('are none for an empty listing', async () => {
+    dynamo.on(QueryCommand).resolves({ Items: [] });
+
+    expect(await readListingEnds('p', 1)).toEqual({ newest: undefined, oldest: undefined });
   });
 });
