@@ -3,8 +3,8 @@
  * one tenant (status one of four, a total), created over 30 days, read by the tenant's admin: a
  * count, a count by status and a count of one status, a count and a sum of the total by status,
  * and a count per day over the 30 days (from counters, `meta.source: "counters"`), and the first
- * and last createdAt (from the listing order, `meta.source: "index"`). Each shape: the read units of X-Request-Cost and the p50
- * of the request's time, at 10,000 orders
+ * and last createdAt (from the listing order, `meta.source: "index"`). Each shape: the read units
+ * of X-Request-Cost and the p50 of the request's time, at 10,000 orders
  * (BENCH_AGGREGATE_SIZES=10000,100000 adds the 100,000 case: minutes of seeding and of scans).
  * Orders, not tasks: tasks have no number field to sum.
  */
