@@ -54,6 +54,13 @@ afterAll(async () => {
   await browser?.close();
 });
 
+
+/** Ticks the rows of `records` once the searched view has settled (a click while the table re-renders is lost). */
+async function selectRows(page: Page, records: readonly { id: string }[]): Promise<void> {
+  await page.getByLabel(`Select ${records[0].id}`).waitFor();
+  await settled(page);
+  for (const r of records) await page.getByLabel(`Select ${r.id}`).check();
+}
 describe('the History tab', () => {
   it('lists the revisions newest first with their diffs and authors, loads more by cursor, and restores a version', async () => {
     const task = await createTask({ title: 'Draft', description: 'first' });
@@ -181,7 +188,7 @@ describe('the Undo toast', () => {
     const problems = watch(page);
 
     await page.goto('/dashboard#/tasks?search=Zq');
-    for (const t of tasks) await page.getByLabel(`Select ${t.id}`).check();
+    await selectRows(page, tasks);
     await page.getByRole('button', { name: 'Edit selected (3)' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('Field to set').selectOption('status');
@@ -215,7 +222,7 @@ describe('the Undo toast', () => {
     const problems = watch(page);
 
     await page.goto('/dashboard#/tasks?search=Zr');
-    for (const t of tasks) await page.getByLabel(`Select ${t.id}`).check();
+    await selectRows(page, tasks);
     await page.getByRole('button', { name: 'Delete selected (2)' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
     await page.locator('.toast').getByText('Deleted 2 tasks —').waitFor();
@@ -252,7 +259,7 @@ describe('accessibility', () => {
       await page.getByRole('listitem').filter({ hasText: doomed.id }).waitFor();
       await expectAccessible(page, `trash ${size}`);
       await page.goto('/dashboard#/tasks?search=Zs');
-      await page.getByLabel(`Select ${toasted.id}`).check();
+      await selectRows(page, [toasted]);
       await page.getByRole('button', { name: 'Edit selected (1)' }).click();
       await page.getByRole('dialog').getByLabel('Field to set').selectOption('priority');
       await page.getByRole('dialog').getByLabel('priority').selectOption(size === 'desktop' ? 'high' : 'low');
