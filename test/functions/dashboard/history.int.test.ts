@@ -54,13 +54,13 @@ afterAll(async () => {
   await browser?.close();
 });
 
-
 /** Ticks the rows of `records` once the searched view has settled (a click while the table re-renders is lost). */
 async function selectRows(page: Page, records: readonly { id: string }[]): Promise<void> {
   await page.getByLabel(`Select ${records[0].id}`).waitFor();
   await settled(page);
   for (const r of records) await page.getByLabel(`Select ${r.id}`).check();
 }
+
 describe('the History tab', () => {
   it('lists the revisions newest first with their diffs and authors, loads more by cursor, and restores a version', async () => {
     const task = await createTask({ title: 'Draft', description: 'first' });
