@@ -9,9 +9,8 @@
  * Only complete indexes, sums and day counts are read (one a migration still builds is not):
  * until then the same question takes the scan (aggregate.ts).
  */
-import { compareValues } from '../query/index.js';
 import { decimalSum, fewValues, readCounterTotals, readDayCounts, totalSource, type CounterTotals, type LiveLayout, type TotalSource } from '../data/index.js';
-import type { ListPlan } from '../query/index.js';
+import { compareValues, type ListPlan } from '../query/index.js';
 import type { LoadedEntity } from '../registry/index.js';
 import { bucketOf, TOP, type AggregateGroup, type AggregateQuery } from './aggregate-query.js';
 
@@ -114,7 +113,10 @@ interface DayPlan {
   total?: TotalSource;
 }
 
-/** The day a date range's bound falls on when it is a whole day's edge (00:00:00.000 for a start, 23:59:59.999 for an end; a date field's bounds are days), else undefined. */
+/**
+ * The day a date range's bound falls on when it is a whole day's edge (00:00:00.000 for a start,
+ * 23:59:59.999 for an end; a date field's bounds are days), else undefined.
+ */
 function wholeDay(bound: string, edge: 'start' | 'end'): string | undefined {
   if (/^\d{4}-\d{2}-\d{2}$/.test(bound)) return bound;
   return bound.slice(10) === (edge === 'start' ? 'T00:00:00.000Z' : 'T23:59:59.999Z') ? bound.slice(0, 10) : undefined;
@@ -122,8 +124,9 @@ function wholeDay(bound: string, edge: 'start' | 'end'): string | undefined {
 
 /**
  * Where the day counters answer `query` exactly (pure), undefined when they cannot: a count alone
- * (what an aggregate asking nothing else counts) per `interval` of a field whose complete day counts the layout keeps (readableDays), no grouping,
- * search or condition but a date range on that field made of whole UTC days.
+ * (what an aggregate asking nothing else counts) per `interval` of a field whose complete day
+ * counts the layout keeps (readableDays), no grouping, search or condition but a date range on
+ * that field made of whole UTC days.
  */
 export function dayPlan(layout: LiveLayout, plan: ListPlan, query: AggregateQuery): DayPlan | undefined {
   if (plan.kind === 'empty' || plan.kind === 'ids' || !query.interval || query.groupBy.length > 0) return undefined;
