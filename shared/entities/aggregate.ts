@@ -115,7 +115,8 @@ function tooLarge(limit: number): ApiError {
 }
 /**
  * The aggregate of the records of `entity` the caller could LIST, planned by LIST's planner: from
- * the counters when they answer it (aggregate-counters.ts), else read by LIST's read path, stopping with 400
+ * the counters when they answer it (aggregate-counters.ts), else from the listing order
+ * (aggregate-index.ts), else read by LIST's read path, stopping with 400
  * AGGREGATE_TOO_LARGE over AGGREGATE_SCAN_LIMIT items examined.
  */
 export async function aggregateRecords(entity: LoadedEntity, auth: AuthContext | undefined, query: AggregateQuery): Promise<AggregateResult> {
