@@ -9,8 +9,9 @@
  * - `meta.source: "counters"`: counts, sums and averages, and counts per day, that the counters
  *   written with every record answer (aggregate-counters.ts): one Query per counter partition,
  *   whatever the number of records.
- * - `meta.source: "index"`: the min and max of createdAt, from the ends of the caller's listing,
- *   which is sorted by it (aggregate-index.ts): one item read per end and write shard.
+ * - `meta.source: "index"`: the min and max of createdAt, from the ends of the caller's listing
+ *   (or of each value's, grouped by one enum or boolean field), which is sorted by it
+ *   (aggregate-index.ts): one item read per end and write shard.
  * - `meta.source: "scan"`: anything else. The narrowest listing partition is read to its end, and
  *   a read that examines more than AGGREGATE_SCAN_LIMIT items stops with 400 AGGREGATE_TOO_LARGE
  *   (never a partial answer).
@@ -25,7 +26,7 @@ import { compareValues, valueAt } from '../query/index.js';
 import type { LoadedEntity } from '../registry/index.js';
 import { canSee, requireOperation, requirePermission, viewerOf } from './access.js';
 import { fromCounterItems } from './aggregate-counters.js';
-import { fromListingEnds, indexPlan } from './aggregate-index.js';
+import { fromListingOrder } from './aggregate-index.js';
 import { bucketOf, type AggregateField, type AggregateGroup, type AggregateQuery } from './aggregate-query.js';
 import { planList, readMatches } from './list.js';
 
@@ -114,7 +115,8 @@ function tooLarge(limit: number): ApiError {
 }
 /**
  * The aggregate of the records of `entity` the caller could LIST, planned by LIST's planner: from
- * the counters when they answer it (aggregate-counters.ts), else read by LIST's read path, stopping with 400
+ * the counters when they answer it (aggregate-counters.ts), else from the listing order
+ * (aggregate-index.ts), else read by LIST's read path, stopping with 400
  * AGGREGATE_TOO_LARGE over AGGREGATE_SCAN_LIMIT items examined.
  */
 export async function aggregateRecords(entity: LoadedEntity, auth: AuthContext | undefined, query: AggregateQuery): Promise<AggregateResult> {
@@ -124,11 +126,8 @@ export async function aggregateRecords(entity: LoadedEntity, auth: AuthContext |
   const plan = planList(layout, viewerOf(auth), query.spec);
   const counted = await fromCounterItems(entity, layout, plan, query);
   if (counted) return { data: counted, meta: { groups: counted.length, source: 'counters' } };
-  const index = indexPlan(layout, plan, query);
-  if (index) {
-    const data = await fromListingEnds(index, query);
-    return { data, meta: { groups: data.length, source: 'index' } };
-  }
+  const ended = await fromListingOrder(layout, plan, query);
+  if (ended) return { data: ended, meta: { groups: ended.length, source: 'index' } };
   const limit = config().aggregateScanLimit;
   let scanned = 0;
   const count = (n: number) => {

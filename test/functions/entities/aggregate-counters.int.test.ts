@@ -4,7 +4,7 @@
  * an import, hard deletes on tasks; updates of summed values on orders; soft deletes and restores
  * on products), every count, sum and average — the total, per day of createdAt, per enum value,
  * per value of a filtered equality — and the first and last createdAt (from the listing order,
- * `meta.source: "index"`) equals what a full cursor walk of LIST shows the same caller: an admin, a plain user
+ * `meta.source: "index"`: in all, per enum value, of one value) equals what a full cursor walk of LIST shows the same caller: an admin, a plain user
  * of a private entity (own records only), another tenant, and an anonymous caller of a public entity.
  */
 import { randomBytes } from 'node:crypto';
@@ -85,6 +85,11 @@ async function expectCountsMatch(caller: Caller, slug: string, grouped: Record<s
     const groups = await ask(`groupBy=${field}`);
     expect(groups.data, `${slug}: per ${field}`).toEqual(modelGroups(rows, field, values));
     expect(groups.meta).toEqual({ groups: groups.data.length, source: 'counters' });
+    // Records without a value are in no value's listing: their group is the scan's.
+    const groupEnds = await ask(`groupBy=${field}&count&min=createdAt&max=createdAt`);
+    const perValue = modelGroups(rows, field, values).map((g) => ({ ...g, ...createdAtEnds(rows.filter((r) => (r[field] ?? null) === g.key[field])) }));
+    expect(groupEnds.data, `${slug}: first and last createdAt per ${field}`).toEqual(perValue);
+    expect(groupEnds.meta.source, `${slug}: first and last createdAt per ${field}`).toBe(rows.some((r) => (r[field] ?? null) === null) ? 'scan' : 'index');
     for (const value of values) {
       const one = await ask(`${field}=${value}`);
       const matching = rows.filter((r) => r[field] === value);
@@ -261,6 +266,11 @@ describe('counts from counters, against a model of LIST (products: public, soft 
     const summed = await anonymous.get(`/api/v1/products/aggregate?category=${category}&sum=price&avg=price`);
     expect(summed.body.data).toEqual([{ key: {}, sum: { price: prices.sum }, avg: { price: prices.avg } }]);
     expect(summed.body.meta.source).toBe('counters');
+    for (const caller of [anonymous, acme]) {
+      const ends = await caller.get(`/api/v1/products/aggregate?category=${category}&min=createdAt&max=createdAt`);
+      expect(ends.body.data).toEqual([{ key: {}, ...createdAtEnds(rows) }]);
+      expect(ends.body.meta.source).toBe('index');
+    }
     const perStatus = await anonymous.get(`/api/v1/products/aggregate?category=${category}&groupBy=status`);
     expect(perStatus.body.data).toEqual(modelGroups(rows, 'status', ['active', 'inactive']));
     expect(perStatus.body.meta.source).toBe('scan');

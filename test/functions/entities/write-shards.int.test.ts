@@ -2,7 +2,8 @@
  * An entity declared with write shards (test/support/sharded-entities/ledger.ts: private, 4
  * shards) through HTTP on DynamoDB Local: records created by several users and tenants and
  * imported, some updated and deleted, then every view of LIST agrees with a model of the data
- * (default order, each indexed value, owner views, cursor walks to the end, page N, totals), the
+ * (default order, each indexed value, owner views, cursor walks to the end, page N, totals, the
+ * first and last createdAt read from the ends of the shards), the
  * copies really are spread over the shards, and the stream resumes across shards without loss
  * or repeat.
  */
@@ -182,6 +183,27 @@ describe('an entity with write shards', () => {
     const theirs = await call(keys.other).get('/api/v1/ledger?limit=100');
     expect(theirs.body.pagination.total).toBe(8);
     expect(theirs.body.data.some((r: { id: string }) => model.has(r.id))).toBe(false);
+  });
+
+  it('answers the first and last createdAt from the ends of every shard: in all, per kind, of one value, of an owner', async () => {
+    const ends = (entries: Entry[]) => {
+      const times = entries.map((e) => e.createdAt).sort();
+      return { min: { createdAt: times[0] ?? null }, max: { createdAt: times.at(-1) ?? null } };
+    };
+    const ask = async (key: string, query: string) => {
+      const response = await call(key).get(`/api/v1/ledger/aggregate?min=createdAt&max=createdAt${query}`);
+      expect(response.status, response.text).toBe(200);
+      expect(response.body.meta.source, query).toBe('index');
+      return response.body.data;
+    };
+    const all = [...model.values()];
+
+    expect(await ask(keys.admin, '&count')).toEqual([{ key: {}, count: all.length, ...ends(all) }]);
+    expect(await ask(keys.admin, '&groupBy=kind')).toEqual(KINDS.filter((k) => all.some((e) => e.kind === k)).sort().map((kind) => ({ key: { kind }, ...ends(all.filter((e) => e.kind === kind)) })));
+    for (const account of ACCOUNTS) expect(await ask(keys.admin, `&account=${encodeURIComponent(account)}`)).toEqual([{ key: {}, ...ends(all.filter((e) => e.account === account)) }]);
+    const alices = all.filter((e) => e.ownerId === owners.alice);
+    expect(await ask(keys.alice, '')).toEqual([{ key: {}, ...ends(alices) }]);
+    expect(await ask(keys.alice, '&kind=debit')).toEqual([{ key: {}, ...ends(alices.filter((e) => e.kind === 'debit')) }]);
   });
 
   it('sorts and searches over every shard', async () => {
