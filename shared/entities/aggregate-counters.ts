@@ -47,18 +47,23 @@ export function counterPlan(layout: LiveLayout, plan: ListPlan, query: Aggregate
     return undefined;
   }
   if (query.groupBy.length !== 1 || plan.conditions.length > 0) return undefined;
-  const [field] = query.groupBy;
-  const token = layout.readable.get(field.name);
+  const group = countedGroups(layout, plan.base, query.groupBy[0].name);
+  return group && { total: totalSource(layout, plan.base), sums, group };
+}
+
+/**
+ * The groups of an enum or boolean field whose complete index is counted in base partition
+ * `base`'s counter items: each value and where its count is read (its listing partition), in the
+ * definition's order; undefined for any other field.
+ */
+export function countedGroups(layout: LiveLayout, base: string, field: string): { field: string; values: { value: unknown; source: TotalSource }[] } | undefined {
+  const token = layout.readable.get(field);
   const index = layout.indexes.find((i) => i.token === token);
-  const definition = layout.entity.fields[field.name];
+  const definition = layout.entity.fields[field];
   if (token === undefined || !index?.consolidated || !definition) return undefined;
   const values = fewValues(definition);
   if (!values?.length) return undefined;
-  return {
-    total: totalSource(layout, plan.base),
-    sums,
-    group: { field: field.name, values: values.map((value) => ({ value, source: totalSource(layout, plan.base, { field: field.name, value, token }) })) },
-  };
+  return { field, values: values.map((value) => ({ value, source: totalSource(layout, base, { field, value, token }) })) };
 }
 
 /** A group as `query` asks it, from its counters' totals (what aggregate() would make of its records). */

@@ -9,9 +9,9 @@
  * listing gives its group; the records with no value are in none of them, so when the counters say
  * there are some (the `null` group) the question is left to the scan.
  */
-import { compareValues } from '../query/index.js';
-import { fewValues, readCounterTotals, readListingEnds, totalSource, type LiveLayout, type TotalSource } from '../data/index.js';
-import type { ListPlan } from '../query/index.js';
+import { readCounterTotals, readListingEnds, totalSource, type LiveLayout, type TotalSource } from '../data/index.js';
+import { compareValues, type ListPlan } from '../query/index.js';
+import { countedGroups } from './aggregate-counters.js';
 import type { AggregateGroup, AggregateQuery } from './aggregate-query.js';
 
 /** One group of an index plan: the listing whose two ends answer it. */
@@ -52,19 +52,11 @@ export function indexPlan(layout: LiveLayout, plan: ListPlan, query: AggregateQu
     return { shards, groups: [{ key: {}, partition: plan.partition, total }] };
   }
   if (plan.conditions.length > 0 || candidate) return undefined;
-  const [field] = query.groupBy;
-  const token = layout.readable.get(field.name);
-  const index = layout.indexes.find((i) => i.token === token);
-  const definition = layout.entity.fields[field.name];
-  if (token === undefined || !index?.consolidated || !definition) return undefined;
-  const values = fewValues(definition);
-  if (!values?.length) return undefined;
-  const groups = [...values]
-    .sort(compareValues)
-    .map((value) => {
-      const total = totalSource(layout, plan.base, { field: field.name, value, token });
-      return { key: { [field.name]: value }, partition: total.partition, total };
-    });
+  const counted = countedGroups(layout, plan.base, query.groupBy[0].name);
+  if (!counted) return undefined;
+  const groups = [...counted.values]
+    .sort((a, b) => compareValues(a.value, b.value))
+    .map(({ value, source }) => ({ key: { [counted.field]: value }, partition: source.partition, total: source }));
   return { shards, groups, whole: totalSource(layout, plan.base) };
 }
 
