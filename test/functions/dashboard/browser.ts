@@ -70,6 +70,16 @@ export async function settled(page: Page): Promise<void> {
   await page.waitForFunction(() => document.querySelectorAll('[aria-busy="true"]').length === 0, undefined, { timeout: 15_000 });
 }
 
+/**
+ * A searched or filtered view's own records on screen: its count shown ("2 records match this
+ * view") and nothing busy. Until then the table may still be the previous view's, whose rows a
+ * tick would select just before the new list replaces them and clears the selection.
+ */
+export async function viewShown(page: Page, records: number): Promise<void> {
+  await page.locator('.list-meta').getByText(`${records} ${records === 1 ? 'record' : 'records'} match this view`).waitFor();
+  await settled(page);
+}
+
 /** axe-core over the whole page: no serious or critical violation. */
 export async function expectAccessible(page: Page, label: string): Promise<void> {
   await settled(page);

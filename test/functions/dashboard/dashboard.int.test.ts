@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, baseUrl } from '../../support/http.js';
 import { newTenant, OPERATOR, type TestTenant } from '../../support/identity.js';
-import { expectAccessible, launch, newContext, SCREENSHOTS, screenshots, settled, signIn, watch, type StorageState } from './browser.js';
+import { expectAccessible, launch, newContext, SCREENSHOTS, screenshots, settled, signIn, viewShown, watch, type StorageState } from './browser.js';
 
 let browser: Browser;
 let tenant: TestTenant;
@@ -297,6 +297,7 @@ describe('the record editor', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
     await page.waitForURL(/#\/tasks$/);
     await page.goto('/dashboard#/tasks?search=bulk');
+    await viewShown(page, 2);
     await page.getByLabel(`Select ${two.id}`).check();
     await page.getByLabel(`Select ${three.id}`).check();
     await page.getByRole('button', { name: 'Delete selected (2)' }).click();

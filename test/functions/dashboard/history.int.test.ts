@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../../support/http.js';
 import { newTenant, type TestTenant } from '../../support/identity.js';
-import { expectAccessible, launch, newContext, screenshots, settled, signedInState, SIZES, watch, type StorageState } from './browser.js';
+import { expectAccessible, launch, newContext, screenshots, settled, signedInState, SIZES, viewShown, watch, type StorageState } from './browser.js';
 
 let browser: Browser;
 let tenant: TestTenant;
@@ -54,10 +54,9 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** Ticks the rows of `records` once the searched view has settled (a click while the table re-renders is lost). */
+/** Ticks the rows of `records`, the searched view's only ones, once that view is on screen (viewShown). */
 async function selectRows(page: Page, records: readonly { id: string }[]): Promise<void> {
-  await page.getByLabel(`Select ${records[0].id}`).waitFor();
-  await settled(page);
+  await viewShown(page, records.length);
   for (const r of records) await page.getByLabel(`Select ${r.id}`).check();
 }
 
