@@ -40,6 +40,11 @@ export interface TableProps {
   view: View;
   references: Reference[];
   selectable: boolean;
+  /**
+   * The view's list is loading: the rows shown are still the previous view's, and the new list
+   * clears the selection, so their boxes are not ticked meanwhile (a tick would silently vanish).
+   */
+  busy?: boolean;
   selected: Set<string>;
   onSelect: (next: Set<string>) => void;
   onSort: (column: string) => void;
@@ -82,6 +87,7 @@ export function RecordsTable(props: TableProps) {
               <input
                 type="checkbox"
                 aria-label="Select all on this page"
+                disabled={props.busy}
                 checked={rows.length > 0 && rows.every((r) => selected.has(r.record.id))}
                 onChange={(e) => onSelect(e.currentTarget.checked ? new Set(rows.map((r) => r.record.id)) : new Set())}
               />
@@ -106,6 +112,7 @@ export function RecordsTable(props: TableProps) {
                 <input
                   type="checkbox"
                   aria-label={`Select ${r.id}`}
+                  disabled={props.busy}
                   checked={selected.has(r.id)}
                   onChange={(e) => {
                     const next = new Set(selected);

@@ -216,6 +216,7 @@ export function Explorer({ slug }: { slug: string }) {
               view={view}
               references={references}
               selectable={selectable}
+              busy={loading}
               selected={selected}
               onSelect={setSelected}
               onSort={(c) => show({ ...firstPage(view), sort: c, order: view.sort === c && view.order === 'asc' ? 'desc' : 'asc' })}
