@@ -152,11 +152,18 @@ export interface DeadLetterReport {
   alreadyDelivered: number;
   /** Deliveries gone (expired after 30 days) or whose webhook is deleted or disabled: message deleted. */
   dropped: number;
+  /**
+   * Messages of a delivery this run handled already: a change fanned out twice (the stream hands a
+   * change over again after a crash) queues its delivery twice, under the same id. Deleted (left
+   * as they are with `--no-replay`), so the delivery is marked and replayed once.
+   */
+  duplicates: number;
   unreadable: number;
 }
 
 export async function redriveDeadLetters(options: { source: MessageSource; queue: DeliveryQueue; replay: boolean }): Promise<DeadLetterReport> {
-  const report: DeadLetterReport = { messages: 0, markedFailed: 0, replayed: 0, alreadyDelivered: 0, dropped: 0, unreadable: 0 };
+  const report: DeadLetterReport = { messages: 0, markedFailed: 0, replayed: 0, alreadyDelivered: 0, dropped: 0, duplicates: 0, unreadable: 0 };
+  const handled = new Set<string>();
   for (let batch = await options.source.receive(); batch.length; batch = await options.source.receive()) {
     for (const message of batch) {
       report.messages++;
@@ -166,6 +173,13 @@ export async function redriveDeadLetters(options: { source: MessageSource; queue
         await options.source.release(message.receiptHandle);
         continue;
       }
+      const id = `${parsed.webhookId}/${parsed.deliveryId}`;
+      if (handled.has(id)) {
+        report.duplicates++;
+        await (options.replay ? options.source.delete(message.receiptHandle) : options.source.release(message.receiptHandle));
+        continue;
+      }
+      handled.add(id);
       let delivery = await getDelivery(parsed.webhookId, parsed.deliveryId);
       // Never attempted, so never logged: the message carries it; logged now, it is handled as any other.
       if (!delivery && parsed.delivery) {

@@ -1,6 +1,7 @@
 /**
  * The dead-letter redrive with DynamoDB mocked (aws-sdk-client-mock): a handed-over success (a
- * delivery whose POST succeeded and whose log write failed) is logged, never replayed.
+ * delivery whose POST succeeded and whose log write failed) is logged, never replayed; a delivery
+ * dead-lettered twice (its change fanned out twice) is marked and replayed once.
  */
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -43,5 +44,25 @@ describe('redriveDeadLetters', () => {
     expect(messages.deleted).toEqual(['rh-0']);
     const update = ddb.commandCalls(UpdateCommand)[0].args[0].input;
     expect(update.ExpressionAttributeValues).toMatchObject({ ':status': 'succeeded', ':code': 200 });
+  });
+
+  it('marks and replays a delivery dead-lettered twice once, and deletes its second message', async () => {
+    ddb.reset();
+    ddb.on(GetCommand).callsFake((input) =>
+      String(input.Key.sk).startsWith('DELIVERY#')
+        ? { Item: { pk: 'WEBHOOK#whk_1', sk: 'DELIVERY#dlv_1', id: 'dlv_1', webhookId: 'whk_1', tenantId: 'ten_1', status: 'failed', attempts: 2 } }
+        : { Item: { pk: 'TENANT#ten_1', sk: 'WEBHOOK#whk_1', id: 'whk_1', tenantId: 'ten_1', status: 'active' } },
+    );
+    ddb.on(UpdateCommand).resolves({ Attributes: { id: 'dlv_1', webhookId: 'whk_1', tenantId: 'ten_1', status: 'pending' } });
+    const sent: OutgoingMessage[] = [];
+    const queue: DeliveryQueue = { sendBatch: async (messages) => (sent.push(...messages), []), changeVisibility: async () => undefined };
+    const body = JSON.stringify({ tenantId: 'ten_1', webhookId: 'whk_1', deliveryId: 'dlv_1' });
+    const messages = source([body, body]);
+
+    const report = await redriveDeadLetters({ source: messages, queue, replay: true });
+
+    expect(report).toMatchObject({ messages: 2, replayed: 1, duplicates: 1, markedFailed: 0 });
+    expect(sent).toHaveLength(1);
+    expect(messages.deleted).toEqual(['rh-0', 'rh-1']);
   });
 });
