@@ -32,7 +32,7 @@
  * earlier versions or derived for an import's Idempotency-Key, and soft-deleted records, which
  * leave the listing) at `<table>#<id>` / `#record`, detached.
  */
-import type { LoadedEntity } from '../registry/index.js';
+import { MAX_WRITE_SHARDS, type LoadedEntity } from '../registry/index.js';
 import { idTime } from '../record-ids.js';
 import type { LiveLayout } from './layout.js';
 import { encodeKeyValue, MAX_PARTITION_KEY_BYTES, type Key, type StoredRecord } from './record-item.js';
@@ -206,6 +206,21 @@ export function recordKeys(layout: LiveLayout, id: string, tenantId: string | un
   const first = recordKey(layout, id, tenantId);
   if (first.sk === RECORD_SK) return [first];
   return homeCounts(layout).map((shards) => recordKey(layout, id, tenantId, shards));
+}
+
+/**
+ * Where a read by id looks when it found a listing copy of the record where its layout puts the
+ * record item, and not the item: another process has started a change of write shards this one
+ * has not read yet (a process reads the migration states every few seconds) and a write moved the
+ * record to the new count. The controller doubles or halves the count (shared/migrations/
+ * shard-control.ts): the record's keys under those. A change of a pinned count is recorded at
+ * deploy, and its pass waits for every process to read it.
+ */
+export function movedKeys(layout: LiveLayout, id: string, tenantId: string | undefined): Key[] {
+  const known = new Set(homeCounts(layout));
+  const { write } = layout.shards;
+  const counts = [write * 2, write / 2].filter((n) => Number.isInteger(n) && n >= 1 && n <= MAX_WRITE_SHARDS && !known.has(n));
+  return recordKey(layout, id, tenantId).sk === RECORD_SK ? [] : counts.map((n) => recordKey(layout, id, tenantId, n));
 }
 
 /**

@@ -10,7 +10,7 @@ import { db, tableName } from './client.js';
 import type { LiveLayout } from './layout.js';
 import { fromItem, isPartialCopy } from './items.js';
 import { listingPartitions, shardsChangingError } from './listings.js';
-import { listingSortKey, recordKeys } from './partitions.js';
+import { listingSortKey, movedKeys, recordKeys } from './partitions.js';
 import type { Key, StoredRecord } from './record-item.js';
 
 /** Longest id looked up (generated ids are 36 characters, or 23 plus the prefix). */
@@ -29,20 +29,22 @@ export function recordAmong(items: readonly (Record<string, unknown> | undefined
 }
 
 /**
- * The record items at these keys of each wanted record (recordKeys), read in as few BatchGetItem
- * calls as they take; a record met only as copies is read again once (it moved between two reads
- * of the batch), then refused (503, retry: it moved under write shards this process has not read
- * of yet).
+ * The record items at the keys of each wanted record (recordKeys), read in as few BatchGetItem
+ * calls as they take. A record met only as copies moved: between two reads of the batch, or under
+ * a count of write shards this process has not read of yet (movedKeys). It is read again once at
+ * those keys too, then refused (503, retry once this process has read the change).
  */
-async function readRecordItems(layout: LiveLayout, wanted: readonly Key[][]): Promise<(Record<string, unknown> | undefined)[]> {
+async function readRecordItems(layout: LiveLayout, wanted: readonly { id: string; tenantId: string | undefined }[], byId = false): Promise<(Record<string, unknown> | undefined)[]> {
   const pick = (found: Map<string, Record<string, unknown>>, keys: readonly Key[]) => recordAmong(keys.map((k) => found.get(batchKey('records', k))));
-  const found = await batchGet([{ table: 'records', keys: wanted.flat() }]);
-  const out = wanted.map((keys) => pick(found, keys));
-  const moved = wanted.filter((_, i) => out[i] === 'moved');
-  if (moved.length) {
+  const keys = wanted.map((r) => recordKeys(layout, r.id, r.tenantId));
+  // One record at one key (a read by id, no change under way): a GetItem.
+  const first = byId && keys[0].length === 1 ? await getOne(keys[0][0]) : await batchGet([{ table: 'records', keys: keys.flat() }]);
+  const out = keys.map((k) => pick(first, k));
+  const moved = wanted.map((r, i) => (out[i] === 'moved' ? [...keys[i], ...movedKeys(layout, r.id, r.tenantId)] : []));
+  if (moved.some((k) => k.length)) {
     const again = await batchGet([{ table: 'records', keys: moved.flat() }]);
-    wanted.forEach((keys, i) => {
-      if (out[i] === 'moved') out[i] = pick(again, keys);
+    moved.forEach((k, i) => {
+      if (k.length) out[i] = pick(again, k);
     });
   }
   return out.map((item) => {
@@ -56,11 +58,17 @@ async function readRecordItems(layout: LiveLayout, wanted: readonly Key[][]): Pr
  * keys (recordKeys; 503 when only listing copies were found: see recordAmong); for the identity
  * table, the item at its one key.
  */
-export function foundAt(found: ReadonlyMap<string, Record<string, unknown>>, table: BatchRequest['table'], keys: readonly Key[]): Record<string, unknown> | undefined {
+export function foundAt(found: ReadonlyMap<string, Record<string, unknown>>, table: BatchRequest['table'], keys: readonly Key[], entity: string): Record<string, unknown> | undefined {
   if (table !== 'records') return found.get(batchKey(table, keys[0]));
   const item = recordAmong(keys.map((k) => found.get(batchKey(table, k))));
-  if (item === 'moved') throw shardsChangingError('records');
+  if (item === 'moved') throw shardsChangingError(entity);
   return item;
+}
+
+/** One item by key (ONE strongly consistent GetItem), as batchGet answers. */
+async function getOne(key: Key): Promise<Map<string, Record<string, unknown>>> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName('records'), Key: key, ConsistentRead: true }));
+  return new Map(Item ? [[batchKey('records', key), Item]] : []);
 }
 
 /**
@@ -72,15 +80,7 @@ export function foundAt(found: ReadonlyMap<string, Record<string, unknown>>, tab
 export async function getRecord(layout: LiveLayout, id: string, tenantId: string | undefined): Promise<StoredRecord | undefined> {
   // No id is that long (keys are at most 2048 bytes): not found, without asking.
   if (id.length === 0 || id.length > MAX_ID_LENGTH) return undefined;
-  const keys = recordKeys(layout, id, tenantId);
-  if (keys.length > 1) {
-    const [item] = await readRecordItems(layout, [keys]);
-    return item ? fromItem(layout, item) : undefined;
-  }
-  const { Item } = await db().send(new GetCommand({ TableName: tableName('records'), Key: keys[0], ConsistentRead: true }));
-  const item = recordAmong([Item]);
-  // A copy where this process's layout puts the record: another process, on a newer layout, moved it.
-  if (item === 'moved') throw shardsChangingError(layout.entity.slug);
+  const [item] = await readRecordItems(layout, [{ id, tenantId }], true);
   return item ? fromItem(layout, item) : undefined;
 }
 
@@ -98,7 +98,7 @@ export interface Copy {
  */
 export async function readRecords(layout: LiveLayout, wanted: readonly { id: string; tenantId: string | undefined }[]): Promise<Map<string, StoredRecord>> {
   if (wanted.length === 0) return new Map();
-  const items = await readRecordItems(layout, wanted.map((r) => recordKeys(layout, r.id, r.tenantId)));
+  const items = await readRecordItems(layout, wanted);
   const out = new Map<string, StoredRecord>();
   for (const item of items) {
     if (!item) continue;

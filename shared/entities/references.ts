@@ -55,7 +55,7 @@ export function referenceReads(layouts: LiveLayouts, checks: readonly Check[], a
 export function referenceProblem(layouts: LiveLayouts, check: Check, data: Record<string, unknown>, found: Map<string, Record<string, unknown>>, auth: AuthContext): string | undefined {
   const missing = check.ids.filter((id) => {
     const k = keyOf(layouts, check.target, id, auth.tenantId);
-    const item = k && foundAt(found, k.table, k.keys);
+    const item = k && foundAt(found, k.table, k.keys, check.target);
     if (!item) return true;
     if (check.target === 'users') return item.tenantId !== auth.tenantId;
     const target = findEntity(check.target)!;

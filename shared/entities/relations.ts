@@ -124,7 +124,7 @@ export async function attachRelations(
 
   const resolve = (target: string, id: string): { stored?: StoredRecord; out: Record<string, unknown> } | undefined => {
     const { table, keys } = targetKey(layouts, target, id, auth);
-    const item = foundAt(found, table, keys);
+    const item = foundAt(found, table, keys, target);
     if (!item) return undefined;
     if (target === 'users') {
       if (!auth || item.tenantId !== auth.tenantId) return undefined;

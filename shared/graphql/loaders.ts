@@ -57,7 +57,7 @@ export class RelatedLoader {
       this.batches += 1;
       const found = requests.length ? await batchGet(requests) : new Map<string, Record<string, unknown>>();
       for (const p of keyed) {
-        const item = p.k ? foundAt(found, p.k.table, p.k.keys) : undefined;
+        const item = p.k ? foundAt(found, p.k.table, p.k.keys, p.target) : undefined;
         p.resolve(item ? this.shown(p.target, item) : null);
       }
     } catch (error) {

@@ -6,7 +6,7 @@ import { createTransaction } from '../../../shared/data/transactions.js';
 import { eventItem } from '../../../shared/data/change-events.js';
 import { COUNTER_SK, totalSource } from '../../../shared/data/counters.js';
 import { listingPartitionFor, listingPartitions } from '../../../shared/data/listings.js';
-import { dayPartition, homeCounts, homeKey, homeShards, invertedTime, isDayPartition, keyShardCount, listingSortKey, recordKey, recordKeys, shardKey, shardKeys, shardOf } from '../../../shared/data/partitions.js';
+import { dayPartition, homeCounts, homeKey, homeShards, invertedTime, isDayPartition, keyShardCount, listingSortKey, movedKeys, recordKey, recordKeys, shardKey, shardKeys, shardOf } from '../../../shared/data/partitions.js';
 import { encodeKeyValue, type StoredRecord } from '../../../shared/data/record-item.js';
 import { newRecordId } from '../../../shared/ids.js';
 import { changingShards, definitions, kinds, shardsChanged, tables, task } from './support.js';
@@ -174,6 +174,17 @@ describe('the record item while write shards change', () => {
     expect(recordKeys(changingShards(entities.tasks, 1, 4, true), id, 'ten_1')).toEqual([{ pk: `ten_1#tasks#~${k}/4`, sk }]);
     expect(recordKeys(shardsChanged(entities.tasks, 1, 4), id, 'ten_1')).toEqual([{ pk: `ten_1#tasks#~${k}/4`, sk }]);
     expect(recordKeys(layouts.tasks, id, 'ten_1')).toEqual([{ pk: 'ten_1#tasks', sk }]);
+  });
+
+  it('is looked for under the doubled and halved counts when a listing copy stood where the layout put it (a change this process has not read yet)', () => {
+    const sk = listingSortKey(timed());
+
+    expect(movedKeys(layouts.tasks, id, 'ten_1')).toEqual([{ pk: `ten_1#tasks#~${shardOf(id, 2)}/2`, sk }]);
+    expect(movedKeys(shardsChanged(entities.tasks, 1, 4), id, 'ten_1')).toEqual([
+      { pk: `ten_1#tasks#~${shardOf(id, 8)}/8`, sk },
+      { pk: `ten_1#tasks#~${shardOf(id, 2)}/2`, sk },
+    ]);
+    expect(movedKeys(layouts.tasks, 'tsk_A', 'ten_1')).toEqual([]);
   });
 
   it('keeps a public entity\'s record, and one whose id carries no time, detached: one key whatever the shards', () => {
