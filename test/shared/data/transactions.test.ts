@@ -8,7 +8,7 @@ import { listingSortKey, recordKey, shardOf } from '../../../shared/data/partiti
 import type { StoredRecord, TransactItem } from '../../../shared/data/record-item.js';
 import { createTransaction, deleteTransaction, updateTransaction } from '../../../shared/data/transactions.js';
 import { newRecordId } from '../../../shared/ids.js';
-import { changingShards, definitions, event, kinds, tables, task } from './support.js';
+import { changingShards, definitions, event, kinds, shardsChanged, tables, task } from './support.js';
 
 let entities: Record<string, LoadedEntity>;
 let layouts: Record<string, LiveLayout>;
@@ -278,6 +278,13 @@ describe('a record whose item stands in the tenant listing while its write shard
 
     expect(kinds(items).slice(0, 3)).toEqual([`Delete tags#${id} #record`, `Put Records ten_1#tags#~${k}/4 ${sk}`, `Put Records ten_1#tags ${sk}`]);
     expect(new Set(keysOf(items)).size).toBe(items.length);
+  });
+
+  it('refuses (503) a write of a record a newer layout listed after this one\'s write count: a merge back to a count this process knows as retired', () => {
+    const stale = shardsChanged(entities.tags, 1, 2);
+
+    expect(() => updateTransaction(stale, timed({ ws: [2, 1] }), { ...timed({ ws: [2, 1] }), version: 2 }, event, tables)).toThrow(/write shards of tags are changing/);
+    expect(() => updateTransaction(stale, timed({ ws: [1, 2] }), { ...timed({ ws: [1, 2] }), version: 2 }, event, tables)).not.toThrow();
   });
 
   it('hard delete: the record where it stands (guarded), its copy under the other count', () => {
