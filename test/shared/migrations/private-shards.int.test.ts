@@ -155,6 +155,15 @@ async function expectViews(slug: string, label: string, server = 0): Promise<voi
   }
 }
 
+/** The read units a READ by id of `slug` cost (X-Request-Cost), as the tenant's admin. */
+async function readCost(slug: string, id: string): Promise<number> {
+  const response = await call('GET', `/api/v1/${slug}/${id}`, tenantOf(models[slug].get(id)!.tenant).admin);
+  expect(response.status, response.text).toBe(200);
+  const match = /^rcu=(\d+(?:\.\d+)?),/.exec(response.headers.get('x-request-cost') ?? '');
+  expect(match, response.headers.get('x-request-cost') ?? 'no X-Request-Cost').not.toBeNull();
+  return Number(match![1]);
+}
+
 /** Items (record items, copies, counters) under the tenant partition keys of `slug` named for `shards` shards (1: no suffix). */
 async function itemsUnder(slug: string, shards: number): Promise<number> {
   let n = 0;
@@ -224,6 +233,8 @@ describe('changing the write shards of private and shared entities with records'
     await expectViews(privateSlug, 'before');
     await expectViews(sharedSlug, 'before');
     expect(await itemsUnder(privateSlug, 1)).toBeGreaterThan(0);
+    const [sample] = ordered(privateSlug, (r) => r.tenant === 'globex');
+    const costBefore = await readCost(privateSlug, sample);
 
     await startServers(1, 4);
     let during = 0;
@@ -245,6 +256,8 @@ describe('changing the write shards of private and shared entities with records'
     expect(await itemsUnder(privateSlug, 1)).toBe(0);
     expect(await itemsUnder(sharedSlug, 1)).toBe(0);
     expect(await itemsUnder(privateSlug, 4)).toBeGreaterThan(models[privateSlug].size);
+    // Once the change is complete a READ by id is one GetItem again, as before it.
+    expect(await readCost(privateSlug, sample)).toBe(costBefore);
   }, 600_000);
 
   it('splits a quiet private entity under one tenant\'s burst and merges it back when quiet, exact throughout, read through either server', async () => {
