@@ -69,14 +69,23 @@ export function versionGuard(before: StoredRecord): { ConditionExpression: strin
 }
 
 /**
- * The record's own item moved from `from` (guarded: still the record as read) to `to`: a listing
- * copy takes its place where it stays listed (a change of write shards moves the record item to
- * the new count's listing, the earlier count's keeps a copy), else the item there is deleted.
+ * The record's own item moved from `from` (under `guard`: still the record as read) to its new key
+ * (`item`, the record item there): a listing copy of `after` takes its place where the record
+ * stays listed (`vacated`: a change of write shards moves the record item to the new count's
+ * listing, the earlier count's keeps a copy), else the item there is deleted.
  */
-export function movedRecord(layout: LiveLayout, before: StoredRecord, after: StoredRecord, from: Key, vacated: string | undefined, item: Record<string, unknown>, tables: TableNames): TransactItem[] {
+export function movedRecord(
+  layout: LiveLayout,
+  after: StoredRecord,
+  from: Key,
+  vacated: string | undefined,
+  item: Record<string, unknown>,
+  guard: ReturnType<typeof versionGuard>,
+  tables: TableNames,
+): TransactItem[] {
   const left: TransactItem = vacated
-    ? { Put: { TableName: tables.records, Item: copyItem(layout.entity, vacated, after), ...versionGuard(before) } }
-    : { Delete: { TableName: tables.records, Key: from, ...versionGuard(before) } };
+    ? { Put: { TableName: tables.records, Item: copyItem(layout.entity, vacated, after), ...guard } }
+    : { Delete: { TableName: tables.records, Key: from, ...guard } };
   return [left, { Put: { TableName: tables.records, Item: item } }];
 }
 
@@ -121,7 +130,7 @@ export function updateTransaction(
   const unique = uniqueWrites(entity, tables.records, before, after, layout.uniqueBuilding);
   const stored = withUniques(after, unique.holds);
   const record: TransactItem[] = moved
-    ? movedRecord(layout, before, after, from, vacated, recordItem(layout, stored), tables)
+    ? movedRecord(layout, after, from, vacated, recordItem(layout, stored), versionGuard(before), tables)
     : [{ Put: { TableName: tables.records, Item: recordItem(layout, stored), ...versionGuard(before) } }];
   return [
     ...record,

@@ -34,6 +34,7 @@ import {
   keyShardCount,
   listings,
   listingSortKey,
+  movedRecord,
   ownListing,
   randomShard,
   recordAmong,
@@ -175,14 +176,8 @@ export function migrateTransaction(layout: LiveLayout, state: MigrationState, ra
   const copies = now.filter((l) => l.partition !== own && l.partition !== vacated && (dataChanged || added.includes(l)));
   // The partitions of dropped tokens and left shard counts it was listed under (never counted); the record's own is its item's.
   const gone = was.filter((l) => !staying.has(l.partition) && l.partition !== ownBefore).map((l) => l.partition);
-  const record: TransactItem[] = !moved
-    ? [{ Put: { TableName: tables.records, Item: { ...to, kind: 'record', ...after }, ...guard(raw) } }]
-    : [
-        vacated
-          ? { Put: { TableName: tables.records, Item: copyItem(layout.entity, vacated, after), ...guard(raw) } }
-          : { Delete: { TableName: tables.records, Key: from, ...guard(raw) } },
-        { Put: { TableName: tables.records, Item: { ...to, kind: 'record', ...after } } },
-      ];
+  const item = { ...to, kind: 'record', ...after };
+  const record: TransactItem[] = moved ? movedRecord(layout, after, from, vacated, item, guard(raw), tables) : [{ Put: { TableName: tables.records, Item: item, ...guard(raw) } }];
   return [
     ...record,
     ...copies.map((l): TransactItem => ({ Put: { TableName: tables.records, Item: copyItem(layout.entity, l.partition, after) } })),
