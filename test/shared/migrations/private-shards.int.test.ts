@@ -9,7 +9,8 @@
  *   merges it back; reads go through both servers, one of which may not have read the change yet.
  * Before, during and after: every LIST view (admin, owner, an indexed value) walked by cursor, its
  * totals, and READ by id (owner, admin; another tenant gets 404; a soft-deleted record 404) agree
- * with a model of the data, nothing listed twice; nothing is left under the earlier shards.
+ * with a model of the data, nothing listed twice; nothing is left under the earlier shards; the
+ * tenant's stream sends each create made during the pinned change once.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -19,6 +20,7 @@ import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { resetConfig } from '../../../shared/config.js';
 import { createDynamoClient, tableName } from '../../../shared/data/client.js';
+import { changes, openSse } from '../../functions/stream/sse-client.js';
 import { api } from '../../support/http.js';
 import { loginAsOperator, newTenant, newUser, type TestTenant, type TestUser } from '../../support/identity.js';
 import type { TestServer } from '../../support/server.js';
@@ -237,6 +239,9 @@ describe('changing the write shards of private and shared entities with records'
     const costBefore = await readCost(privateSlug, sample);
 
     await startServers(1, 4);
+    const stream = await openSse(`${url()}/api/v1/stream/${privateSlug}`, { Cookie: acme.admin.cookie });
+    await stream.waitFor((m) => m.data?.type === 'connected');
+    const stored = new Set(models[privateSlug].keys());
     let during = 0;
     for (let round = 0; round < 8; round++) {
       const [p, s] = await Promise.all([migrationOf(url(), privateSlug, operator), migrationOf(url(), sharedSlug, operator)]);
@@ -258,6 +263,12 @@ describe('changing the write shards of private and shared entities with records'
     expect(await itemsUnder(privateSlug, 4)).toBeGreaterThan(models[privateSlug].size);
     // Once the change is complete a READ by id is one GetItem again, as before it.
     expect(await readCost(privateSlug, sample)).toBe(costBefore);
+    // The tenant's stream sent each create made during the change once (its events spread over the shards too).
+    const createdDuring = [...models[privateSlug]].filter(([id, r]) => !stored.has(id) && r.tenant === 'acme').map(([id]) => id);
+    await stream.waitFor((m) => m.data?.record?.id === createdDuring[createdDuring.length - 1], 20_000);
+    const sent = changes(stream).filter((m) => String(m.data.type).endsWith('.created')).map((m) => m.data.record.id as string);
+    expect(sent.filter((id) => createdDuring.includes(id)).sort()).toEqual([...createdDuring].sort());
+    stream.close();
   }, 600_000);
 
   it('splits a quiet private entity under one tenant\'s burst and merges it back when quiet, exact throughout, read through either server', async () => {
