@@ -32,7 +32,7 @@ export async function countLoad(records: readonly DynamoDBRecord[]): Promise<voi
       const entity = image?.entity?.S;
       const createdAt = image?.createdAt?.S;
       const definition = entity ? findEntity(entity) : undefined;
-      return r.eventName === 'INSERT' && pk && entity && createdAt && definition && autoShards(definition) ? [{ pk, entity, createdAt }] : [];
+      return r.eventName === 'INSERT' && pk && entity && createdAt && definition && autoShards(definition) ? [{ pk, entity, createdAt, perTenant: !definition.access.public }] : [];
     });
     if (events.length) await recordLoad(loadOfEvents(events, config().writeShards.windowSeconds * 1000));
   } catch (error) {

@@ -52,15 +52,15 @@ export {
   type CounterState,
 } from './rate-counters.js';
 export { type Key, type StoredRecord, type TableItem, type TableNames, type TransactItem } from './record-item.js';
-export { dayPartition, heldShards, homeKey, isDayPartition, keyShard, keyShardCount, listingSortKey, ownListing, recordKey, shardKeys, uninvertedMs } from './partitions.js';
+export { dayPartition, detachedKey, heldShards, homeKey, homeShards, isDayPartition, keyShard, keyShardCount, listingSortKey, ownListing, recordKey, recordKeys, shardKeys, uninvertedMs } from './partitions.js';
 export { listingPartitionFor, listings, type Listing, type Viewer } from './listings.js';
 export { counterUpdates, dayItem, dayItems, decimalSum, heldSums, utcDay, randomShard, recordCounts, reshard, summedValue, sumAttribute, totalSource, writeCounts, type CounterDelta, type TotalSource } from './counters.js';
 export { copyItem, fromItem, LAGGING_ATTRIBUTES, storedFromItem, withMaintainedShards } from './items.js';
 export { EVENT_TTL_SECONDS, eventItem, eventPartition, type ChangeType } from './change-events.js';
 export { changesBetween, claimUndo, readOperation, readRevision, readRevisions, readTrash, revisionPartition, revisionPut, saveOperation, trashDelete, trashPut, writeContextOf, type OperationRecord, type Revision, type TrashEntry, type RevisionOperation, type RevisionState, type StoredRevision, type WriteContext } from './revisions.js';
-export { createTransaction, deleteTransaction, newRecordPuts, updateTransaction, versionGuard } from './transactions.js';
+export { createTransaction, deleteTransaction, movedRecord, newRecordPuts, updateTransaction, versionGuard } from './transactions.js';
 export { CONFLICT_ATTEMPTS, conflictBackoff, recordTables, sendTransaction, transact, WriteConflict } from './transact.js';
-export { batchGet, batchKey, getRecord, MAX_ID_LENGTH, readRecords, type BatchRequest } from './read-records.js';
+export { batchGet, batchKey, foundAt, getRecord, MAX_ID_LENGTH, readRecords, recordAmong, type BatchRequest } from './read-records.js';
 export { firstPage, pageAfter, queryPartition, readCounter, readCounters, readCounterTotals, readDayCounts, readListingEnds, skipEntries, type CounterTotals, type PartitionPage } from './read-pages.js';
 export { queryAll } from './read-all.js';
 export { mergeFirst, mergeSorted, type ShardRead, type ShardReader } from './merge.js';

@@ -18,10 +18,14 @@ import { upgradeData, type LiveLayout } from './layout.js';
 import { homeKey, listingSortKey } from './partitions.js';
 import type { RecordItem, StoredRecord, TableItem } from './record-item.js';
 
-/** The record item: the record at its key, marked as listed under the layout's tokens, summed under its sum tokens (`sm`, absent for none) and shard counts, its copies as of this version. */
+/**
+ * The record item: the record at its key (under the shard counts writes maintain: its home is the
+ * write count's), marked as listed under the layout's tokens, summed under its sum tokens (`sm`,
+ * absent for none) and shard counts, its copies as of this version.
+ */
 export function recordItem(layout: LiveLayout, record: StoredRecord): Record<string, unknown> {
   const { sm: _sm, ...rest } = withMaintainedShards(layout, record);
-  return { ...homeKey(layout, record), kind: 'record', ...rest, copiesVersion: record.version, ix: layout.tokens, ...(layout.sumTokens.length ? { sm: layout.sumTokens } : {}) };
+  return { ...homeKey(layout, rest), kind: 'record', ...rest, copiesVersion: record.version, ix: layout.tokens, ...(layout.sumTokens.length ? { sm: layout.sumTokens } : {}) };
 }
 
 /** The record marked as listed under the shard counts writes maintain (`ws`; absent for [1]). */

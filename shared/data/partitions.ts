@@ -21,14 +21,18 @@
  * above, without suffix. Which counts writes maintain and readers read is the layout's
  * (layout.ts LayoutShards); a record item's `ws` names the counts it is listed under (absent: [1]).
  *
- * The record item: at `<tenant>#<table>` / `<inverted createdAt>#<id>` (its shard of it) when its
- * id carries its creation time (shared/record-ids.ts) and its entity is not public: the record is
- * then its own copy in the tenant's listing (one item less per write), and a read by id derives
- * that key from the id and the caller's tenant. Otherwise (public entities, ids of earlier
- * versions or derived for an import's Idempotency-Key, and soft-deleted records, which leave the
- * listing) at `<table>#<id>` / `#record`, detached.
+ * The record item: at `<tenant>#<table>` / `<inverted createdAt>#<id>` when its id carries its
+ * creation time (shared/record-ids.ts) and its entity is not public: the record is then its own
+ * copy in the tenant's listing (one item less per write), on its shard of the LAST count of its
+ * `ws` (homeShards: the layout's write count once the record is listed under it, as writes list
+ * it `[kept, write]`), and a read by id derives that key from the id and the caller's tenant.
+ * While a change of write shards is migrated, a record may stand under either count (the pass
+ * moves it, leaving a listing copy in its place): a read by id then looks under both
+ * (recordKeys) and takes the record item, never a copy. Otherwise (public entities, ids of
+ * earlier versions or derived for an import's Idempotency-Key, and soft-deleted records, which
+ * leave the listing) at `<table>#<id>` / `#record`, detached.
  */
-import type { LoadedEntity } from '../registry/index.js';
+import { MAX_WRITE_SHARDS, type LoadedEntity } from '../registry/index.js';
 import { idTime } from '../record-ids.js';
 import type { LiveLayout } from './layout.js';
 import { encodeKeyValue, MAX_PARTITION_KEY_BYTES, type Key, type StoredRecord } from './record-item.js';
@@ -160,25 +164,72 @@ export function detachedKey(entity: Pick<LoadedEntity, 'tableName'>, id: string)
   return { pk: `${entity.tableName}#${id}`, sk: RECORD_SK };
 }
 
-/**
- * The key of the live record `id` of `tenantId` (the caller's, or the record's): in the tenant's
- * listing (the shard readers read) when the id carries its creation time and the entity is not
- * public, else detachedKey. A tenant other than the record's gives a key where it is not: not
- * found, as for any record of another tenant.
- */
-export function recordKey(layout: LiveLayout, id: string, tenantId: string | undefined): Key {
-  const { entity } = layout;
-  const ms = entity.access.public ? undefined : idTime(entity.idFormat, id);
-  if (ms === undefined || tenantId === undefined) return detachedKey(entity, id);
-  return { pk: recordShardKey(tenantPartition(entity, tenantId), id, layout.shards.read), sk: `${invertedMs(ms)}#${id}` };
+/** The shard count a record item stands under: the last its `ws` names (writes list a record `[kept, write]`, so the write count once it is listed under it). */
+export function homeShards(record: Pick<StoredRecord, 'ws'>): number {
+  const held = heldShards(record);
+  return held[held.length - 1];
 }
 
 /**
- * Where `record` is stored: recordKey for a live one; detachedKey once soft-deleted (it leaves the
- * listing it stood in, and reads by id no longer find it: 404 like any soft-deleted record).
+ * The shard counts a live record item may stand under for readers of `layout`, the write count
+ * first. Once readers read the write count (no change of it under way, or its pass complete),
+ * every record is listed under it and stands there: that count alone, one key. While the pass
+ * of a change runs, a record stands under the count it was listed under until the pass (or a
+ * write) moves it: every count the layout knows (the earlier one, the new one, and one retired
+ * by a change made while another was migrated).
+ */
+export function homeCounts(layout: LiveLayout): number[] {
+  const { write, read, maintained, events } = layout.shards;
+  if (read === write) return [write];
+  return [...new Set([write, read, ...maintained, ...events])];
+}
+
+/**
+ * The key of the live record `id` of `tenantId` (the caller's, or the record's) listed under
+ * `shards` (default: the layout's write count): in the tenant's listing when the id carries its
+ * creation time and the entity is not public, else detachedKey. A tenant other than the record's
+ * gives a key where it is not: not found, as for any record of another tenant.
+ */
+export function recordKey(layout: LiveLayout, id: string, tenantId: string | undefined, shards = layout.shards.write): Key {
+  const { entity } = layout;
+  const ms = entity.access.public ? undefined : idTime(entity.idFormat, id);
+  if (ms === undefined || tenantId === undefined) return detachedKey(entity, id);
+  return { pk: recordShardKey(tenantPartition(entity, tenantId), id, shards), sk: `${invertedMs(ms)}#${id}` };
+}
+
+/**
+ * Every key where a read by id may find the live record `id` (recordKey under each of
+ * homeCounts): one, but while a change of write shards is migrated. Of the items found there, the
+ * one of kind 'record' is the record; the others are its listing copies (items.ts).
+ */
+export function recordKeys(layout: LiveLayout, id: string, tenantId: string | undefined): Key[] {
+  const first = recordKey(layout, id, tenantId);
+  if (first.sk === RECORD_SK) return [first];
+  return homeCounts(layout).map((shards) => recordKey(layout, id, tenantId, shards));
+}
+
+/**
+ * Where a read by id looks when it found a listing copy of the record where its layout puts the
+ * record item, and not the item: another process has started a change of write shards this one
+ * has not read yet (a process reads the migration states every few seconds) and a write moved the
+ * record to the new count. The controller doubles or halves the count (shared/migrations/
+ * shard-control.ts): the record's keys under those. A change of a pinned count is recorded at
+ * deploy, and its pass waits for every process to read it.
+ */
+export function movedKeys(layout: LiveLayout, id: string, tenantId: string | undefined): Key[] {
+  const known = new Set(homeCounts(layout));
+  const { write } = layout.shards;
+  const counts = [write * 2, write / 2].filter((n) => Number.isInteger(n) && n >= 1 && n <= MAX_WRITE_SHARDS && !known.has(n));
+  return recordKey(layout, id, tenantId).sk === RECORD_SK ? [] : counts.map((n) => recordKey(layout, id, tenantId, n));
+}
+
+/**
+ * Where `record` is stored: in its tenant's listing under its home count (homeShards) for a live
+ * one; detachedKey once soft-deleted (it leaves the listing it stood in, and reads by id no
+ * longer find it: 404 like any soft-deleted record).
  */
 export function homeKey(layout: LiveLayout, record: StoredRecord): Key {
-  return record.deletedAt ? detachedKey(layout.entity, record.id) : recordKey(layout, record.id, record.tenantId);
+  return record.deletedAt ? detachedKey(layout.entity, record.id) : recordKey(layout, record.id, record.tenantId, homeShards(record));
 }
 
 /** The listing partition the record item itself stands in (its own copy there); none for a detached record. */

@@ -1,29 +1,87 @@
 /**
  * Reading records by id: ONE strongly consistent GetItem for one, ONE BatchGetItem per 100 keys for
  * many (unprocessed keys retried), and the records behind the partial copies a listing read met
- * (resolveCopies). Every record comes back as the layout shows it (items.ts fromItem).
+ * (resolveCopies). While a change of write shards is migrated a record may stand under either
+ * count (partitions.ts recordKeys): its keys under both are read in one BatchGetItem, and the
+ * record item taken, never a copy. Every record comes back as the layout shows it (items.ts fromItem).
  */
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.js';
 import type { LiveLayout } from './layout.js';
 import { fromItem, isPartialCopy } from './items.js';
-import { listingPartitions } from './listings.js';
-import { listingSortKey, recordKey } from './partitions.js';
+import { listingPartitions, shardsChangingError } from './listings.js';
+import { listingSortKey, movedKeys, recordKeys } from './partitions.js';
 import type { Key, StoredRecord } from './record-item.js';
 
 /** Longest id looked up (generated ids are 36 characters, or 23 plus the prefix). */
 export const MAX_ID_LENGTH = 200;
 
 /**
+ * The record item among the items read at a record's keys (partitions.ts recordKeys): the one of
+ * kind 'record'. Undefined when none was found; `moved` when only listing copies were: the record
+ * stood where it was looked for, and a write has moved it since, under a count the keys did not
+ * name (or between the reads of one BatchGetItem, which are not one snapshot).
+ */
+export function recordAmong(items: readonly (Record<string, unknown> | undefined)[]): Record<string, unknown> | undefined | 'moved' {
+  const found = items.filter((item): item is Record<string, unknown> => item !== undefined);
+  // (Detached record items of earlier versions carry kind 'record' too.)
+  return found.find((item) => item.kind === 'record') ?? (found.length ? 'moved' : undefined);
+}
+
+/**
+ * The record items at the keys of each wanted record (recordKeys), read in as few BatchGetItem
+ * calls as they take. A record met only as copies moved: between two reads of the batch, or under
+ * a count of write shards this process has not read of yet (movedKeys). It is read again once at
+ * those keys too, then refused (503, retry once this process has read the change).
+ */
+async function readRecordItems(layout: LiveLayout, wanted: readonly { id: string; tenantId: string | undefined }[], byId = false): Promise<(Record<string, unknown> | undefined)[]> {
+  const pick = (found: Map<string, Record<string, unknown>>, keys: readonly Key[]) => recordAmong(keys.map((k) => found.get(batchKey('records', k))));
+  const keys = wanted.map((r) => recordKeys(layout, r.id, r.tenantId));
+  // One record at one key (a read by id, no change under way): a GetItem.
+  const first = byId && keys[0].length === 1 ? await getOne(keys[0][0]) : await batchGet([{ table: 'records', keys: keys.flat() }]);
+  const out = keys.map((k) => pick(first, k));
+  const moved = wanted.map((r, i) => (out[i] === 'moved' ? [...keys[i], ...movedKeys(layout, r.id, r.tenantId)] : []));
+  if (moved.some((k) => k.length)) {
+    const again = await batchGet([{ table: 'records', keys: moved.flat() }]);
+    moved.forEach((k, i) => {
+      if (k.length) out[i] = pick(again, k);
+    });
+  }
+  return out.map((item) => {
+    if (item === 'moved') throw shardsChangingError(layout.entity.slug);
+    return item;
+  });
+}
+
+/**
+ * What a batchGet found at the keys of one item: for the records table, the record item among its
+ * keys (recordKeys; 503 when only listing copies were found: see recordAmong); for the identity
+ * table, the item at its one key.
+ */
+export function foundAt(found: ReadonlyMap<string, Record<string, unknown>>, table: BatchRequest['table'], keys: readonly Key[], entity: string): Record<string, unknown> | undefined {
+  if (table !== 'records') return found.get(batchKey(table, keys[0]));
+  const item = recordAmong(keys.map((k) => found.get(batchKey(table, k))));
+  if (item === 'moved') throw shardsChangingError(entity);
+  return item;
+}
+
+/** One item by key (ONE strongly consistent GetItem), as batchGet answers. */
+async function getOne(key: Key): Promise<Map<string, Record<string, unknown>>> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName('records'), Key: key, ConsistentRead: true }));
+  return new Map(Item ? [[batchKey('records', key), Item]] : []);
+}
+
+/**
  * One record by id, as `tenantId` (the caller's tenant; none for an anonymous caller) may find it:
- * ONE GetItem (strongly consistent). A soft-deleted record of an earlier version's id is
+ * ONE GetItem (strongly consistent), or while a change of write shards is migrated ONE
+ * BatchGetItem of its keys under each count. A soft-deleted record of an earlier version's id is
  * returned (callers decide); one whose id carries its time is no longer where reads look.
  */
 export async function getRecord(layout: LiveLayout, id: string, tenantId: string | undefined): Promise<StoredRecord | undefined> {
   // No id is that long (keys are at most 2048 bytes): not found, without asking.
   if (id.length === 0 || id.length > MAX_ID_LENGTH) return undefined;
-  const { Item } = await db().send(new GetCommand({ TableName: tableName('records'), Key: recordKey(layout, id, tenantId), ConsistentRead: true }));
-  return Item ? fromItem(layout, Item) : undefined;
+  const [item] = await readRecordItems(layout, [{ id, tenantId }], true);
+  return item ? fromItem(layout, item) : undefined;
 }
 
 /** A listing copy read: its sort key and the record it stands for (whole). */
@@ -34,14 +92,16 @@ export interface Copy {
 
 /**
  * The stored records of these ids, each looked up in its tenant (the records behind copies, an
- * import's records that exist already), by id: ONE strongly consistent BatchGetItem per 100
- * (unprocessed keys retried).
+ * import's records that exist already), by id: ONE strongly consistent BatchGetItem per 100 keys
+ * (unprocessed keys retried; each record's keys under every count while a change of write shards
+ * is migrated).
  */
 export async function readRecords(layout: LiveLayout, wanted: readonly { id: string; tenantId: string | undefined }[]): Promise<Map<string, StoredRecord>> {
   if (wanted.length === 0) return new Map();
-  const found = await batchGet([{ table: 'records', keys: wanted.map((r) => recordKey(layout, r.id, r.tenantId)) }]);
+  const items = await readRecordItems(layout, wanted);
   const out = new Map<string, StoredRecord>();
-  for (const item of found.values()) {
+  for (const item of items) {
+    if (!item) continue;
     const record = fromItem(layout, item);
     out.set(record.id, record);
   }

@@ -7,10 +7,10 @@
  */
 import type { LiveLayout } from './layout.js';
 import { counterUpdates, randomShard, writeCounts } from './counters.js';
-import { copyItem, recordItem, unchangedCopy } from './items.js';
+import { copyItem, recordItem, unchangedCopy, withMaintainedShards } from './items.js';
 import { listings, type Listing } from './listings.js';
 import { homeKey, listingSortKey, ownListing } from './partitions.js';
-import type { StoredRecord, TableNames, TransactItem } from './record-item.js';
+import type { Key, StoredRecord, TableNames, TransactItem } from './record-item.js';
 import { uniqueWrites, withUniques } from './unique-keys.js';
 
 function eventPut(tables: TableNames, event: Record<string, unknown>): TransactItem {
@@ -24,7 +24,7 @@ function eventPut(tables: TableNames, event: Record<string, unknown>): TransactI
  */
 export function newRecordPuts(layout: LiveLayout, record: StoredRecord, entered: readonly Listing[], tables: TableNames): TransactItem[] {
   const { entity } = layout;
-  const own = ownListing(layout, record);
+  const own = ownListing(layout, withMaintainedShards(layout, record));
   const unique = uniqueWrites(entity, tables.records, undefined, record, layout.uniqueBuilding);
   return [
     { Put: { TableName: tables.records, Item: recordItem(layout, withUniques(record, unique.holds)), ConditionExpression: 'attribute_not_exists(pk)' } },
@@ -40,9 +40,11 @@ export function createTransaction(layout: LiveLayout, record: StoredRecord, even
 }
 
 /**
- * The record is still as read: same version, not deleted, listed under the same index tokens,
- * summed under the same sum tokens and holding the same uniqueness items (the migration runner completes those without changing the
- * version: a write planned before must not count the record twice nor drop its `uniques`).
+ * The record is still as read: the record item still stands at the key it was read at (not a
+ * listing copy left in its place when a change of write shards moved it), same version, not
+ * deleted, listed under the same index tokens and shard counts, summed under the same sum tokens
+ * and holding the same uniqueness items (the migration runner completes those without changing
+ * the version: a write planned before must not count the record twice nor drop its `uniques`).
  */
 export function versionGuard(before: StoredRecord): { ConditionExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> } {
   const ix = before.ix === undefined ? 'attribute_not_exists(#ix)' : '#ix = :ix';
@@ -52,9 +54,10 @@ export function versionGuard(before: StoredRecord): { ConditionExpression: strin
   // A soft-deleted record is written only when restored: still deleted as read.
   const deleted = before.deletedAt === undefined ? 'attribute_not_exists(#deletedAt)' : '#deletedAt = :deletedAt';
   return {
-    ConditionExpression: `attribute_exists(pk) AND #version = :version AND ${deleted} AND ${ix} AND ${sm} AND ${uniques} AND ${ws}`,
-    ExpressionAttributeNames: { '#version': 'version', '#deletedAt': 'deletedAt', '#ix': 'ix', '#sm': 'sm', '#uniques': 'uniques', '#ws': 'ws' },
+    ConditionExpression: `attribute_exists(pk) AND #kind = :record AND #version = :version AND ${deleted} AND ${ix} AND ${sm} AND ${uniques} AND ${ws}`,
+    ExpressionAttributeNames: { '#kind': 'kind', '#version': 'version', '#deletedAt': 'deletedAt', '#ix': 'ix', '#sm': 'sm', '#uniques': 'uniques', '#ws': 'ws' },
     ExpressionAttributeValues: {
+      ':record': 'record',
       ':version': before.version,
       ...(before.deletedAt === undefined ? {} : { ':deletedAt': before.deletedAt }),
       ...(before.ix === undefined ? {} : { ':ix': before.ix }),
@@ -66,9 +69,31 @@ export function versionGuard(before: StoredRecord): { ConditionExpression: strin
 }
 
 /**
+ * The record's own item moved from `from` (under `guard`: still the record as read) to its new key
+ * (`item`, the record item there): a listing copy of `after` takes its place where the record
+ * stays listed (`vacated`: a change of write shards moves the record item to the new count's
+ * listing, the earlier count's keeps a copy), else the item there is deleted.
+ */
+export function movedRecord(
+  layout: LiveLayout,
+  after: StoredRecord,
+  from: Key,
+  vacated: string | undefined,
+  item: Record<string, unknown>,
+  guard: ReturnType<typeof versionGuard>,
+  tables: TableNames,
+): TransactItem[] {
+  const left: TransactItem = vacated
+    ? { Put: { TableName: tables.records, Item: copyItem(layout.entity, vacated, after), ...guard } }
+    : { Delete: { TableName: tables.records, Key: from, ...guard } };
+  return [left, { Put: { TableName: tables.records, Item: item } }];
+}
+
+/**
  * Update (also a soft delete, whose `after` has deletedAt): the record if still at `before`'s
  * version (a soft-deleted record moves out of the listing it stood in: Delete there, Put at its
- * detached key); fresh copies in every other partition of `after` (but partial copies the update
+ * detached key; a record listed under a new count of write shards moves to that count's listing,
+ * a copy in its place: movedRecord); fresh copies in every other partition of `after` (but partial copies the update
  * leaves as they are: unchangedCopy); copies removed from partitions it left;
  * counters +1 / -1 for partitions entered / left, with the record's summed values (and, in
  * partitions kept, the change of those values: no Update when none changed); values acquired and released
@@ -89,21 +114,24 @@ export function updateTransaction(
   const nowSet = new Set(now.map((l) => l.partition));
   const left = old.filter((l) => !nowSet.has(l.partition));
   const oldSk = listingSortKey(before);
+  const placed = withMaintainedShards(layout, after);
   const ownBefore = ownListing(layout, before);
-  const ownAfter = ownListing(layout, after);
+  const ownAfter = ownListing(layout, placed);
+  const from = homeKey(layout, before);
+  const to = homeKey(layout, placed);
+  const moved = from.pk !== to.pk || from.sk !== to.sk;
+  // The listing the record item leaves and stays listed in: movedRecord puts its copy there.
+  const vacated = moved && ownBefore !== undefined && nowSet.has(ownBefore) ? ownBefore : undefined;
   // Each copy built once; a partial one the update leaves as it stands is not written.
   const rewritten = now
-    .filter((l) => l.partition !== ownAfter)
+    .filter((l) => l.partition !== ownAfter && l.partition !== vacated)
     .map((l) => ({ l, copy: copyItem(entity, l.partition, after) }))
     .filter(({ l, copy }) => !oldSet.has(l.partition) || !unchangedCopy(entity, l.partition, before, copy));
-  const from = homeKey(layout, before);
-  const to = homeKey(layout, after);
   const unique = uniqueWrites(entity, tables.records, before, after, layout.uniqueBuilding);
   const stored = withUniques(after, unique.holds);
-  const record: TransactItem[] =
-    from.pk === to.pk && from.sk === to.sk
-      ? [{ Put: { TableName: tables.records, Item: recordItem(layout, stored), ...versionGuard(before) } }]
-      : [{ Delete: { TableName: tables.records, Key: from, ...versionGuard(before) } }, { Put: { TableName: tables.records, Item: recordItem(layout, stored) } }];
+  const record: TransactItem[] = moved
+    ? movedRecord(layout, after, from, vacated, recordItem(layout, stored), versionGuard(before), tables)
+    : [{ Put: { TableName: tables.records, Item: recordItem(layout, stored), ...versionGuard(before) } }];
   return [
     ...record,
     ...rewritten.map(({ copy }): TransactItem => ({ Put: { TableName: tables.records, Item: copy } })),

@@ -4,7 +4,7 @@
  * records of the target the caller can see. All checked with ONE BatchGetItem (across the
  * identity and records tables); every failing field is reported at once (422).
  */
-import { batchGet, batchKey, fromItem, recordKey, userKey, type BatchRequest, type Key } from '../data/index.js';
+import { batchGet, foundAt, fromItem, recordKeys, userKey, type BatchRequest, type Key } from '../data/index.js';
 import type { LiveLayouts } from '../migrations/index.js';
 import { ValidationError } from '../errors.js';
 import type { AuthContext } from '../caller.js';
@@ -33,10 +33,10 @@ export function referenceChecks(entity: LoadedEntity, data: Record<string, unkno
   return checks;
 }
 
-function keyOf(layouts: LiveLayouts, target: string, id: string, tenantId: string): { table: 'records' | 'identity'; key: Key } | undefined {
-  if (target === 'users') return { table: 'identity', key: userKey(id) };
+function keyOf(layouts: LiveLayouts, target: string, id: string, tenantId: string): { table: 'records' | 'identity'; keys: Key[] } | undefined {
+  if (target === 'users') return { table: 'identity', keys: [userKey(id)] };
   const entity = findEntity(target);
-  return entity ? { table: 'records', key: recordKey(layouts.of(entity), id, tenantId) } : undefined;
+  return entity ? { table: 'records', keys: recordKeys(layouts.of(entity), id, tenantId) } : undefined;
 }
 
 /** The reads every check needs (records of the caller's tenant), for one BatchGetItem. */
@@ -45,7 +45,7 @@ export function referenceReads(layouts: LiveLayouts, checks: readonly Check[], a
   for (const check of checks) {
     for (const id of check.ids) {
       const k = keyOf(layouts, check.target, id, auth.tenantId);
-      if (k) requests.push({ table: k.table, keys: [k.key] });
+      if (k) requests.push({ table: k.table, keys: k.keys });
     }
   }
   return requests;
@@ -55,7 +55,7 @@ export function referenceReads(layouts: LiveLayouts, checks: readonly Check[], a
 export function referenceProblem(layouts: LiveLayouts, check: Check, data: Record<string, unknown>, found: Map<string, Record<string, unknown>>, auth: AuthContext): string | undefined {
   const missing = check.ids.filter((id) => {
     const k = keyOf(layouts, check.target, id, auth.tenantId);
-    const item = k && found.get(batchKey(k.table, k.key));
+    const item = k && foundAt(found, k.table, k.keys, check.target);
     if (!item) return true;
     if (check.target === 'users') return item.tenantId !== auth.tenantId;
     const target = findEntity(check.target)!;

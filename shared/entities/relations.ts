@@ -12,11 +12,11 @@
  */
 import {
   batchGet,
-  batchKey,
+  foundAt,
   fromItem,
   listingPartitionFor,
   queryPartition,
-  recordKey,
+  recordKeys,
   userKey,
   type BatchRequest,
   type Key,
@@ -83,9 +83,9 @@ export function parseIncludes(entity: LoadedEntity, query: Record<string, string
 }
 
 /** Where an included record is read: as the caller may find it (their tenant; none when anonymous). */
-function targetKey(layouts: LiveLayouts, target: string, id: string, auth: AuthContext | undefined): { table: 'records' | 'identity'; key: Key } {
-  if (target === 'users') return { table: 'identity', key: userKey(id) };
-  return { table: 'records', key: recordKey(layouts.of(findEntity(target)!), id, auth?.tenantId) };
+function targetKey(layouts: LiveLayouts, target: string, id: string, auth: AuthContext | undefined): { table: 'records' | 'identity'; keys: Key[] } {
+  if (target === 'users') return { table: 'identity', keys: [userKey(id)] };
+  return { table: 'records', keys: recordKeys(layouts.of(findEntity(target)!), id, auth?.tenantId) };
 }
 
 function idsOf(record: StoredRecord, relation: RelationDefinition): string[] {
@@ -112,8 +112,7 @@ export async function attachRelations(
   for (const inc of lookups) {
     for (const record of records) {
       for (const id of idsOf(record, inc.relation)) {
-        const { table, key } = targetKey(layouts, inc.relation.entity, id, auth);
-        requests.push({ table, keys: [key] });
+        requests.push(targetKey(layouts, inc.relation.entity, id, auth));
       }
     }
   }
@@ -124,8 +123,8 @@ export async function attachRelations(
   ]);
 
   const resolve = (target: string, id: string): { stored?: StoredRecord; out: Record<string, unknown> } | undefined => {
-    const { table, key } = targetKey(layouts, target, id, auth);
-    const item = found.get(batchKey(table, key));
+    const { table, keys } = targetKey(layouts, target, id, auth);
+    const item = foundAt(found, table, keys, target);
     if (!item) return undefined;
     if (target === 'users') {
       if (!auth || item.tenantId !== auth.tenantId) return undefined;

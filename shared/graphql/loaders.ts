@@ -6,7 +6,7 @@
  * shown as {id, name, email} only to callers of their tenant; entity records come from the
  * records table and only when the caller may see them (row-level security), else null.
  */
-import { batchGet, batchKey, fromItem, recordKey, userKey, type Key } from '../data/index.js';
+import { batchGet, foundAt, fromItem, recordKeys, userKey, type Key } from '../data/index.js';
 import { canSee, present } from '../entities/index.js';
 import type { AuthContext } from '../caller.js';
 import type { LiveLayouts } from '../migrations/index.js';
@@ -41,10 +41,10 @@ export class RelatedLoader {
     return promise;
   }
 
-  private keyOf(target: string, id: string): { table: 'identity' | 'records'; key: Key } | undefined {
-    if (target === 'users') return { table: 'identity', key: userKey(id) };
+  private keyOf(target: string, id: string): { table: 'identity' | 'records'; keys: Key[] } | undefined {
+    if (target === 'users') return { table: 'identity', keys: [userKey(id)] };
     const entity = findEntity(target);
-    return entity ? { table: 'records', key: recordKey(this.layouts.of(entity), id, this.auth?.tenantId) } : undefined;
+    return entity ? { table: 'records', keys: recordKeys(this.layouts.of(entity), id, this.auth?.tenantId) } : undefined;
   }
 
   private async flush(): Promise<void> {
@@ -53,11 +53,11 @@ export class RelatedLoader {
     this.scheduled = false;
     const keyed = batch.map((p) => ({ ...p, k: this.keyOf(p.target, p.id) }));
     try {
-      const requests = keyed.filter((p) => p.k).map((p) => ({ table: p.k!.table, keys: [p.k!.key] }));
+      const requests = keyed.filter((p) => p.k).map((p) => ({ table: p.k!.table, keys: p.k!.keys }));
       this.batches += 1;
       const found = requests.length ? await batchGet(requests) : new Map<string, Record<string, unknown>>();
       for (const p of keyed) {
-        const item = p.k ? found.get(batchKey(p.k.table, p.k.key)) : undefined;
+        const item = p.k ? foundAt(found, p.k.table, p.k.keys, p.target) : undefined;
         p.resolve(item ? this.shown(p.target, item) : null);
       }
     } catch (error) {

@@ -12,14 +12,20 @@
  * - its values added to the counters of each sum token it is not counted under yet (a new sum is
  *   built from the records themselves), in every listing it is counted in;
  * - `ix` and `sm` set to the target tokens;
+ * - a record listed under a new count of write shards moved to that count's listing (its own item
+ *   there), a listing copy left in its place under the earlier count, which readers read until the
+ *   new count is complete (and the purge that follows deletes with the earlier count's other copies);
  * then, per field made unique, its uniqueness item (the oldest record of a value keeps it, the
  * others are reported), and the rules a tightened definition breaks (reported, not changed).
  * Copies and counter items of dropped indexes (or of retired shard counts) that the Scan meets
  * are deleted too, and the attributes of dropped sums removed from counter items (cleanListingItem).
  */
 import {
+  batchGet,
+  batchKey,
   copyItem,
   counterUpdates,
+  detachedKey,
   dayItems,
   db,
   heldShards,
@@ -28,9 +34,11 @@ import {
   keyShardCount,
   listings,
   listingSortKey,
+  movedRecord,
   ownListing,
   randomShard,
-  recordKey,
+  recordAmong,
+  recordKeys,
   recordTables,
   revisionPut,
   storedFromItem,
@@ -120,6 +128,18 @@ function guard(before: StoredRecord): { ConditionExpression: string; ExpressionA
   return { ConditionExpression: ConditionExpression.replace(' AND attribute_not_exists(#deletedAt)', ''), ExpressionAttributeNames: names, ExpressionAttributeValues };
 }
 
+/** The record as the target layout stores it (what migrateTransaction writes): data, tokens and shard counts. */
+export function migratedRecord(layout: LiveLayout, state: MigrationState, raw: StoredRecord): StoredRecord {
+  const data = targetData(state, raw.data ?? {});
+  const dataChanged = canonical(data) !== canonical(raw.data ?? {});
+  // Changed values are a new version (a stale If-Match no longer matches) with its revision; a
+  // change of listings alone is not.
+  const version = dataChanged ? raw.version + 1 : raw.version;
+  const sums = layout.sumTokens;
+  const { sm: _sm, ...kept } = withMaintainedShards(layout, raw);
+  return { ...kept, data, ix: state.target.indexes.map((i) => i.token), ...(sums.length ? { sm: [...sums] } : {}), version, ...(dataChanged ? { copiesVersion: version } : {}) };
+}
+
 /** The transaction taking one stored record to the target layout; none when it is there already. */
 export function migrateTransaction(layout: LiveLayout, state: MigrationState, raw: StoredRecord): TransactItem[] | undefined {
   const tokens = state.target.indexes.map((i) => i.token);
@@ -135,11 +155,7 @@ export function migrateTransaction(layout: LiveLayout, state: MigrationState, ra
   const sumsChanged = canonical(raw.sm ?? []) !== canonical(sums);
   if (!dataChanged && missing.length === 0 && dropped.length === 0 && !shardsChanged && !sumsChanged && raw.ix !== undefined) return undefined;
   const tables = recordTables();
-  // Changed values are a new version (a stale If-Match no longer matches) with its revision; a
-  // change of listings alone is not.
-  const version = dataChanged ? raw.version + 1 : raw.version;
-  const { sm: _sm, ...kept } = withMaintainedShards(layout, raw);
-  const after: StoredRecord = { ...kept, data, ix: tokens, ...(sums.length ? { sm: [...sums] } : {}), version, ...(dataChanged ? { copiesVersion: version } : {}) };
+  const after = migratedRecord(layout, state, raw);
   const own = ownListing(layout, after);
   // The target listings (the layout is this state's): those of tokens or shard counts the record
   // is not listed under yet are added and counted; in the others, only what changed is counted
@@ -148,13 +164,22 @@ export function migrateTransaction(layout: LiveLayout, state: MigrationState, ra
   const was = listings(layout, { ...raw, ix: held }, 'held');
   const before = new Set(was.map((l) => l.partition));
   const added = now.filter((l) => !before.has(l.partition));
-  const copies = now.filter((l) => l.partition !== own && (dataChanged || added.includes(l)));
-  // The partitions of dropped tokens and left shard counts it was listed under (never counted).
   const staying = new Set(now.map((l) => l.partition));
-  const gone = was.filter((l) => !staying.has(l.partition)).map((l) => l.partition);
-  const sk = homeKey(layout, after);
+  // The record item moves when it is listed under a new count of write shards (partitions.ts
+  // homeShards): its place under the earlier count, still read until the new one is complete,
+  // becomes a listing copy (the item there guarded as the record was read), else is deleted.
+  const ownBefore = ownListing(layout, raw);
+  const from = homeKey(layout, raw);
+  const to = homeKey(layout, after);
+  const moved = from.pk !== to.pk || from.sk !== to.sk;
+  const vacated = moved && ownBefore !== undefined && staying.has(ownBefore) ? ownBefore : undefined;
+  const copies = now.filter((l) => l.partition !== own && l.partition !== vacated && (dataChanged || added.includes(l)));
+  // The partitions of dropped tokens and left shard counts it was listed under (never counted); the record's own is its item's.
+  const gone = was.filter((l) => !staying.has(l.partition) && l.partition !== ownBefore).map((l) => l.partition);
+  const item = { ...to, kind: 'record', ...after };
+  const record: TransactItem[] = moved ? movedRecord(layout, after, from, vacated, item, guard(raw), tables) : [{ Put: { TableName: tables.records, Item: item, ...guard(raw) } }];
   return [
-    { Put: { TableName: tables.records, Item: { ...sk, kind: 'record', ...after }, ...guard(raw) } },
+    ...record,
     ...copies.map((l): TransactItem => ({ Put: { TableName: tables.records, Item: copyItem(layout.entity, l.partition, after) } })),
     ...gone.map((partition): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: partition, sk: listingSortKey(raw) } } })),
     ...counterUpdates(tables, writeCounts(layout, { record: raw, listings: was }, { record: after, listings: now }), randomShard()),
@@ -165,10 +190,19 @@ export function migrateTransaction(layout: LiveLayout, state: MigrationState, ra
 /** How a migration's change of values is described in the record's history. */
 const MIGRATION_WRITE = { operation: 'migration', actor: { type: 'system', id: 'migration' } } as const;
 
+/**
+ * The record as stored now, wherever it stands: detached (soft-deleted) or in its tenant's listing
+ * under any count of write shards the layout knows (one BatchGetItem), the record item of those.
+ */
 async function reread(layout: LiveLayout, record: StoredRecord): Promise<StoredRecord | undefined> {
-  const key = record.deletedAt ? homeKey(layout, record) : recordKey(layout, record.id, record.tenantId);
-  const { Item } = await db().send(new GetCommand({ TableName: tableName('records'), Key: key, ConsistentRead: true }));
-  return Item && Item.kind === 'record' ? storedFromItem(Item) : undefined;
+  const keys = [detachedKey(layout.entity, record.id), ...recordKeys(layout, record.id, record.tenantId)];
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const found = await batchGet([{ table: 'records', keys }]);
+    const item = recordAmong(keys.map((k) => found.get(batchKey('records', k))));
+    // Only copies: it moved between two reads of the batch (the reads are not one snapshot).
+    if (item !== 'moved') return item ? storedFromItem(item) : undefined;
+  }
+  throw new Error(`record ${record.id} of ${layout.entity.slug}: only listing copies found where it stands`);
 }
 
 async function report(state: MigrationState, entry: ReportEntry): Promise<void> {
@@ -191,10 +225,11 @@ function addUnique(layout: LiveLayout, record: StoredRecord, field: string, extr
         TableName: tableName('records'),
         Key: homeKey(layout, record),
         UpdateExpression: 'SET #uniques = list_append(if_not_exists(#uniques, :none), :field)',
-        ConditionExpression: '#version = :version',
-        // (a write planned on the record before this fails its guard on `uniques` and re-reads)
-        ExpressionAttributeNames: { '#uniques': 'uniques', '#version': 'version' },
-        ExpressionAttributeValues: { ':none': [], ':field': [field], ':version': record.version },
+        // (still the record item there, not a copy left when a write moved it; a write planned on the
+        // record before this fails its guard on `uniques` and re-reads)
+        ConditionExpression: '#kind = :record AND #version = :version',
+        ExpressionAttributeNames: { '#uniques': 'uniques', '#version': 'version', '#kind': 'kind' },
+        ExpressionAttributeValues: { ':none': [], ':field': [field], ':version': record.version, ':record': 'record' },
       },
     },
     ...extra,
@@ -246,9 +281,9 @@ async function backfillUnique(layout: LiveLayout, state: MigrationState, record:
           TableName: tableName('records'),
           Key: homeKey(layout, holder),
           UpdateExpression: 'SET #uniques = :rest',
-          ConditionExpression: '#version = :version',
-          ExpressionAttributeNames: { '#uniques': 'uniques', '#version': 'version' },
-          ExpressionAttributeValues: { ':rest': (holder.uniques ?? []).filter((f) => f !== field), ':version': holder.version },
+          ConditionExpression: '#kind = :record AND #version = :version',
+          ExpressionAttributeNames: { '#uniques': 'uniques', '#version': 'version', '#kind': 'kind' },
+          ExpressionAttributeValues: { ':rest': (holder.uniques ?? []).filter((f) => f !== field), ':version': holder.version, ':record': 'record' },
         },
       });
     }
@@ -280,7 +315,8 @@ export async function migrateRecord(layout: LiveLayout, state: MigrationState, f
         continue;
       }
     }
-    const current: StoredRecord = { ...raw, data: targetData(state, raw.data ?? {}), ix: state.target.indexes.map((i) => i.token) };
+    // As stored now (its home too: a record listed under a new count of write shards moved there).
+    const current = migratedRecord(layout, state, raw);
     if (!current.deletedAt) {
       let changed = false;
       for (const field of state.target.layout.unique) {

@@ -66,14 +66,6 @@ export async function refusedChange(entity: LoadedEntity, current: MigrationStat
   // (A state recorded `failed` by an earlier version, which refused an access change that way,
   // leaves the records at the access of the layout before it.)
   const stored = current.state === 'failed' && current.from ? current.from.layout : current.target.layout;
-  // A public entity's records stand in no listing (their keys do not depend on the shards): the
-  // migration lists them under the new count. A private or shared one's stand in their tenant's.
-  if (!layout.access.public && shardsOf(stored) !== shardsOf(layout) && (await hasRecords(entity))) {
-    return (
-      `changing writeShards from ${shardsOf(stored)} to ${shardsOf(layout)} is not supported while records are stored: a ${describeAccess(layout.access)} entity's records stand in their tenant's listing, under partition keys named by their shard, and no migration moves them (a public entity's are migrated). ` +
-      `Declare writeShards: ${shardsOf(stored)}; to change it, export the records (\`npm run admin -- export ${entity.slug}\`, per tenant), delete them, change writeShards, then import them again (\`npm run admin -- import ${entity.slug}\`).`
-    );
-  }
   if (accessChanged(stored, layout) && (await hasRecords(entity))) {
     const was = describeAccess(stored.access);
     return (

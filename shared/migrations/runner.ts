@@ -232,6 +232,12 @@ export async function runMigration(entity: LoadedEntity, options: RunOptions = {
     state = running;
   }
   serve(state);
+  // A run that retires shard counts (the purge of the earlier ones) scans once every process has
+  // read that it started: until then one may still write under them, after the scan passed.
+  if (state.target.retiredShards?.length && state.startedAt) {
+    const settled = Date.parse(state.startedAt) + (options.switchMs ?? SHARDS_SWITCH_MS);
+    if (settled > Date.now() && !(await waitUntil(settled, options))) return state;
+  }
   const layout = layoutOfState(state, entity);
   // One pace for the run's segments: what the API meets is every unit in flight.
   const pace = new Pace({ max: state.segments.length * Math.max(1, options.concurrency ?? 8), tolerance: options.tolerance, floorPerSecond: options.floorPerSecond });

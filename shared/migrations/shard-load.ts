@@ -4,7 +4,10 @@
  * - recordLoad: the stream consumer (the webhook fan-out, on AWS and under `npm start`) counts the
  *   change events of each batch per entity, window and shard (`loadOfEvents`) and adds them to
  *   load items in the limits table, expiring on their own:
- *   pk `#shard-load#<slug>` / sk `<window start, epoch ms, 13 digits>#<shard count>` — {s<k>: writes of shard k}.
+ *   pk `#shard-load#<slug>` / sk `<window start, epoch ms, 13 digits>#<shard count>` — {s<k>: writes of shard k},
+ *   and for a private or shared entity one item per tenant, sk `…#<shard count>#<tenant>`: its
+ *   listings are each tenant's (the tenant's partition holds its owners' and its field values'
+ *   records), so its busiest listing key is one tenant's shard, not the sum over tenants.
  *   One change event is one write on its record's listing key, so a shard's count is its key's writes.
  * - controlShards: reads every entity's migration state (one Query) and the load items of each
  *   auto entity, decides, and starts a change as ONE conditional write of the migration state (its
@@ -30,10 +33,14 @@ export interface EventKey {
   pk: string;
   entity: string;
   createdAt: string;
+  /** Its entity lists each tenant's records apart (private or shared): the event's tenant (its key's `<tenant>#…`) is counted apart. */
+  perTenant?: boolean;
 }
 
 export interface EntityLoad extends LoadWindow {
   entity: string;
+  /** The tenant whose listing took these writes (private and shared entities); none: every tenant's (public). */
+  tenant?: string;
 }
 
 function loadPk(slug: string): string {
@@ -50,9 +57,10 @@ export function loadOfEvents(events: readonly EventKey[], windowMs: number): Ent
     if (Number.isNaN(at)) continue;
     const { shard, shards } = keyShard(event.pk);
     const start = windowStart(at, windowMs);
-    const id = `${event.entity}\u0000${start}\u0000${shards}`;
+    const tenant = event.perTenant ? event.pk.slice(0, event.pk.indexOf('#')) : undefined;
+    const id = `${event.entity}\u0000${start}\u0000${shards}\u0000${tenant ?? ''}`;
     let load = out.get(id);
-    if (!load) out.set(id, (load = { entity: event.entity, start, shards, counts: Array.from({ length: shards }, () => 0) }));
+    if (!load) out.set(id, (load = { entity: event.entity, start, shards, ...(tenant !== undefined ? { tenant } : {}), counts: Array.from({ length: shards }, () => 0) }));
     (load.counts as number[])[shard] += 1;
   }
   return [...out.values()];
@@ -77,7 +85,7 @@ export async function recordLoad(loads: readonly EntityLoad[], settings: WriteSh
       return db().send(
         new UpdateCommand({
           TableName: tableName('limits'),
-          Key: { pk: loadPk(load.entity), sk: `${pad(load.start)}#${load.shards}` },
+          Key: { pk: loadPk(load.entity), sk: `${pad(load.start)}#${load.shards}${load.tenant !== undefined ? `#${load.tenant}` : ''}` },
           UpdateExpression: `SET #e = :e ADD ${adds.join(', ')}`,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
@@ -87,7 +95,7 @@ export async function recordLoad(loads: readonly EntityLoad[], settings: WriteSh
   );
 }
 
-/** The entity's load windows that start in [from, to). */
+/** The entity's load windows that start in [from, to) (a private or shared entity's: one per tenant that wrote in it). */
 export async function readLoad(slug: string, from: number, to: number): Promise<LoadWindow[]> {
   const out: LoadWindow[] = [];
   let start: Record<string, unknown> | undefined;

@@ -102,10 +102,11 @@ export interface EntityDefinition {
   /**
    * Partition keys each listing partition's writes (copies, counters) and the change events spread
    * over, a record always on the same one (chosen by its id). A number from 1 to MAX_WRITE_SHARDS
-   * pins it; `'auto'` (the default) lets the write-shards controller choose it for a public
-   * entity: it starts on 1 and is doubled while its busiest listing key's write rate stays high,
-   * halved after a long quiet spell (shared/migrations/shard-control.ts; docs/capacity.md). A
-   * private or shared entity on `'auto'` stays on 1. A page 1 reads every shard (N Queries).
+   * pins it; `'auto'` (the default) lets the write-shards controller choose it, whatever the
+   * access mode: it starts on 1 and is doubled while its busiest listing key's write rate stays
+   * high (a public entity's global listing; a private or shared one's busiest tenant listing),
+   * halved after a long quiet spell (shared/migrations/shard-control.ts; docs/capacity.md). A page
+   * 1 reads every shard (N Queries).
    */
   writeShards?: number | 'auto';
   /** Revisions kept per record write: `{ days }` (default 30), or false for none (docs/history.md). */
@@ -136,9 +137,9 @@ export function dayCountedFields(entity: Pick<EntityDefinition, 'aggregates'>): 
 /** Largest write-shard count: a page 1 reads that many partition keys. */
 export const MAX_WRITE_SHARDS = 32;
 
-/** Whether the controller chooses the entity's write shards: `'auto'` (or none declared) on a public entity. */
-export function autoShards(entity: Pick<EntityDefinition, 'writeShards' | 'access'>): boolean {
-  return (entity.writeShards === undefined || entity.writeShards === 'auto') && entity.access.public;
+/** Whether the controller chooses the entity's write shards: `'auto'` (or none declared), whatever its access mode. */
+export function autoShards(entity: Pick<EntityDefinition, 'writeShards'>): boolean {
+  return entity.writeShards === undefined || entity.writeShards === 'auto';
 }
 
 /**

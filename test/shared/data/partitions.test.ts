@@ -6,10 +6,10 @@ import { createTransaction } from '../../../shared/data/transactions.js';
 import { eventItem } from '../../../shared/data/change-events.js';
 import { COUNTER_SK, totalSource } from '../../../shared/data/counters.js';
 import { listingPartitionFor, listingPartitions } from '../../../shared/data/listings.js';
-import { dayPartition, invertedTime, isDayPartition, keyShardCount, listingSortKey, recordKey, shardKey, shardKeys, shardOf } from '../../../shared/data/partitions.js';
+import { dayPartition, homeCounts, homeKey, homeShards, invertedTime, isDayPartition, keyShardCount, listingSortKey, movedKeys, recordKey, recordKeys, shardKey, shardKeys, shardOf } from '../../../shared/data/partitions.js';
 import { encodeKeyValue, type StoredRecord } from '../../../shared/data/record-item.js';
 import { newRecordId } from '../../../shared/ids.js';
-import { definitions, kinds, tables, task } from './support.js';
+import { changingShards, definitions, kinds, shardsChanged, tables, task } from './support.js';
 
 let entities: Record<string, LoadedEntity>;
 let layouts: Record<string, LiveLayout>;
@@ -137,5 +137,62 @@ describe('day counter partitions', () => {
 
   it('are told apart from listing partitions, an indexed field named days among them', () => {
     expect([isDayPartition('products#days'), isDayPartition('products#days#~0/2'), isDayPartition('products#days=x'), isDayPartition('products')]).toEqual([true, true, false, false]);
+  });
+});
+
+describe('the record item while write shards change', () => {
+  const createdAt = '2026-11-23T04:00:00.123Z';
+  let id: string;
+  const timed = (ws?: number[]): StoredRecord => task({ id, createdAt, updatedAt: createdAt, ...(ws ? { ws } : {}) });
+  beforeAll(() => {
+    id = newRecordId(entities.tasks.idFormat, Date.parse(createdAt));
+  });
+
+  it('stands under the last shard count its record is listed under: the write count once it is listed under it', () => {
+    const layout = changingShards(entities.tasks, 1, 4);
+    const sk = listingSortKey(timed());
+    const k = shardOf(timed().id, 4);
+
+    expect(homeShards(timed())).toBe(1);
+    expect(homeShards(timed([1, 4]))).toBe(4);
+    expect(homeShards(timed([4, 2]))).toBe(2);
+    expect(homeKey(layout, timed())).toEqual({ pk: 'ten_1#tasks', sk });
+    expect(homeKey(layout, timed([1, 4]))).toEqual({ pk: `ten_1#tasks#~${k}/4`, sk });
+    expect(homeKey(layout, timed([4]))).toEqual({ pk: `ten_1#tasks#~${k}/4`, sk });
+    expect(homeKey(layout, { ...timed([1, 4]), deletedAt: createdAt })).toEqual({ pk: `tasks#${timed().id}`, sk: '#record' });
+  });
+
+  it('is looked for under both counts while the pass runs, and under the write count alone otherwise (one GetItem)', () => {
+    const k = shardOf(id, 4);
+    const sk = listingSortKey(timed());
+
+    expect(recordKeys(changingShards(entities.tasks, 1, 4), id, 'ten_1')).toEqual([
+      { pk: `ten_1#tasks#~${k}/4`, sk },
+      { pk: 'ten_1#tasks', sk },
+    ]);
+    expect(homeCounts(changingShards(entities.tasks, 1, 4, true))).toEqual([4]);
+    expect(recordKeys(changingShards(entities.tasks, 1, 4, true), id, 'ten_1')).toEqual([{ pk: `ten_1#tasks#~${k}/4`, sk }]);
+    expect(recordKeys(shardsChanged(entities.tasks, 1, 4), id, 'ten_1')).toEqual([{ pk: `ten_1#tasks#~${k}/4`, sk }]);
+    expect(recordKeys(layouts.tasks, id, 'ten_1')).toEqual([{ pk: 'ten_1#tasks', sk }]);
+  });
+
+  it('is looked for under the doubled and halved counts when a listing copy stood where the layout put it (a change this process has not read yet)', () => {
+    const sk = listingSortKey(timed());
+
+    expect(movedKeys(layouts.tasks, id, 'ten_1')).toEqual([{ pk: `ten_1#tasks#~${shardOf(id, 2)}/2`, sk }]);
+    expect(movedKeys(shardsChanged(entities.tasks, 1, 4), id, 'ten_1')).toEqual([
+      { pk: `ten_1#tasks#~${shardOf(id, 8)}/8`, sk },
+      { pk: `ten_1#tasks#~${shardOf(id, 2)}/2`, sk },
+    ]);
+    expect(movedKeys(layouts.tasks, 'tsk_A', 'ten_1')).toEqual([]);
+  });
+
+  it('keeps a public entity\'s record, and one whose id carries no time, detached: one key whatever the shards', () => {
+    const layout = changingShards(entities.tasks, 1, 4);
+    const publicLayout = changingShards(entities.products, 1, 4);
+    const product = newRecordId(entities.products.idFormat, Date.parse(createdAt));
+
+    expect(recordKeys(layout, 'tsk_A', 'ten_1')).toEqual([{ pk: 'tasks#tsk_A', sk: '#record' }]);
+    expect(recordKeys(publicLayout, product, 'ten_1')).toEqual([{ pk: `products#${product}`, sk: '#record' }]);
   });
 });

@@ -1,7 +1,22 @@
 /** What the tests of the records table's keys, items and transactions share: the definitions, their layouts as the definitions say, a task, and a transaction in words. */
-import { definitionLayout, type LiveLayout } from '../../../shared/data/layout.js';
+import { buildLayout, definitionLayout, type LiveLayout } from '../../../shared/data/layout.js';
 import type { StoredRecord, TransactItem } from '../../../shared/data/record-item.js';
 import { loadDefinitions, type LoadedEntity } from '../../../shared/registry/index.js';
+
+/**
+ * The entity's layout while a change of its write shards from `from` to `to` is migrated: both
+ * counts maintained, readers on `from` until the new one is complete (`ready`).
+ */
+export function changingShards(entity: LoadedEntity, from: number, to: number, ready = false): LiveLayout {
+  const d = definitionLayout(entity);
+  return buildLayout(entity, { indexes: d.indexes, legacy: d.legacy, sums: d.sums, defaults: {}, settled: false, writeShards: to, keptShards: from, shardsReady: ready, eventShards: [to, from] }, d.readAt);
+}
+
+/** The layout once a change of write shards to `to` is complete and the earlier count retired (its events still read). */
+export function shardsChanged(entity: LoadedEntity, from: number, to: number): LiveLayout {
+  const d = definitionLayout(entity);
+  return buildLayout(entity, { indexes: d.indexes, legacy: d.legacy, sums: d.sums, defaults: {}, settled: true, writeShards: to, eventShards: [to, from] }, d.readAt);
+}
 
 export const tables = { records: 'Records', events: 'Events', history: 'History' };
 

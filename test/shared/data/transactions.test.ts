@@ -4,11 +4,11 @@ import type { LoadedEntity } from '../../../shared/registry/index.js';
 import { reshard } from '../../../shared/data/counters.js';
 import { consolidatedFields } from '../../../shared/data/layout.js';
 import { copyItem } from '../../../shared/data/items.js';
-import { listingSortKey, recordKey } from '../../../shared/data/partitions.js';
+import { listingSortKey, recordKey, shardOf } from '../../../shared/data/partitions.js';
 import type { StoredRecord, TransactItem } from '../../../shared/data/record-item.js';
 import { createTransaction, deleteTransaction, updateTransaction } from '../../../shared/data/transactions.js';
 import { newRecordId } from '../../../shared/ids.js';
-import { definitions, event, kinds, tables, task } from './support.js';
+import { changingShards, definitions, event, kinds, shardsChanged, tables, task } from './support.js';
 
 let entities: Record<string, LoadedEntity>;
 let layouts: Record<string, LiveLayout>;
@@ -70,7 +70,7 @@ describe('transactions', () => {
     const items = updateTransaction(layouts.tasks, before, after, event, tables, 1);
 
     expect(items[0].Put!.ConditionExpression).toContain('#version = :version');
-    expect(items[0].Put!.ExpressionAttributeValues).toEqual({ ':version': 1, ':sm': ['createdAt'] });
+    expect(items[0].Put!.ExpressionAttributeValues).toEqual({ ':record': 'record', ':version': 1, ':sm': ['createdAt'] });
     expect(kinds(items)).toEqual([
       'Put Records tasks#tsk_A #record',
       `Put Records ten_1#tasks ${sk}`,
@@ -208,6 +208,93 @@ describe('a record that stands as its own copy in the tenant listing (an id that
     const record = timed(entities.tasks, { createdAt: '2026-11-23T04:00:00.124Z' });
 
     expect(() => createTransaction(layouts.tasks, record, event, tables)).toThrow(/not the time its id carries/);
+  });
+});
+
+describe('a record whose item stands in the tenant listing while its write shards change (1 → 4)', () => {
+  const createdAt = '2026-11-23T04:00:00.123Z';
+  let id: string;
+  let k: number;
+  const timed = (overrides: Partial<StoredRecord> = {}): StoredRecord => ({ ...task({ id, createdAt, updatedAt: createdAt }), entity: 'tags', data: { name: 'x' }, ...overrides });
+  const keysOf = (items: TransactItem[]) => items.map((i) => (i.Put ? `${String(i.Put.Item!.pk)}|${String(i.Put.Item!.sk)}` : i.Delete ? `${String(i.Delete.Key!.pk)}|${String(i.Delete.Key!.sk)}` : `${String(i.Update!.Key!.pk)}|${String(i.Update!.Key!.sk)}`));
+  beforeAll(() => {
+    id = newRecordId(entities.tags.idFormat, Date.parse(createdAt));
+    k = shardOf(id, 4);
+  });
+
+  it('create: the record in its shard of the new count\'s listing, a copy in the earlier count\'s', () => {
+    const items = createTransaction(changingShards(entities.tags, 1, 4), timed(), event, tables, 0);
+    const sk = listingSortKey(timed());
+
+    expect(kinds(items).slice(0, 2)).toEqual([`Put Records ten_1#tags#~${k}/4 ${sk}`, `Put Records ten_1#tags ${sk}`]);
+    expect(items[0].Put!.Item).toMatchObject({ kind: 'record', ws: [1, 4] });
+    expect(items[1].Put!.Item).toMatchObject({ kind: 'index' });
+  });
+
+  it('update of a record listed under the earlier count only: its item moves to the new count\'s listing, a copy takes its place under the guard', () => {
+    const before = timed();
+    const after = { ...before, version: 2, data: { name: 'y' } };
+    const sk = listingSortKey(before);
+
+    const items = updateTransaction(changingShards(entities.tags, 1, 4), before, after, event, tables, 0);
+
+    expect(kinds(items).slice(0, 2)).toEqual([`Put Records ten_1#tags ${sk}`, `Put Records ten_1#tags#~${k}/4 ${sk}`]);
+    expect(items[0].Put!.Item).toMatchObject({ kind: 'index', data: { name: 'y' } });
+    expect(items[0].Put!.ConditionExpression).toContain('#kind = :record AND #version = :version');
+    expect(items[1].Put!.Item).toMatchObject({ kind: 'record', ws: [1, 4], version: 2 });
+    expect(new Set(keysOf(items)).size).toBe(items.length);
+  });
+
+  it('update of a record already moved: in place; once the earlier count is retired, its copy there goes and the item stays', () => {
+    const before = timed({ ws: [1, 4] });
+    const after = { ...before, version: 2 };
+    const sk = listingSortKey(before);
+
+    const during = updateTransaction(changingShards(entities.tags, 1, 4), before, after, event, tables, 0);
+    const purging = updateTransaction(changingShards(entities.tags, 1, 4, true), before, after, event, tables, 0);
+
+    expect(kinds(during).slice(0, 2)).toEqual([`Put Records ten_1#tags#~${k}/4 ${sk}`, `Put Records ten_1#tags ${sk}`]);
+    expect(during[0].Put!.ConditionExpression).toContain('#version = :version');
+    expect(kinds(purging).slice(0, 1)).toEqual([`Put Records ten_1#tags#~${k}/4 ${sk}`]);
+  });
+
+  it('soft delete of a record not moved yet: its item leaves the earlier count\'s listing for its detached key, no copy left', () => {
+    const before = timed();
+    const after = { ...before, version: 2, deletedAt: '2026-11-24T00:00:00.000Z' };
+
+    const items = updateTransaction(changingShards(entities.tags, 1, 4), before, after, event, tables, 0);
+
+    expect(kinds(items).slice(0, 2)).toEqual([`Delete ten_1#tags ${listingSortKey(before)}`, `Put Records tags#${id} #record`]);
+    expect(items[0].Delete!.ConditionExpression).toContain('#kind = :record');
+    expect(new Set(keysOf(items)).size).toBe(items.length);
+  });
+
+  it('restore of a soft-deleted record: back in the new count\'s listing, a copy in the earlier count\'s', () => {
+    const before = timed({ version: 2, deletedAt: '2026-11-24T00:00:00.000Z' });
+    const after = { ...timed(), version: 3 };
+    const sk = listingSortKey(before);
+
+    const items = updateTransaction(changingShards(entities.tags, 1, 4), before, after, event, tables, 0);
+
+    expect(kinds(items).slice(0, 3)).toEqual([`Delete tags#${id} #record`, `Put Records ten_1#tags#~${k}/4 ${sk}`, `Put Records ten_1#tags ${sk}`]);
+    expect(new Set(keysOf(items)).size).toBe(items.length);
+  });
+
+  it('refuses (503) a write of a record a newer layout listed after this one\'s write count: a merge back to a count this process knows as retired', () => {
+    const stale = shardsChanged(entities.tags, 1, 2);
+
+    expect(() => updateTransaction(stale, timed({ ws: [2, 1] }), { ...timed({ ws: [2, 1] }), version: 2 }, event, tables)).toThrow(/write shards of tags are changing/);
+    expect(() => updateTransaction(stale, timed({ ws: [1, 2] }), { ...timed({ ws: [1, 2] }), version: 2 }, event, tables)).not.toThrow();
+  });
+
+  it('hard delete: the record where it stands (guarded), its copy under the other count', () => {
+    const before = timed({ ws: [1, 4] });
+    const sk = listingSortKey(before);
+
+    const items = deleteTransaction(changingShards(entities.tags, 1, 4), before, event, tables, 0);
+
+    expect(kinds(items).slice(0, 2)).toEqual([`Delete ten_1#tags#~${k}/4 ${sk}`, `Delete ten_1#tags ${sk}`]);
+    expect(items[0].Delete!.ConditionExpression).toContain('#kind = :record');
   });
 });
 

@@ -131,12 +131,13 @@ describe('write shards', () => {
       'test',
     );
 
-  it('records an auto public entity at the count recorded (1 when first seen), a pinned one at its number, and an unsharded layout as before', () => {
+  it('records an auto entity, public or private, at the count recorded (1 when first seen), a pinned one at its number, and an unsharded layout as before', () => {
     expect(layoutOf(poster())).not.toHaveProperty('writeShards');
     expect(layoutOf(poster('auto'), 8).writeShards).toBe(8);
     expect(layoutOf(poster(4), 8).writeShards).toBe(4);
     expect(layoutOf(entity(v1))).not.toHaveProperty('writeShards');
-    expect(layoutOf(entity(v1), 8)).not.toHaveProperty('writeShards');
+    expect(layoutOf(entity(v1), 8).writeShards).toBe(8);
+    expect(layoutOf(entity(v1, { writeShards: 2 }), 8).writeShards).toBe(2);
   });
 
   it('keeps the shards readers read maintained while the new ones are built, and retires one never read', () => {

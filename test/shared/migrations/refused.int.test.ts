@@ -1,9 +1,9 @@
 /**
  * Definition changes no migration carries out refuse the start, before anything is recorded, and
  * say what to do instead: a field added again while the migration purging its earlier values is
- * under way (those values would show), the access mode of an entity with stored records, and the
- * write shards of a private one with stored records. An access change of an entity with no records
- * goes through, a public entity's write shards are migrated, and kept when its definition leaves them to the controller.
+ * under way (those values would show), and the access mode of an entity with stored records. An
+ * access change of an entity with no records goes through, the write shards of a private entity with
+ * stored records are migrated as a public one's, and kept when its definition leaves them to the controller.
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -157,15 +157,15 @@ describe('definition changes a start refuses', () => {
     expect(listed.ids).toEqual([created.body.data.id]);
   }, 300_000);
 
-  it('refuses a writeShards change of an entity with stored records, saying what to do, and keeps serving them as they were', async () => {
+  it('migrates a writeShards change of a private entity with stored records: every record listed and read by id as before', async () => {
     // (The entity without records is shared since the test before.)
-    const message = await refusedStart(withNotes, undefined, { own: 4, public: 1 }, { public: false, shared: true });
+    await restart(withNotes, { MIGRATION_SWITCH_MS: '500' }, undefined, { public: false, shared: true }, { own: 4, public: 1 });
+    const done = await migrated(server!.url, slug);
 
-    expect(message).toContain(`Entity ${slug}: changing writeShards from 1 to 4 is not supported while records are stored: a private (owner views) entity's records stand in their tenant's listing`);
-    expect(message).toContain('Declare writeShards: 1');
-    await restart(withNotes, {}, undefined, { public: false, shared: true });
+    expect(done.layout.writeShards).toBe(4);
     const listed = await walk(server!.url, `/api/v1/${slug}`, tenant.admin.cookie);
     expect(listed.ids.sort()).toEqual([...ids].sort());
+    for (const id of [ids[0], ids[ids.length - 1]]) expect((await call('GET', `/api/v1/${slug}/${id}`)).status).toBe(200);
   }, 300_000);
 
   it("keeps the write shards a public entity has when its definition stops pinning them ('auto': the controller chooses from then on)", async () => {

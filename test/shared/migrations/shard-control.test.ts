@@ -94,6 +94,26 @@ describe('loadOfEvents', () => {
       { entity: 'tasks', start, shards: 1, counts: [1] },
     ]);
   });
+
+  it('counts a private or shared entity\'s events per tenant: its busiest listing key is one tenant\'s shard', () => {
+    const at = '2027-01-15T08:00:03.000Z';
+    const loads = loadOfEvents(
+      [
+        { pk: 'ten_1#tasks#~1/2', entity: 'tasks', createdAt: at, perTenant: true },
+        { pk: 'ten_1#tasks#~1/2', entity: 'tasks', createdAt: at, perTenant: true },
+        { pk: 'ten_2#tasks#~1/2', entity: 'tasks', createdAt: at, perTenant: true },
+        { pk: 'ten_2#tasks#~0/2', entity: 'tasks', createdAt: at, perTenant: true },
+      ],
+      10_000,
+    );
+    const start = Date.parse('2027-01-15T08:00:00.000Z');
+
+    expect(loads).toEqual([
+      { entity: 'tasks', start, shards: 2, tenant: 'ten_1', counts: [0, 2] },
+      { entity: 'tasks', start, shards: 2, tenant: 'ten_2', counts: [1, 1] },
+    ]);
+    expect(busiestRates(loads, 2, start, start + 10_000, 10_000)).toEqual([0.2]);
+  });
 });
 
 describe('changeState', () => {
