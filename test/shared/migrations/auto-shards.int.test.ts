@@ -17,25 +17,14 @@ import { api } from '../../support/http.js';
 import { loginAsOperator, newTenant, type TestTenant } from '../../support/identity.js';
 import type { TestServer } from '../../support/server.js';
 import { changes, openSse, type SseConnection } from '../../functions/stream/sse-client.js';
-import { definitionsDir, migrationOf, startWith, walk, type DefinitionsDir, type EntityStatus } from './support.js';
+import { definitionsDir, FAST_CONTROLLER, migrationOf, startWith, walk, type DefinitionsDir, type EntityStatus } from './support.js';
 
 const slug = `aut${randomBytes(4).toString('hex')}`;
 const pinned = `pin${randomBytes(4).toString('hex')}`;
 const KINDS = ['alpha', 'beta', 'gamma'] as const;
 
 const CONTROLLER = {
-  SHARDS_WINDOW_SECONDS: '1',
-  SHARDS_CHECK_SECONDS: '1',
-  SHARDS_SPLIT_AT_PERCENT: '4',
-  SHARDS_SPLIT_AFTER_SECONDS: '2',
-  SHARDS_MERGE_BELOW_PERCENT: '1',
-  SHARDS_MERGE_AFTER_SECONDS: '4',
-  SHARDS_MERGE_CHECK_SECONDS: '1',
-  // The settle before a change's pass, and before the purge of the earlier shards: longer than a
-  // busy server serves a state it read (5 s between reads), or the other server's writes made on the
-  // layout before the change could miss the pass.
-  MIGRATION_SWITCH_MS: '10000',
-  LOG_LEVEL: 'INFO',
+  ...FAST_CONTROLLER,
   STREAM_POLL_MS: '100',
   STREAM_MAX_DURATION_MS: '240000',
 };

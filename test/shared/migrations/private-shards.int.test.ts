@@ -24,7 +24,7 @@ import { changes, openSse } from '../../functions/stream/sse-client.js';
 import { api } from '../../support/http.js';
 import { loginAsOperator, newTenant, newUser, type TestTenant, type TestUser } from '../../support/identity.js';
 import type { TestServer } from '../../support/server.js';
-import { definitionsDir, migrated, migrationOf, OWN_TABLES, startWith, walk, type DefinitionsDir, type EntityStatus } from './support.js';
+import { definitionsDir, FAST_CONTROLLER, migrated, migrationOf, OWN_TABLES, startWith, walk, type DefinitionsDir, type EntityStatus } from './support.js';
 
 const hex = () => randomBytes(4).toString('hex');
 const privateSlug = `prv${hex()}`;
@@ -38,19 +38,7 @@ process.env.TABLE_RECORDS = OWN_TABLES.TABLE_RECORDS;
 resetConfig();
 const engine = DynamoDBDocumentClient.from(createDynamoClient());
 
-const CONTROLLER = {
-  SHARDS_WINDOW_SECONDS: '1',
-  SHARDS_CHECK_SECONDS: '1',
-  SHARDS_SPLIT_AT_PERCENT: '4',
-  SHARDS_SPLIT_AFTER_SECONDS: '2',
-  SHARDS_MERGE_BELOW_PERCENT: '1',
-  SHARDS_MERGE_AFTER_SECONDS: '4',
-  SHARDS_MERGE_CHECK_SECONDS: '1',
-  // The settle before a change's pass and before the purge: longer than a server serves a state it read.
-  MIGRATION_SWITCH_MS: '10000',
-  MIGRATION_PAGE_SIZE: '100',
-  LOG_LEVEL: 'INFO',
-};
+const CONTROLLER = { ...FAST_CONTROLLER, MIGRATION_PAGE_SIZE: '100' };
 
 function definition(name: string, slug: string, access: { public: boolean; shared: boolean }, extra: Record<string, unknown>): Record<string, unknown> {
   return {

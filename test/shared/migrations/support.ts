@@ -46,6 +46,25 @@ export async function startWith(dynamoEndpoint: string, dir: string, env: Record
   return startServer({ dynamoEndpoint, env: { ENTITIES_DIR: dir, MIGRATION_LATENCY_TOLERANCE: 'Infinity', ...OWN_TABLES, ...env } });
 }
 
+/**
+ * The write-shards controller tuned for test speed (its thresholds by configuration): a burst of
+ * a few creates a second splits an entity within seconds, a few quiet seconds merge it back.
+ */
+export const FAST_CONTROLLER: Readonly<Record<string, string>> = {
+  SHARDS_WINDOW_SECONDS: '1',
+  SHARDS_CHECK_SECONDS: '1',
+  SHARDS_SPLIT_AT_PERCENT: '4',
+  SHARDS_SPLIT_AFTER_SECONDS: '2',
+  SHARDS_MERGE_BELOW_PERCENT: '1',
+  SHARDS_MERGE_AFTER_SECONDS: '4',
+  SHARDS_MERGE_CHECK_SECONDS: '1',
+  // The settle before a change's pass, and before the purge of the earlier shards: longer than a
+  // busy server serves a state it read (5 s between reads), or another server's writes made on the
+  // layout before the change could miss the pass.
+  MIGRATION_SWITCH_MS: '10000',
+  LOG_LEVEL: 'INFO',
+};
+
 export interface EntityStatus {
   entity: string;
   state: string;
