@@ -58,7 +58,7 @@ export { counterUpdates, dayItem, dayItems, decimalSum, heldSums, utcDay, random
 export { copyItem, fromItem, LAGGING_ATTRIBUTES, storedFromItem, withMaintainedShards } from './items.js';
 export { EVENT_TTL_SECONDS, eventItem, eventPartition, type ChangeType } from './change-events.js';
 export { changesBetween, claimUndo, readOperation, readRevision, readRevisions, readTrash, revisionPartition, revisionPut, saveOperation, trashDelete, trashPut, writeContextOf, type OperationRecord, type Revision, type TrashEntry, type RevisionOperation, type RevisionState, type StoredRevision, type WriteContext } from './revisions.js';
-export { createTransaction, deleteTransaction, movedRecord, newRecordPuts, updateTransaction, versionGuard } from './transactions.js';
+export { createTransaction, deleteTransaction, newRecordPuts, recordWrite, updateTransaction, versionGuard } from './transactions.js';
 export { CONFLICT_ATTEMPTS, conflictBackoff, recordTables, sendTransaction, transact, WriteConflict } from './transact.js';
 export { batchGet, batchKey, foundAt, getRecord, MAX_ID_LENGTH, readRecords, recordAmong, type BatchRequest } from './read-records.js';
 export { firstPage, pageAfter, queryPartition, readCounter, readCounters, readCounterTotals, readDayCounts, readListingEnds, skipEntries, type CounterTotals, type PartitionPage } from './read-pages.js';

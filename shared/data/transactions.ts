@@ -10,7 +10,7 @@ import { counterUpdates, randomShard, writeCounts } from './counters.js';
 import { copyItem, recordItem, unchangedCopy, withMaintainedShards } from './items.js';
 import { listings, type Listing } from './listings.js';
 import { homeKey, listingSortKey, ownListing } from './partitions.js';
-import type { Key, StoredRecord, TableNames, TransactItem } from './record-item.js';
+import type { StoredRecord, TableNames, TransactItem } from './record-item.js';
 import { uniqueWrites, withUniques } from './unique-keys.js';
 
 function eventPut(tables: TableNames, event: Record<string, unknown>): TransactItem {
@@ -69,31 +69,37 @@ export function versionGuard(before: StoredRecord): { ConditionExpression: strin
 }
 
 /**
- * The record's own item moved from `from` (under `guard`: still the record as read) to its new key
- * (`item`, the record item there): a listing copy of `after` takes its place where the record
- * stays listed (`vacated`: a change of write shards moves the record item to the new count's
- * listing, the earlier count's keeps a copy), else the item there is deleted.
+ * The record item's part of a write from `before` to `after` (`placed`: `after` as it is listed,
+ * whose home decides where the item stands; `listed`: the partitions `after` is listed in): the
+ * item Put where it stood under `guard` (still the record as read), or, when its home moves (soft
+ * delete; a change of write shards), the item Put at its new key and its old place guarded: a
+ * listing copy of `after` where the record stays listed (`vacated`: the earlier count's listing,
+ * still read until the new count is complete), else deleted.
  */
-export function movedRecord(
+export function recordWrite(
   layout: LiveLayout,
-  after: StoredRecord,
-  from: Key,
-  vacated: string | undefined,
+  records: { before: StoredRecord; after: StoredRecord; placed: StoredRecord },
   item: Record<string, unknown>,
   guard: ReturnType<typeof versionGuard>,
+  listed: ReadonlySet<string>,
   tables: TableNames,
-): TransactItem[] {
+): { items: TransactItem[]; vacated?: string } {
+  const from = homeKey(layout, records.before);
+  const to = homeKey(layout, records.placed);
+  if (from.pk === to.pk && from.sk === to.sk) return { items: [{ Put: { TableName: tables.records, Item: item, ...guard } }] };
+  const own = ownListing(layout, records.before);
+  const vacated = own !== undefined && listed.has(own) ? own : undefined;
   const left: TransactItem = vacated
-    ? { Put: { TableName: tables.records, Item: copyItem(layout.entity, vacated, after), ...guard } }
+    ? { Put: { TableName: tables.records, Item: copyItem(layout.entity, vacated, records.after), ...guard } }
     : { Delete: { TableName: tables.records, Key: from, ...guard } };
-  return [left, { Put: { TableName: tables.records, Item: item } }];
+  return { items: [left, { Put: { TableName: tables.records, Item: item } }], vacated };
 }
 
 /**
  * Update (also a soft delete, whose `after` has deletedAt): the record if still at `before`'s
  * version (a soft-deleted record moves out of the listing it stood in: Delete there, Put at its
  * detached key; a record listed under a new count of write shards moves to that count's listing,
- * a copy in its place: movedRecord); fresh copies in every other partition of `after` (but partial copies the update
+ * a copy in its place: recordWrite); fresh copies in every other partition of `after` (but partial copies the update
  * leaves as they are: unchangedCopy); copies removed from partitions it left;
  * counters +1 / -1 for partitions entered / left, with the record's summed values (and, in
  * partitions kept, the change of those values: no Update when none changed); values acquired and released
@@ -117,23 +123,16 @@ export function updateTransaction(
   const placed = withMaintainedShards(layout, after);
   const ownBefore = ownListing(layout, before);
   const ownAfter = ownListing(layout, placed);
-  const from = homeKey(layout, before);
-  const to = homeKey(layout, placed);
-  const moved = from.pk !== to.pk || from.sk !== to.sk;
-  // The listing the record item leaves and stays listed in: movedRecord puts its copy there.
-  const vacated = moved && ownBefore !== undefined && nowSet.has(ownBefore) ? ownBefore : undefined;
-  // Each copy built once; a partial one the update leaves as it stands is not written.
-  const rewritten = now
-    .filter((l) => l.partition !== ownAfter && l.partition !== vacated)
-    .map((l) => ({ l, copy: copyItem(entity, l.partition, after) }))
-    .filter(({ l, copy }) => !oldSet.has(l.partition) || !unchangedCopy(entity, l.partition, before, copy));
   const unique = uniqueWrites(entity, tables.records, before, after, layout.uniqueBuilding);
   const stored = withUniques(after, unique.holds);
-  const record: TransactItem[] = moved
-    ? movedRecord(layout, after, from, vacated, recordItem(layout, stored), versionGuard(before), tables)
-    : [{ Put: { TableName: tables.records, Item: recordItem(layout, stored), ...versionGuard(before) } }];
+  const record = recordWrite(layout, { before, after, placed }, recordItem(layout, stored), versionGuard(before), nowSet, tables);
+  // Each copy built once (the vacated listing's by recordWrite); a partial one the update leaves as it stands is not written.
+  const rewritten = now
+    .filter((l) => l.partition !== ownAfter && l.partition !== record.vacated)
+    .map((l) => ({ l, copy: copyItem(entity, l.partition, after) }))
+    .filter(({ l, copy }) => !oldSet.has(l.partition) || !unchangedCopy(entity, l.partition, before, copy));
   return [
-    ...record,
+    ...record.items,
     ...rewritten.map(({ copy }): TransactItem => ({ Put: { TableName: tables.records, Item: copy } })),
     ...left.filter((l) => l.partition !== ownBefore).map((l): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: l.partition, sk: oldSk } } })),
     ...counterUpdates(tables, writeCounts(layout, { record: before, listings: old }, { record: after, listings: now }), shard),

@@ -33,7 +33,13 @@ export function referenceChecks(entity: LoadedEntity, data: Record<string, unkno
   return checks;
 }
 
-function keyOf(layouts: LiveLayouts, target: string, id: string, tenantId: string): { table: 'records' | 'identity'; keys: Key[] } | undefined {
+/**
+ * Where record `id` of `target` is read as a caller of `tenantId` (none when anonymous) may find
+ * it: a user in the identity table, an entity's record at its keys (recordKeys: more than one
+ * while its write shards change); undefined for no such entity. References, included relations
+ * and GraphQL's related records all read through it.
+ */
+export function relatedKeys(layouts: LiveLayouts, target: string, id: string, tenantId: string | undefined): { table: 'records' | 'identity'; keys: Key[] } | undefined {
   if (target === 'users') return { table: 'identity', keys: [userKey(id)] };
   const entity = findEntity(target);
   return entity ? { table: 'records', keys: recordKeys(layouts.of(entity), id, tenantId) } : undefined;
@@ -44,7 +50,7 @@ export function referenceReads(layouts: LiveLayouts, checks: readonly Check[], a
   const requests: BatchRequest[] = [];
   for (const check of checks) {
     for (const id of check.ids) {
-      const k = keyOf(layouts, check.target, id, auth.tenantId);
+      const k = relatedKeys(layouts, check.target, id, auth.tenantId);
       if (k) requests.push({ table: k.table, keys: k.keys });
     }
   }
@@ -54,7 +60,7 @@ export function referenceReads(layouts: LiveLayouts, checks: readonly Check[], a
 /** What is wrong with one check, given what the batch read found; undefined when it holds. */
 export function referenceProblem(layouts: LiveLayouts, check: Check, data: Record<string, unknown>, found: Map<string, Record<string, unknown>>, auth: AuthContext): string | undefined {
   const missing = check.ids.filter((id) => {
-    const k = keyOf(layouts, check.target, id, auth.tenantId);
+    const k = relatedKeys(layouts, check.target, id, auth.tenantId);
     const item = k && foundAt(found, k.table, k.keys, check.target);
     if (!item) return true;
     if (check.target === 'users') return item.tenantId !== auth.tenantId;

@@ -16,10 +16,7 @@ import {
   fromItem,
   listingPartitionFor,
   queryPartition,
-  recordKeys,
-  userKey,
   type BatchRequest,
-  type Key,
   type StoredRecord,
 } from '../data/index.js';
 import type { LiveLayouts } from '../migrations/index.js';
@@ -28,6 +25,7 @@ import type { AuthContext } from '../caller.js';
 import { findEntity, type LoadedEntity, type RelationDefinition } from '../registry/index.js';
 import { canSee, requirePermission, viewerOf } from './access.js';
 import { pick, present, type PublicRecord } from './present.js';
+import { relatedKeys } from './references.js';
 
 export const MAX_INCLUDED_CHILDREN = 100;
 
@@ -82,12 +80,6 @@ export function parseIncludes(entity: LoadedEntity, query: Record<string, string
   return buildIncludes(entity.slug, entity.relations, names, query, '');
 }
 
-/** Where an included record is read: as the caller may find it (their tenant; none when anonymous). */
-function targetKey(layouts: LiveLayouts, target: string, id: string, auth: AuthContext | undefined): { table: 'records' | 'identity'; keys: Key[] } {
-  if (target === 'users') return { table: 'identity', keys: [userKey(id)] };
-  return { table: 'records', keys: recordKeys(layouts.of(findEntity(target)!), id, auth?.tenantId) };
-}
-
 function idsOf(record: StoredRecord, relation: RelationDefinition): string[] {
   const value = record.data[relation.foreignKey];
   if (relation.type === 'manyToMany') return Array.isArray(value) ? (value as string[]) : [];
@@ -112,7 +104,8 @@ export async function attachRelations(
   for (const inc of lookups) {
     for (const record of records) {
       for (const id of idsOf(record, inc.relation)) {
-        requests.push(targetKey(layouts, inc.relation.entity, id, auth));
+        const read = relatedKeys(layouts, inc.relation.entity, id, auth?.tenantId);
+        if (read) requests.push(read);
       }
     }
   }
@@ -123,8 +116,8 @@ export async function attachRelations(
   ]);
 
   const resolve = (target: string, id: string): { stored?: StoredRecord; out: Record<string, unknown> } | undefined => {
-    const { table, keys } = targetKey(layouts, target, id, auth);
-    const item = foundAt(found, table, keys, target);
+    const read = relatedKeys(layouts, target, id, auth?.tenantId);
+    const item = read && foundAt(found, read.table, read.keys, target);
     if (!item) return undefined;
     if (target === 'users') {
       if (!auth || item.tenantId !== auth.tenantId) return undefined;

@@ -9,4 +9,4 @@ export { invalidateMetadataSources } from './metadata.js';
 export { startOperation, type Operation } from './operation.js';
 export { preconditionsOf, preconditionsOfValue, type Preconditions } from './preconditions.js';
 export { present, type PublicRecord } from './present.js';
-export { referenceChecks, referenceProblem, referenceReads } from './references.js';
+export { referenceChecks, referenceProblem, referenceReads, relatedKeys } from './references.js';

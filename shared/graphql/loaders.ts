@@ -6,8 +6,8 @@
  * shown as {id, name, email} only to callers of their tenant; entity records come from the
  * records table and only when the caller may see them (row-level security), else null.
  */
-import { batchGet, foundAt, fromItem, recordKeys, userKey, type Key } from '../data/index.js';
-import { canSee, present } from '../entities/index.js';
+import { batchGet, foundAt, fromItem } from '../data/index.js';
+import { canSee, present, relatedKeys } from '../entities/index.js';
 import type { AuthContext } from '../caller.js';
 import type { LiveLayouts } from '../migrations/index.js';
 import { findEntity } from '../registry/index.js';
@@ -41,17 +41,11 @@ export class RelatedLoader {
     return promise;
   }
 
-  private keyOf(target: string, id: string): { table: 'identity' | 'records'; keys: Key[] } | undefined {
-    if (target === 'users') return { table: 'identity', keys: [userKey(id)] };
-    const entity = findEntity(target);
-    return entity ? { table: 'records', keys: recordKeys(this.layouts.of(entity), id, this.auth?.tenantId) } : undefined;
-  }
-
   private async flush(): Promise<void> {
     const batch = this.pending;
     this.pending = [];
     this.scheduled = false;
-    const keyed = batch.map((p) => ({ ...p, k: this.keyOf(p.target, p.id) }));
+    const keyed = batch.map((p) => ({ ...p, k: relatedKeys(this.layouts, p.target, p.id, this.auth?.tenantId) }));
     try {
       const requests = keyed.filter((p) => p.k).map((p) => ({ table: p.k!.table, keys: p.k!.keys }));
       this.batches += 1;

@@ -34,12 +34,12 @@ import {
   keyShardCount,
   listings,
   listingSortKey,
-  movedRecord,
   ownListing,
   randomShard,
   recordAmong,
   recordKeys,
   recordTables,
+  recordWrite,
   revisionPut,
   storedFromItem,
   sumAttribute,
@@ -166,20 +166,14 @@ export function migrateTransaction(layout: LiveLayout, state: MigrationState, ra
   const added = now.filter((l) => !before.has(l.partition));
   const staying = new Set(now.map((l) => l.partition));
   // The record item moves when it is listed under a new count of write shards (partitions.ts
-  // homeShards): its place under the earlier count, still read until the new one is complete,
-  // becomes a listing copy (the item there guarded as the record was read), else is deleted.
+  // homeShards): its place under the earlier count becomes a listing copy (recordWrite).
   const ownBefore = ownListing(layout, raw);
-  const from = homeKey(layout, raw);
-  const to = homeKey(layout, after);
-  const moved = from.pk !== to.pk || from.sk !== to.sk;
-  const vacated = moved && ownBefore !== undefined && staying.has(ownBefore) ? ownBefore : undefined;
-  const copies = now.filter((l) => l.partition !== own && l.partition !== vacated && (dataChanged || added.includes(l)));
+  const record = recordWrite(layout, { before: raw, after, placed: after }, { ...homeKey(layout, after), kind: 'record', ...after }, guard(raw), staying, tables);
+  const copies = now.filter((l) => l.partition !== own && l.partition !== record.vacated && (dataChanged || added.includes(l)));
   // The partitions of dropped tokens and left shard counts it was listed under (never counted); the record's own is its item's.
   const gone = was.filter((l) => !staying.has(l.partition) && l.partition !== ownBefore).map((l) => l.partition);
-  const item = { ...to, kind: 'record', ...after };
-  const record: TransactItem[] = moved ? movedRecord(layout, after, from, vacated, item, guard(raw), tables) : [{ Put: { TableName: tables.records, Item: item, ...guard(raw) } }];
   return [
-    ...record,
+    ...record.items,
     ...copies.map((l): TransactItem => ({ Put: { TableName: tables.records, Item: copyItem(layout.entity, l.partition, after) } })),
     ...gone.map((partition): TransactItem => ({ Delete: { TableName: tables.records, Key: { pk: partition, sk: listingSortKey(raw) } } })),
     ...counterUpdates(tables, writeCounts(layout, { record: raw, listings: was }, { record: after, listings: now }), randomShard()),
