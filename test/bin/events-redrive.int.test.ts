@@ -137,7 +137,9 @@ describe('fan-out failure queue and redrive', () => {
 });
 
 describe('dead-lettered deliveries after a function crash', () => {
-  const env = { ...isolatedTables(), DATA_DIR: newDataDir(), ALLOW_INSECURE_WEBHOOKS: '1', WEBHOOK_RETRY_SCHEDULE: '1' };
+  // An attempt waits on the hanging receiver until the server is killed: on a slow machine a
+  // restart outlasts the default 10 s answer timeout, which would end the attempt by itself.
+  const env = { ...isolatedTables(), DATA_DIR: newDataDir(), ALLOW_INSECURE_WEBHOOKS: '1', WEBHOOK_RETRY_SCHEDULE: '1', WEBHOOK_TIMEOUT_MS: '120000' };
   let server: TestServer | undefined;
   let hanging = true;
   const requests: string[] = [];
